@@ -1,0 +1,60 @@
+import { Alerter } from './alerts/alerter';
+import { getConfig, type Config } from './config';
+import { Dispatcher } from './jobs/dispatcher';
+import { HANDLED_TYPES } from './jobs/handled-types';
+import { QueueRegistry } from './jobs/queues';
+import { createLogger, type Logger } from './logging/logger';
+import { createRedis, redisTarget, type RedisClient, type RedisTarget } from './redis/connection';
+import { Keyspace } from './redis/keys';
+
+export interface BullpenOptions {
+  config?: Config;
+  /** Where Redis is; default: from the config. */
+  redis?: RedisTarget;
+  /** Key root; default: BULLPEN_PREFIX. Tests pass a unique one. */
+  prefix?: string;
+  logger?: Logger;
+  /** Types the dispatcher accepts; default: those with a shipped handler. */
+  handledTypes?: readonly string[];
+}
+
+/**
+ * The composition root of `lib/`: one producer connection, the key layout and the
+ * services built on them. The worker, the dashboard, the CLI and the tests each make
+ * one and share it; nothing else opens Redis connections for these services.
+ */
+export class Bullpen {
+  readonly config: Config;
+  readonly target: RedisTarget;
+  readonly keys: Keyspace;
+  /** Fail-fast connection for reads and enqueues (no offline queue). */
+  readonly redis: RedisClient;
+  readonly logger: Logger;
+  readonly alerter: Alerter;
+  readonly queues: QueueRegistry;
+  readonly dispatcher: Dispatcher;
+
+  constructor(opts: BullpenOptions = {}) {
+    this.config = opts.config ?? getConfig();
+    this.target = opts.redis ?? redisTarget(this.config);
+    this.keys = new Keyspace(opts.prefix ?? this.config.BULLPEN_PREFIX);
+    this.logger = opts.logger ?? createLogger('bullpen', this.config.LOG_LEVEL);
+    this.redis = createRedis(this.target, 'producer');
+    this.redis.on('error', (err) => this.logger.debug({ err }, 'redis connection error'));
+    this.alerter = new Alerter(this.logger);
+    this.queues = new QueueRegistry(this.redis, this.keys);
+    this.dispatcher = new Dispatcher(this.queues, new Set(opts.handledTypes ?? HANDLED_TYPES));
+  }
+
+  /** A new `worker`-role connection (BullMQ workers must never give up a command). */
+  workerConnection(): RedisClient {
+    const c = createRedis(this.target, 'worker');
+    c.on('error', (err) => this.logger.debug({ err }, 'worker redis connection error'));
+    return c;
+  }
+
+  async close(): Promise<void> {
+    await this.queues.close();
+    this.redis.disconnect();
+  }
+}

@@ -1,0 +1,99 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Every environment variable Bullpen reads, parsed once. A wrong value stops the
+ * process at start with a message naming the variable and the rule, instead of
+ * surfacing later as a confusing runtime error.
+ */
+const port = z.coerce.number().int().min(1).max(65_535);
+const positiveInt = z.coerce.number().int().positive();
+const flag = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no'])
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+const list = z
+  .string()
+  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+
+export const configSchema = z.object({
+  /** A redis:// or rediss:// URL. Unset: the embedded redis-server under `.data/redis`. */
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+    .optional(),
+  /** Comma-separated host:port seed list of a Redis Cluster; wins over REDIS_URL. */
+  REDIS_CLUSTER_NODES: list
+    .pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, 'each node must be host:port')).min(1))
+    .optional(),
+  /** Port of the embedded redis-server. */
+  BULLPEN_REDIS_PORT: port.default(6390),
+  /** Root of every Redis key Bullpen writes; one hash tag per queue is added below it. */
+  BULLPEN_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only (braces are added per queue)')
+    .default('bullpen'),
+  /** Where the embedded Redis, archives, exports and the generated admin password live. */
+  BULLPEN_DATA_DIR: z.string().min(1).default('.data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Port of the worker's Prometheus endpoint. */
+  METRICS_PORT: port.default(9464),
+  /** Metric name prefix; the ADR's names are `ruvbot_worker_*`. */
+  METRICS_PREFIX: z
+    .string()
+    .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'a Prometheus metric name prefix')
+    .default('ruvbot_'),
+  /** When set, /metrics requires `Authorization: Bearer <token>`. */
+  METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  /** How long SIGTERM waits for in-flight jobs before exiting anyway. */
+  SHUTDOWN_GRACE_MS: positiveInt.default(30_000),
+  /** Milliseconds between BullMQ stalled-job checks (a killed worker's jobs return after this). */
+  STALLED_INTERVAL_MS: positiveInt.default(30_000),
+  /** DLQ size that turns health unhealthy and raises an alert. */
+  DLQ_ALERT_THRESHOLD: positiveInt.default(100),
+  /** Minimum connected workers per queue for the workers check to be healthy. */
+  HEALTH_MIN_WORKERS: z.coerce.number().int().min(0).default(1),
+  /** Hosts (name or IP) that webhooks may target even though they are private or loopback. */
+  WEBHOOK_ALLOW_HOSTS: list.default([]),
+  /** Restrict this worker process to some job types (comma-separated); default all. */
+  WORKER_TYPES: list.optional(),
+  /** Port of the dashboard. */
+  PORT: port.default(3000),
+  EMBEDDINGS_URL: z.string().url().optional(),
+  EMBEDDINGS_API_KEY: z.string().optional(),
+  EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),
+  LLM_URL: z.string().url().optional(),
+  LLM_API_KEY: z.string().optional(),
+  LLM_MODEL: z.string().default('gpt-4o-mini'),
+  SLACK_TOKEN: z.string().optional(),
+  SLACK_BASE_URL: z.string().url().default('https://slack.com/api'),
+});
+
+export type Config = z.infer<typeof configSchema> & { dataDir: string };
+
+export class ConfigError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`Invalid configuration:\n  ${issues.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses `env` (default: process.env); throws ConfigError naming each bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
+  );
+  const parsed = configSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`),
+    );
+  }
+  return { ...parsed.data, dataDir: path.resolve(parsed.data.BULLPEN_DATA_DIR) };
+}
+
+let cached: Config | undefined;
+/** The process-wide configuration, parsed on first use. */
+export function getConfig(): Config {
+  cached ??= loadConfig();
+  return cached;
+}

@@ -1,0 +1,26 @@
+import type { ErrorClass } from '../errors/classify';
+import type { JobEnvelope } from '../jobs/envelope';
+import type { Tenant } from '../jobs/tenant';
+
+/** What the runtime knows about a job that failed for good. */
+export interface DeadLetterInput {
+  queue: string;
+  jobId: string;
+  jobType: string;
+  /** The job's data as BullMQ stored it (the envelope). */
+  jobData: JobEnvelope | Record<string, unknown>;
+  error: { message: string; stack?: string; code?: string; errorClass: ErrorClass };
+  attempts: number;
+  failedAt: number;
+  tenant?: Tenant;
+  /** Where it came from: the runtime at final failure, or the reconciler's sweep. */
+  source: 'runtime' | 'reconciler' | 'stalled';
+}
+
+/**
+ * The seam between the runtime and the dead-letter store: the runtime calls it before
+ * a job is acknowledged as failed, and the write is idempotent per (queue, jobId).
+ */
+export interface DeadLetterSink {
+  record(input: DeadLetterInput): Promise<{ id: string; created: boolean }>;
+}

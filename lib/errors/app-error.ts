@@ -1,0 +1,37 @@
+/**
+ * One error type for everything Bullpen refuses, with a typed code that maps to an
+ * HTTP status, so the dashboard, the CLI and the API answer the same way.
+ */
+export const ERROR_STATUS = {
+  VALIDATION: 400,
+  UNKNOWN_JOB_TYPE: 400,
+  NO_HANDLER: 400,
+  INVALID_SCHEDULE: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  RATE_LIMITED: 429,
+  UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export function isAppError(err: unknown): err is AppError {
+  return err instanceof AppError;
+}

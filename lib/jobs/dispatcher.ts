@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { AppError } from '../errors/app-error';
+import type { JobEnvelope } from './envelope';
+import { jobIdForKey } from './idempotency-key';
+import { PRIORITY_NAMES, type PriorityName } from './priority';
+import type { QueueRegistry } from './queues';
+import { isJobType, jobType, priorityNumber, type JobTypeName, type PayloadInput } from './registry';
+import { tenantSchema, type Tenant } from './tenant';
+
+export const dispatchOptionsSchema = z
+  .object({
+    tenant: tenantSchema.optional(),
+    priority: z.enum(PRIORITY_NAMES as [PriorityName, ...PriorityName[]]).optional(),
+    delayMs: z.number().int().min(0).max(365 * 24 * 3_600_000).optional(),
+    /** A duplicate dispatch with the same key is a no-op while the first job is kept. */
+    idempotencyKey: z.string().min(1).max(512).optional(),
+    attempts: z.number().int().min(1).max(100).optional(),
+    requestId: z.string().min(1).max(128).optional(),
+  })
+  .strict();
+export type DispatchOptions = z.input<typeof dispatchOptionsSchema>;
+
+export interface DispatchResult {
+  jobId: string;
+  type: JobTypeName;
+  /** True when an earlier dispatch with the same idempotency key already holds the job. */
+  deduplicated: boolean;
+}
+
+export interface BulkItem<K extends JobTypeName = JobTypeName> {
+  type: K;
+  data: PayloadInput<K>;
+  opts?: DispatchOptions;
+}
+
+/** A bulk dispatch larger than this is refused: split it, BullMQ sends it in one MULTI. */
+export const MAX_BULK = 1_000;
+
+/**
+ * Validates and enqueues jobs. Nothing reaches Redis until every part is valid, so a
+ * refused dispatch changes nothing.
+ */
+export class Dispatcher {
+  constructor(
+    private readonly queues: QueueRegistry,
+    private readonly handled: ReadonlySet<string>,
+  ) {}
+
+  async dispatch<K extends JobTypeName>(type: K, data: PayloadInput<K>, opts: DispatchOptions = {}): Promise<DispatchResult> {
+    const job = this.prepare(type, data, opts);
+    const queue = this.queues.get(job.type);
+    const added = await queue.add(job.type, job.envelope, job.options);
+    const id = added.id ?? job.options.jobId;
+    return { jobId: this.requireId(job.type, id), type: job.type, deduplicated: await this.wasDuplicate(job, id) };
+  }
+
+  /** Validates every item first; then one addBulk per queue. */
+  async dispatchBulk(items: BulkItem[]): Promise<DispatchResult[]> {
+    if (items.length > MAX_BULK) {
+      throw new AppError('VALIDATION', `A bulk dispatch holds at most ${MAX_BULK} jobs, got ${items.length}`);
+    }
+    const prepared = items.map((item, i) => {
+      try {
+        return this.prepare(item.type, item.data, item.opts ?? {});
+      } catch (err) {
+        if (err instanceof AppError) throw new AppError(err.code, `item ${i}: ${err.message}`, err.details);
+        throw err;
+      }
+    });
+    const byType = new Map<JobTypeName, Array<{ index: number; job: Prepared }>>();
+    prepared.forEach((job, index) => {
+      const list = byType.get(job.type) ?? [];
+      list.push({ index, job });
+      byType.set(job.type, list);
+    });
+    const results: DispatchResult[] = new Array(items.length);
+    for (const [type, list] of byType) {
+      const added = await this.queues.get(type).addBulk(
+        list.map(({ job }) => ({ name: type, data: job.envelope, opts: job.options })),
+      );
+      await Promise.all(
+        added.map(async (a, i) => {
+          const { index, job } = list[i];
+          const id = a.id ?? job.options.jobId;
+          results[index] = { jobId: this.requireId(type, id), type, deduplicated: await this.wasDuplicate(job, id) };
+        }),
+      );
+    }
+    return results;
+  }
+
+  private prepare(type: string, data: unknown, rawOpts: DispatchOptions): Prepared {
+    if (!isJobType(type)) {
+      throw new AppError('UNKNOWN_JOB_TYPE', `Unknown job type "${type}"`, { type });
+    }
+    if (!this.handled.has(type)) {
+      throw new AppError('NO_HANDLER', `Job type "${type}" has no handler in this build; it cannot be dispatched`, { type });
+    }
+    const opts = dispatchOptionsSchema.safeParse(rawOpts);
+    if (!opts.success) {
+      throw new AppError('VALIDATION', `Invalid dispatch options: ${z.prettifyError(opts.error)}`, {
+        issues: opts.error.issues,
+      });
+    }
+    const def = jobType(type);
+    const payload = def.schema.safeParse(data);
+    if (!payload.success) {
+      throw new AppError('VALIDATION', `Invalid ${type} payload: ${z.prettifyError(payload.error)}`, {
+        issues: payload.error.issues,
+      });
+    }
+    const o = opts.data;
+    const envelope: JobEnvelope = {
+      payload: payload.data,
+      tenant: o.tenant as Tenant | undefined,
+      idempotencyKey: o.idempotencyKey,
+      requestId: o.requestId ?? randomUUID(),
+      dispatchedAt: Date.now(),
+    };
+    const options: Prepared['options'] = {
+      ...(o.priority ? { priority: priorityNumber(o.priority) } : {}),
+      ...(o.delayMs ? { delay: o.delayMs } : {}),
+      ...(o.attempts ? { attempts: o.attempts } : {}),
+      ...(o.idempotencyKey ? { jobId: jobIdForKey('idem', o.idempotencyKey) } : {}),
+    };
+    return { type, envelope, options };
+  }
+
+  private requireId(type: JobTypeName, jobId: string | undefined): string {
+    if (!jobId) throw new Error(`BullMQ returned no id for a ${type} job`);
+    return jobId;
+  }
+
+  /**
+   * BullMQ's add returns the id of the job already holding a deterministic id without
+   * saying so; reading the stored envelope back tells whether it was ours.
+   */
+  private async wasDuplicate(job: Prepared, id: string | undefined): Promise<boolean> {
+    if (!job.options.jobId || !id) return false;
+    const stored = await this.queues.get(job.type).getJob(id);
+    return (stored?.data as JobEnvelope | undefined)?.requestId !== job.envelope.requestId;
+  }
+}
+
+interface Prepared {
+  type: JobTypeName;
+  envelope: JobEnvelope;
+  options: { priority?: number; delay?: number; attempts?: number; jobId?: string };
+}

@@ -1,0 +1,8 @@
+import type { JobTypeName } from './registry';
+
+/**
+ * The job types whose handler ships in `worker/handlers/`. The dispatcher refuses the
+ * others: a job nobody can run would only wait forever. A unit test keeps this list
+ * equal to the worker's handler map.
+ */
+export const HANDLED_TYPES: readonly JobTypeName[] = ['webhook-dispatch'];

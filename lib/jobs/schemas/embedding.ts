@@ -1,0 +1,18 @@
+import { z } from 'zod';
+
+const namespace = z.string().min(1).max(128).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only');
+
+export const embeddingBatchSchema = z.object({
+  namespace,
+  items: z
+    .array(z.object({ id: z.string().min(1).max(256), text: z.string().min(1).max(32_000) }))
+    .min(1)
+    .max(10_000),
+  /** Texts per embedder call (the ADR: 32). */
+  batchSize: z.number().int().min(1).max(256).default(32),
+});
+
+export const embeddingReindexSchema = z.object({
+  namespace,
+  batchSize: z.number().int().min(1).max(256).default(32),
+});

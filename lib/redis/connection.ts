@@ -1,0 +1,74 @@
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { Config } from '../config';
+
+/** A Redis client as Bullpen uses it: a single node or a cluster. */
+export type RedisClient = Redis | Cluster;
+
+/**
+ * - `worker`: BullMQ workers block on BZPOPMIN and must never give up a command,
+ *   hence `maxRetriesPerRequest: null`.
+ * - `producer`: the dashboard and dispatchers fail fast while Redis is down rather
+ *   than queueing commands in memory (`enableOfflineQueue: false`).
+ */
+export type ConnectionRole = 'worker' | 'producer';
+
+export interface RedisTarget {
+  url?: string;
+  clusterNodes?: string[];
+  host?: string;
+  port?: number;
+}
+
+export function redisTarget(config: Config): RedisTarget {
+  if (config.REDIS_CLUSTER_NODES) return { clusterNodes: config.REDIS_CLUSTER_NODES };
+  if (config.REDIS_URL) return { url: config.REDIS_URL };
+  return { host: '127.0.0.1', port: config.BULLPEN_REDIS_PORT };
+}
+
+export function createRedis(target: RedisTarget, role: ConnectionRole): RedisClient {
+  const options: RedisOptions =
+    role === 'worker'
+      ? { maxRetriesPerRequest: null, enableReadyCheck: true }
+      : { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 5_000 };
+  if (target.clusterNodes) {
+    return new Cluster(
+      target.clusterNodes.map((n) => {
+        const [host, p] = n.split(':');
+        return { host, port: Number(p) };
+      }),
+      {
+        redisOptions: options,
+        // Producers still need the slot map before their first command.
+        enableOfflineQueue: role === 'worker',
+      },
+    );
+  }
+  if (target.url) return new Redis(target.url, options);
+  return new Redis({ host: target.host, port: target.port, ...options });
+}
+
+/** Resolves once the client is ready (producers have no offline queue to wait in). */
+export async function waitReady(client: RedisClient, timeoutMs = 10_000): Promise<void> {
+  if (client.status === 'ready') return;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`Redis not ready after ${timeoutMs} ms`));
+    }, timeoutMs);
+    const onReady = () => {
+      cleanup();
+      resolve();
+    };
+    const onEnd = () => {
+      cleanup();
+      reject(new Error('Redis connection closed before it was ready'));
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      client.off('end', onEnd);
+    };
+    client.on('ready', onReady);
+    client.on('end', onEnd);
+  });
+}

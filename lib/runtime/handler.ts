@@ -1,0 +1,39 @@
+import type { Logger } from '../logging/logger';
+import type { JobTypeName, PayloadOf } from '../jobs/registry';
+import type { Tenant } from '../jobs/tenant';
+
+/**
+ * What a handler sees of its job. No BullMQ object crosses this line: handlers get
+ * plain data, a signal and two callbacks, so they can be tested without a queue.
+ */
+export interface JobContext<P = unknown> {
+  jobId: string;
+  type: JobTypeName;
+  /** The payload, validated and with the schema's defaults filled in. */
+  data: P;
+  tenant?: Tenant;
+  idempotencyKey?: string;
+  requestId: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  maxAttempts: number;
+  /** Aborted when the attempt times out or the worker cancels it; pass it to every I/O call. */
+  signal: AbortSignal;
+  /** Reports progress (0..100) and an optional named phase, e.g. `{ percent: 40, phase: 'generating' }`. */
+  progress(percent: number, phase?: string, detail?: Record<string, unknown>): Promise<void>;
+  /** Appends a line to the job's log (shown on the dashboard's job page). */
+  log(line: string): Promise<void>;
+  logger: Logger;
+}
+
+export type JobHandler<P = unknown, R = unknown> = (ctx: JobContext<P>) => Promise<R>;
+
+/** A handler for each type this process runs, typed by the registry. */
+export type HandlerMap = { [K in JobTypeName]?: JobHandler<PayloadOf<K>, unknown> };
+
+/** The shape of progress BullMQ stores for a job, as the dashboard reads it. */
+export interface JobProgressValue {
+  percent: number;
+  phase?: string;
+  detail?: Record<string, unknown>;
+}

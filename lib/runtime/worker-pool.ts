@@ -1,0 +1,159 @@
+import { hostname } from 'node:os';
+import { Worker, type Job } from 'bullmq';
+import type { Alerter } from '../alerts/alerter';
+import { classifyError } from '../errors/classify';
+import type { DeadLetterSink } from '../dlq/sink';
+import { envelopeSchema } from '../jobs/envelope';
+import { BACKOFF_CAP_MS, jobType, type JobTypeName } from '../jobs/registry';
+import { FULL_JITTER, fullJitterDelay } from '../jobs/backoff';
+import type { Logger } from '../logging/logger';
+import type { WorkerMetrics } from '../metrics/worker-metrics';
+import type { RedisClient } from '../redis/connection';
+import type { Keyspace } from '../redis/keys';
+import type { HandlerMap } from './handler';
+import { buildProcessor, type RuntimeHooks } from './processor';
+
+export interface WorkerPoolOptions {
+  /** A `worker`-role connection (maxRetriesPerRequest: null); BullMQ duplicates it for blocking reads. */
+  connection: RedisClient;
+  keys: Keyspace;
+  handlers: HandlerMap;
+  sink: DeadLetterSink;
+  alerter: Alerter;
+  logger: Logger;
+  metrics?: WorkerMetrics;
+  hooks?: RuntimeHooks;
+  /** Run only these types; default: every type in `handlers`. */
+  types?: readonly JobTypeName[];
+  /** Override the registry's concurrency for every type (the benchmark uses 50). */
+  concurrency?: number;
+  /**
+   * Milliseconds between stalled-job checks: how soon a killed worker's jobs run again.
+   * @defaultValue 30000
+   */
+  stalledIntervalMs?: number;
+  /** Override every type's time limit (tests). */
+  timeoutMs?: number;
+  /** Shown by CLIENT LIST and on the dashboard; default `bullpen:<host>:<pid>`. */
+  name?: string;
+}
+
+/**
+ * One BullMQ Worker per job type, each with its type's concurrency, rate limit and a
+ * backoff strategy that is full jitter capped at one hour.
+ */
+export class WorkerPool {
+  private readonly workers = new Map<JobTypeName, Worker>();
+  readonly name: string;
+
+  constructor(private readonly opts: WorkerPoolOptions) {
+    this.name = opts.name ?? `bullpen:${hostname()}:${process.pid}`;
+  }
+
+  get types(): JobTypeName[] {
+    return [...this.workers.keys()];
+  }
+
+  /** Creates the workers and starts fetching jobs. */
+  async start(): Promise<void> {
+    const types = this.opts.types ?? (Object.keys(this.opts.handlers) as JobTypeName[]);
+    for (const type of types) {
+      const handler = this.opts.handlers[type];
+      if (!handler) throw new Error(`No handler for job type "${type}" in this worker`);
+      const def = jobType(type);
+      const worker = new Worker(
+        type,
+        buildProcessor({
+          type,
+          handler: handler as never,
+          sink: this.opts.sink,
+          alerter: this.opts.alerter,
+          logger: this.opts.logger,
+          metrics: this.opts.metrics,
+          hooks: this.opts.hooks,
+          timeoutMs: this.opts.timeoutMs,
+        }),
+        {
+          connection: this.opts.connection,
+          prefix: this.opts.keys.queuePrefix(type),
+          name: this.name,
+          autorun: false,
+          concurrency: this.opts.concurrency ?? def.concurrency,
+          limiter: def.rateLimit ? { max: def.rateLimit.max, duration: def.rateLimit.durationMs } : undefined,
+          stalledInterval: this.opts.stalledIntervalMs ?? 30_000,
+          maxStalledCount: 1,
+          settings: { backoffStrategy: backoffStrategy },
+          // BullMQ's own per-minute counters feed the dashboard's throughput chart.
+          metrics: { maxDataPoints: 60 * 24 * 7 },
+        },
+      );
+      worker.on('error', (err) => this.opts.logger.error({ err, queue: type }, 'worker error'));
+      // Jobs failed by the stalled check never reach our processor's catch.
+      worker.on('failed', (job, err) => void this.onFailed(type, job, err));
+      this.workers.set(type, worker);
+    }
+    for (const worker of this.workers.values()) void worker.run();
+    await Promise.all([...this.workers.values()].map((w) => w.waitUntilReady()));
+    this.opts.logger.info({ types, worker: this.name }, 'workers started');
+  }
+
+  /**
+   * Stops taking jobs at once, waits up to `graceMs` for the running ones, then closes
+   * regardless: anything still running is left to the stalled check of another
+   * worker, so it runs again rather than being lost.
+   */
+  async close(graceMs: number): Promise<{ timedOut: boolean }> {
+    const workers = [...this.workers.values()];
+    let timedOut = false;
+    let timer: NodeJS.Timeout | undefined;
+    const graceful = Promise.all(workers.map((w) => w.close())).then(() => undefined);
+    const expired = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        resolve();
+      }, graceMs);
+    });
+    await Promise.race([graceful, expired]);
+    clearTimeout(timer);
+    if (timedOut) {
+      this.opts.logger.warn({ graceMs }, 'grace period over; closing with jobs still running');
+      await Promise.allSettled(workers.map((w) => w.close(true)));
+    }
+    this.workers.clear();
+    return { timedOut };
+  }
+
+  private async onFailed(type: JobTypeName, job: Job | undefined, err: Error): Promise<void> {
+    if (!job || !job.finishedOn) return;
+    // Our processor already wrote the entry for failures it saw; the write is
+    // idempotent, so recording again here costs one round trip and covers stalls.
+    const stalled = /stalled/i.test(err?.message ?? '');
+    if (!stalled) return;
+    const envelope = envelopeSchema.safeParse(job.data);
+    try {
+      await this.opts.sink.record({
+        queue: type,
+        jobId: String(job.id),
+        jobType: type,
+        jobData: envelope.success ? envelope.data : (job.data as Record<string, unknown>),
+        error: { message: err.message, stack: err.stack, errorClass: classifyError(err).errorClass },
+        attempts: job.attemptsMade,
+        failedAt: job.finishedOn,
+        tenant: envelope.success ? envelope.data.tenant : undefined,
+        source: 'stalled',
+      });
+      this.opts.metrics?.jobsTotal.inc({ type, status: 'failed' });
+    } catch (e) {
+      this.opts.logger.error({ err: e, jobId: job.id, queue: type }, 'could not record a stalled job’s dead letter');
+    }
+  }
+}
+
+/** BullMQ calls this for backoff types it does not know; ours is full jitter. */
+export function backoffStrategy(attemptsMade: number, type?: string, _err?: Error, job?: { opts: { backoff?: unknown } }): number {
+  if (type !== FULL_JITTER) {
+    throw new Error(`Unknown backoff type "${type}"`);
+  }
+  const backoff = job?.opts.backoff as { delay?: number } | undefined;
+  return fullJitterDelay({ attempt: Math.max(1, attemptsMade), baseMs: backoff?.delay ?? 1_000, capMs: BACKOFF_CAP_MS });
+}
