@@ -1,4 +1,5 @@
 import { Alerter } from './alerts/alerter';
+import { AuditLog } from './audit/audit-log';
 import { getConfig, type Config } from './config';
 import { Dispatcher } from './jobs/dispatcher';
 import { HANDLED_TYPES } from './jobs/handled-types';
@@ -33,6 +34,7 @@ export class Bullpen {
   readonly alerter: Alerter;
   readonly queues: QueueRegistry;
   readonly dispatcher: Dispatcher;
+  readonly audit: AuditLog;
 
   constructor(opts: BullpenOptions = {}) {
     this.config = opts.config ?? getConfig();
@@ -44,6 +46,7 @@ export class Bullpen {
     this.alerter = new Alerter(this.logger);
     this.queues = new QueueRegistry(this.redis, this.keys);
     this.dispatcher = new Dispatcher(this.queues, new Set(opts.handledTypes ?? HANDLED_TYPES));
+    this.audit = new AuditLog(this.redis, this.keys);
   }
 
   /** A new `worker`-role connection (BullMQ workers must never give up a command). */
