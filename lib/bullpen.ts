@@ -1,9 +1,11 @@
 import { Alerter } from './alerts/alerter';
 import { AuditLog } from './audit/audit-log';
 import { getConfig, type Config } from './config';
+import { HealthChecker } from './health/health-checker';
 import { Dispatcher } from './jobs/dispatcher';
 import { HANDLED_TYPES } from './jobs/handled-types';
 import { QueueRegistry } from './jobs/queues';
+import { isJobType } from './jobs/registry';
 import { createLogger, type Logger } from './logging/logger';
 import { createRedis, redisTarget, type RedisClient, type RedisTarget } from './redis/connection';
 import { Keyspace } from './redis/keys';
@@ -35,6 +37,8 @@ export class Bullpen {
   readonly queues: QueueRegistry;
   readonly dispatcher: Dispatcher;
   readonly audit: AuditLog;
+  /** Redis, workers, queues and dead letters: healthy / degraded / unhealthy. */
+  readonly health: HealthChecker;
 
   constructor(opts: BullpenOptions = {}) {
     this.config = opts.config ?? getConfig();
@@ -47,6 +51,14 @@ export class Bullpen {
     this.queues = new QueueRegistry(this.redis, this.keys);
     this.dispatcher = new Dispatcher(this.queues, new Set(opts.handledTypes ?? HANDLED_TYPES));
     this.audit = new AuditLog(this.redis, this.keys);
+    this.health = new HealthChecker({
+      redis: this.redis,
+      queues: this.queues,
+      types: (opts.handledTypes ?? HANDLED_TYPES).filter(isJobType),
+      minWorkers: this.config.HEALTH_MIN_WORKERS,
+      deadLetterThreshold: this.config.DLQ_ALERT_THRESHOLD,
+      logger: this.logger,
+    });
   }
 
   /** A new `worker`-role connection (BullMQ workers must never give up a command). */

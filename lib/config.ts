@@ -48,6 +48,12 @@ export const configSchema = z.object({
   SHUTDOWN_GRACE_MS: positiveInt.default(30_000),
   /** Milliseconds between BullMQ stalled-job checks (a killed worker's jobs return after this). */
   STALLED_INTERVAL_MS: positiveInt.default(30_000),
+  /**
+   * How long a job's lock lasts without renewal (renewed every half of it). A killed
+   * worker's jobs are seen as stalled only once their lock expires: recovery takes
+   * about this plus STALLED_INTERVAL_MS.
+   */
+  LOCK_DURATION_MS: positiveInt.default(30_000),
   /** DLQ size that turns health unhealthy and raises an alert. */
   DLQ_ALERT_THRESHOLD: positiveInt.default(100),
   /** Minimum connected workers per queue for the workers check to be healthy. */
@@ -58,6 +64,11 @@ export const configSchema = z.object({
   WORKER_TYPES: list.optional(),
   /** Port of the dashboard. */
   PORT: port.default(3000),
+  /**
+   * Seals the dashboard's session cookies (iron-session). Unset: a random secret is
+   * generated once into `<dataDir>/session-secret` (mode 0600) and reused.
+   */
+  SESSION_SECRET: z.string().min(32, 'at least 32 characters').optional(),
   EMBEDDINGS_URL: z.string().url().optional(),
   EMBEDDINGS_API_KEY: z.string().optional(),
   EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),

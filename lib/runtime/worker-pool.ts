@@ -32,6 +32,11 @@ export interface WorkerPoolOptions {
    * @defaultValue 30000
    */
   stalledIntervalMs?: number;
+  /**
+   * Lock time of a running job; a killed worker's jobs return once it expires.
+   * @defaultValue 30000
+   */
+  lockDurationMs?: number;
   /** Override every type's time limit (tests). */
   timeoutMs?: number;
   /** Shown by CLIENT LIST and on the dashboard; default `bullpen:<host>:<pid>`. */
@@ -81,6 +86,7 @@ export class WorkerPool {
           concurrency: this.opts.concurrency ?? def.concurrency,
           limiter: def.rateLimit ? { max: def.rateLimit.max, duration: def.rateLimit.durationMs } : undefined,
           stalledInterval: this.opts.stalledIntervalMs ?? 30_000,
+          lockDuration: this.opts.lockDurationMs ?? 30_000,
           maxStalledCount: 1,
           settings: { backoffStrategy: backoffStrategy },
           // BullMQ's own per-minute counters feed the dashboard's throughput chart.

@@ -1,0 +1,76 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { ERROR_CLASSES } from '../errors/classify';
+import { envelopeSchema } from '../jobs/envelope';
+import { tenantSchema } from '../jobs/tenant';
+
+export const DEAD_LETTER_STATUSES = ['pending', 'replaying', 'replayed', 'discarded'] as const;
+export type DeadLetterStatus = (typeof DEAD_LETTER_STATUSES)[number];
+
+export const DEAD_LETTER_SOURCES = ['runtime', 'reconciler', 'stalled'] as const;
+
+/** Longest error message and stack kept: a dead letter is never refused for a long error. */
+export const MAX_ERROR_MESSAGE = 8_000;
+export const MAX_ERROR_STACK = 16_000;
+
+/** One replay of an entry: by whom, when, and the job it produced. */
+export const replayRecordSchema = z.object({
+  at: z.number().int(),
+  /** The actor: a dashboard user, `cli:<user>` or `system`. */
+  by: z.string().min(1).max(200),
+  /** The job the replay enqueued; for a retry from a queue's failed tab, the same job id. */
+  newJobId: z.string().min(1),
+  /** Whether an operator edited the payload before replaying. */
+  edited: z.boolean(),
+});
+export type ReplayRecord = z.infer<typeof replayRecordSchema>;
+
+/**
+ * A dead letter: one job that failed for good. The base schema; the input and the
+ * stored-row variants below are derived from it with pick/omit.
+ */
+export const deadLetterEntrySchema = z.object({
+  /** `dlq-<sha256 prefix of queue and job id>`: the same failed job always has the same id. */
+  id: z.string().regex(/^dlq-[0-9a-f]{24}$/, 'a dead-letter id such as dlq-0123456789abcdef01234567'),
+  queue: z.string().min(1),
+  originalJobId: z.string().min(1),
+  jobType: z.string().min(1),
+  /** The job's data as BullMQ stored it: normally the envelope. */
+  jobData: z.union([envelopeSchema, z.record(z.string(), z.unknown())]),
+  /** The payload the handler received (the envelope's `payload`). */
+  payload: z.unknown(),
+  error: z.object({
+    message: z.string().max(MAX_ERROR_MESSAGE),
+    stack: z.string().max(MAX_ERROR_STACK).optional(),
+    code: z.string().max(200).optional(),
+    errorClass: z.enum(ERROR_CLASSES),
+  }),
+  attempts: z.number().int().min(0),
+  failedAt: z.number().int().min(0),
+  tenant: tenantSchema.optional(),
+  status: z.enum(DEAD_LETTER_STATUSES),
+  source: z.enum(DEAD_LETTER_SOURCES),
+  replays: z.array(replayRecordSchema),
+  discardedBy: z.string().optional(),
+  updatedAt: z.number().int(),
+});
+export type DeadLetterEntry = z.infer<typeof deadLetterEntrySchema>;
+
+/** What `record` accepts (the runtime's DeadLetterInput): the failure, without the store's bookkeeping. */
+export const deadLetterInputSchema = deadLetterEntrySchema
+  .pick({ queue: true, jobType: true, jobData: true, error: true, attempts: true, failedAt: true, tenant: true, source: true })
+  .extend({ jobId: z.string().min(1).max(512) });
+
+/** The immutable part of an entry, stored as one JSON field of its hash. */
+export const deadLetterDocSchema = deadLetterEntrySchema.pick({ jobData: true, payload: true, error: true, tenant: true });
+export type DeadLetterDoc = z.infer<typeof deadLetterDocSchema>;
+
+/** The id of the dead letter of job `jobId` of `queue`: deterministic, so writes are idempotent. */
+export function deadLetterId(queue: string, jobId: string): string {
+  return `dlq-${createHash('sha256').update(`${queue}\n${jobId}`).digest('hex').slice(0, 24)}`;
+}
+
+/** The BullMQ job id of the n-th replay of an entry: a double click replays once. */
+export function replayJobId(entryId: string, n: number): string {
+  return `replay-${entryId}-${n}`;
+}

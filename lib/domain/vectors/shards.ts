@@ -1,0 +1,86 @@
+/**
+ * How a namespace's vectors are split into shards. A shard is one in-process ANN graph;
+ * a search asks every shard and merges their answers. A new vector goes to the shard
+ * its id hashes to, so shards start even; deletions (a tenant's data, a cleanup) can
+ * empty one shard more than the others, and then one graph does most of the work.
+ * Rebalancing moves vectors from the fullest shards to the emptiest until no two differ
+ * by more than one. Everything here is pure: sizes and ids in, a plan out.
+ */
+
+/** 32-bit FNV-1a: stable across processes and versions, unlike a language's own hash. */
+export function fnv1a32(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** The shard a new vector is placed in. */
+export function shardOf(id: string, shardCount: number): number {
+  if (!Number.isInteger(shardCount) || shardCount < 1) {
+    throw new Error(`shardCount must be a positive integer, got ${shardCount}`);
+  }
+  return fnv1a32(id) % shardCount;
+}
+
+/**
+ * (largest − smallest) / mean of the shard sizes: 0 when even, 1 when the spread equals
+ * an average shard. An empty namespace is even.
+ */
+export function shardImbalance(sizes: readonly number[]): number {
+  if (sizes.length === 0) return 0;
+  const total = sizes.reduce((a, b) => a + b, 0);
+  if (total === 0) return 0;
+  const mean = total / sizes.length;
+  return (Math.max(...sizes) - Math.min(...sizes)) / mean;
+}
+
+/** The lowest imbalance a namespace of this size can reach: sizes that differ by at most one. */
+export function bestImbalance(total: number, shardCount: number): number {
+  if (total === 0 || total % shardCount === 0) return 0;
+  return 1 / (total / shardCount);
+}
+
+export interface ShardMove {
+  id: string;
+  from: number;
+  to: number;
+}
+
+/**
+ * The fewest moves that leave every shard within one of the others. `members[s]` lists
+ * shard s's ids. Deterministic: the shards that keep the extra vector are the largest
+ * ones (fewest moves), ties by shard number, and each over-full shard gives away its
+ * highest ids in sorted order, so the same input always yields the same plan.
+ */
+export function planRebalance(members: ReadonlyArray<readonly string[]>): ShardMove[] {
+  const n = members.length;
+  const total = members.reduce((a, m) => a + m.length, 0);
+  if (n < 2 || total === 0) return [];
+  const base = Math.floor(total / n);
+  const extra = total % n;
+  const bySize = members
+    .map((m, shard) => ({ shard, size: m.length }))
+    .sort((a, b) => b.size - a.size || a.shard - b.shard);
+  const target = new Array<number>(n).fill(base);
+  for (let i = 0; i < extra; i++) target[bySize[i].shard] += 1;
+
+  const surplus: Array<{ id: string; from: number }> = [];
+  for (let s = 0; s < n; s++) {
+    const over = members[s].length - target[s];
+    if (over <= 0) continue;
+    const sorted = [...members[s]].sort();
+    for (const id of sorted.slice(sorted.length - over)) surplus.push({ id, from: s });
+  }
+  const moves: ShardMove[] = [];
+  let next = 0;
+  for (let s = 0; s < n; s++) {
+    for (let need = target[s] - members[s].length; need > 0; need--) {
+      const { id, from } = surplus[next++];
+      moves.push({ id, from, to: s });
+    }
+  }
+  return moves;
+}

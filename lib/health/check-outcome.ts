@@ -1,0 +1,17 @@
+import type { Queue } from 'bullmq';
+import type { JobTypeName } from '../jobs/registry';
+import type { HealthStatus } from './health-status';
+
+/** What one check concludes; the checker adds its name, timing and timestamp. */
+export interface CheckOutcome {
+  status: HealthStatus;
+  /** Counts, ages, thresholds and fixed reason codes only. */
+  details: Record<string, unknown>;
+  /** A latency the check measured itself (the redis PING); default: the check's duration. */
+  latencyMs?: number;
+}
+
+/** Where the checks find each job type's BullMQ Queue (the QueueRegistry in production). */
+export interface QueueSource {
+  get(type: JobTypeName): Queue;
+}

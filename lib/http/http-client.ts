@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import { PermanentError } from '../errors/permanent-error';
+import { silentLogger, type LogFields, type Logger } from '../logging/logger';
+import type { RetryPolicy } from '../retry/retry-policy';
+import { withRetry, type Sleep } from '../retry/with-retry';
+import { HttpResponseError, redactUrl } from './http-response-error';
+import type { FetchDispatcher } from './pinned-agent';
+import { parseRetryAfter } from './retry-after';
+
+/** 1 MiB: enough for any JSON answer a worker acts on, small enough to never hurt memory. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+export interface HttpClientOptions {
+  /** @defaultValue a silent logger */
+  logger?: Logger;
+  /** Every request's dispatcher, e.g. `SsrfGuard.dispatcher()` to pin DNS. @defaultValue Node's global one */
+  dispatcher?: FetchDispatcher;
+  /** Policy of every request unless a request overrides it. @defaultValue withRetry's default */
+  policy?: Partial<RetryPolicy>;
+  /**
+   * Bytes of a response body kept; the rest is discarded and `truncated` set.
+   * @defaultValue 1 MiB
+   */
+  maxBodyBytes?: number;
+  /** @defaultValue `bullpen/0.1` */
+  userAgent?: string;
+  /** The fetch implementation; tests may pass one. @defaultValue globalThis.fetch */
+  fetch?: typeof fetch;
+  /** Passed to withRetry (tests). */
+  sleep?: Sleep;
+  random?: () => number;
+}
+
+export interface HttpRequestOptions {
+  /** @defaultValue `POST` when a body is given, else `GET` */
+  method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  headers?: Record<string, string>;
+  /** Sent as JSON with `content-type: application/json`. */
+  json?: unknown;
+  /** Sent as is: the exact bytes, for callers that sign them. Wins over `json`. */
+  body?: string | Uint8Array;
+  /** The `x-request-id` header, the same on every attempt. @defaultValue a random UUID */
+  requestId?: string;
+  /** The `idempotency-key` header, when the receiver should deduplicate the effect. */
+  idempotencyKey?: string;
+  /** The caller's signal: combined with each attempt's time limit. */
+  signal?: AbortSignal;
+  /** Overrides of the client's policy for this request. */
+  policy?: Partial<RetryPolicy>;
+  /** Name in the logs. @defaultValue `http <METHOD> <host>` */
+  operation?: string;
+  /** @defaultValue the client's maxBodyBytes */
+  maxBodyBytes?: number;
+  /**
+   * `manual` hands a 3xx back as an HttpError instead of following it; SSRF-guarded
+   * callers need that, as a redirect may point anywhere.
+   * @defaultValue `follow`
+   */
+  redirect?: 'follow' | 'manual' | 'error';
+  dispatcher?: FetchDispatcher;
+  logFields?: LogFields;
+}
+
+export interface HttpResponse<T = unknown> {
+  status: number;
+  /** Header names in lower case. */
+  headers: Record<string, string>;
+  /** The body as text, at most maxBodyBytes of it. */
+  text: string;
+  /** The parsed body when it was complete JSON. */
+  json?: T;
+  /** The body was longer than maxBodyBytes. */
+  truncated: boolean;
+  /** Duration of the attempt that produced this response, body included. */
+  latencyMs: number;
+  attempts: number;
+  requestId: string;
+}
+
+/**
+ * A small JSON HTTP client on Node's fetch and withRetry: stable `x-request-id` and
+ * `idempotency-key` headers across attempts, a time limit per attempt combined with the
+ * caller's signal, bodies read with a size cap, and non-2xx answers thrown as
+ * HttpResponseError (an HttpError carrying Retry-After) so withRetry and the job runtime
+ * classify them.
+ */
+export class HttpClient {
+  private readonly logger: Logger;
+  private readonly fetchFn: typeof fetch;
+
+  constructor(private readonly opts: HttpClientOptions = {}) {
+    this.logger = opts.logger ?? silentLogger;
+    this.fetchFn = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  }
+
+  async request<T = unknown>(url: string | URL, req: HttpRequestOptions = {}): Promise<HttpResponse<T>> {
+    const target = String(url);
+    const body = req.body ?? (req.json !== undefined ? JSON.stringify(req.json) : undefined);
+    const method = req.method ?? (body !== undefined ? 'POST' : 'GET');
+    const requestId = req.requestId ?? randomUUID();
+    const headers: Record<string, string> = {
+      'user-agent': this.opts.userAgent ?? 'bullpen/0.1',
+      accept: 'application/json, text/plain;q=0.9, */*;q=0.5',
+      ...(req.json !== undefined && req.body === undefined ? { 'content-type': 'application/json' } : {}),
+      ...lowerCaseKeys(req.headers ?? {}),
+      'x-request-id': requestId,
+      ...(req.idempotencyKey ? { 'idempotency-key': req.idempotencyKey } : {}),
+    };
+    const maxBytes = req.maxBodyBytes ?? this.opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const dispatcher = req.dispatcher ?? this.opts.dispatcher;
+    const operation = req.operation ?? `http ${method} ${hostOf(target)}`;
+    let attempts = 0;
+
+    return withRetry(
+      operation,
+      async ({ signal }) => {
+        attempts++;
+        const started = performance.now();
+        const init = { method, headers, body, signal, redirect: req.redirect ?? 'follow', dispatcher } as RequestInit;
+        const res = await this.send(target, init);
+        const read = await readCapped(res, maxBytes);
+        const response: HttpResponse<T> = {
+          status: res.status,
+          headers: Object.fromEntries(res.headers),
+          text: read.text,
+          json: read.truncated ? undefined : parseJson<T>(res.headers.get('content-type'), read.text),
+          truncated: read.truncated,
+          latencyMs: Math.round(performance.now() - started),
+          attempts,
+          requestId,
+        };
+        if (res.status < 200 || res.status > 299) {
+          throw new HttpResponseError(response, method, target, parseRetryAfter(res.headers.get('retry-after'), Date.now()));
+        }
+        return response;
+      },
+      {
+        policy: { ...this.opts.policy, ...req.policy },
+        idempotencyKey: req.idempotencyKey,
+        logFields: { requestId, url: redactUrl(target), ...req.logFields },
+        logger: this.logger,
+        signal: req.signal,
+        sleep: this.opts.sleep,
+        random: this.opts.random,
+      },
+    );
+  }
+
+  /**
+   * fetch reports every connection failure as `TypeError: fetch failed` with the real
+   * error as its cause; a refusal from the SSRF guard's lookup is unwrapped so it stays
+   * permanent instead of looking like a network blip.
+   */
+  private async send(url: string, init: RequestInit): Promise<Response> {
+    try {
+      return await this.fetchFn(url, init);
+    } catch (err) {
+      const cause = (err as { cause?: unknown }).cause;
+      if (cause instanceof PermanentError) throw cause;
+      throw err;
+    }
+  }
+}
+
+/** Reads at most `maxBytes` of the body, then cancels the rest of the stream. */
+async function readCapped(res: Response, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+  if (!res.body) return { text: '', truncated: false };
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let truncated = false;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const room = maxBytes - size;
+    if (value.byteLength > room) {
+      chunks.push(value.subarray(0, room));
+      size += room;
+      truncated = true;
+      await reader.cancel().catch(() => undefined);
+      break;
+    }
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  return { text: Buffer.concat(chunks, size).toString('utf8'), truncated };
+}
+
+function parseJson<T>(contentType: string | null, text: string): T | undefined {
+  if (!text || !/\bjson\b/i.test(contentType ?? '')) return undefined;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}

@@ -1,0 +1,42 @@
+// @ts-check
+
+/**
+ * Extra hosts whose pages may call server actions (a reverse proxy that does not
+ * forward the public host in x-forwarded-host). Same origin is always allowed; any
+ * other Origin is refused by Next's CSRF check. Read at `next start`, so a deploy
+ * can set it without a rebuild.
+ */
+const allowedOrigins = (process.env.DASHBOARD_ALLOWED_ORIGINS ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  // Native or Node-only packages stay out of the server bundle and load from node_modules.
+  serverExternalPackages: ['bullmq', 'ioredis', 'usearch', 'pino', 'prom-client', 'msgpackr'],
+  poweredByHeader: false,
+  reactStrictMode: true,
+  // The repository root, so Turbopack does not look for a workspace above it.
+  turbopack: { root: __dirname },
+  experimental: {
+    // unauthorized() / forbidden(): real 401 / 403 from pages, actions and route handlers.
+    authInterrupts: true,
+    serverActions: { allowedOrigins, bodySizeLimit: '1mb' },
+  },
+  async headers() {
+    return [
+      {
+        source: '/:path*',
+        headers: [
+          { key: 'X-Frame-Options', value: 'DENY' },
+          { key: 'Content-Security-Policy', value: "frame-ancestors 'none'" },
+          { key: 'X-Content-Type-Options', value: 'nosniff' },
+          { key: 'Referrer-Policy', value: 'same-origin' },
+        ],
+      },
+    ];
+  },
+};
+
+module.exports = nextConfig;

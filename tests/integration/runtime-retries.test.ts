@@ -1,0 +1,193 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Bullpen } from '@/lib/bullpen';
+import type { DeadLetterInput, DeadLetterSink } from '@/lib/dlq/sink';
+import { HttpError } from '@/lib/errors/http-error';
+import { TimeoutError } from '@/lib/errors/timeout-error';
+import { silentLogger } from '@/lib/logging/logger';
+import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import type { JobContext, JobHandler } from '@/lib/runtime/handler';
+import { WorkerPool } from '@/lib/runtime/worker-pool';
+import { makeBullpen } from '../helpers/bullpen';
+import { startTestRedis } from '../helpers/redis';
+
+class ListSink implements DeadLetterSink {
+  readonly entries: DeadLetterInput[] = [];
+  async record(input: DeadLetterInput) {
+    const created = !this.entries.some((e) => e.queue === input.queue && e.jobId === input.jobId);
+    if (created) this.entries.push(input);
+    return { id: `${input.queue}/${input.jobId}`, created };
+  }
+}
+
+describe('the runtime’s retries, permanent failures and timeouts', () => {
+  let redis: EmbeddedRedis;
+  let bullpen: Bullpen;
+  let pool: WorkerPool | undefined;
+  let sink: ListSink;
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+  });
+  afterEach(async () => {
+    await pool?.close(5_000);
+    pool = undefined;
+    await bullpen?.close();
+  });
+  afterAll(async () => {
+    await redis.stop();
+  });
+
+  async function run(handler: JobHandler, opts: { timeoutMs?: number } = {}) {
+    bullpen = makeBullpen(redis);
+    sink = new ListSink();
+    pool = new WorkerPool({
+      connection: bullpen.workerConnection(),
+      keys: bullpen.keys,
+      handlers: { 'webhook-dispatch': handler },
+      sink,
+      alerter: bullpen.alerter,
+      logger: silentLogger,
+      timeoutMs: opts.timeoutMs,
+    });
+    await pool.start();
+  }
+
+  const data = { webhookId: 'w1', event: 'order.created', payload: { id: 1 } };
+
+  it('retries a transient failure with full-jitter delays, then succeeds', async () => {
+    const attempts: Array<{ attempt: number; at: number }> = [];
+    const failedAt: number[] = [];
+    await run(async (ctx: JobContext) => {
+      attempts.push({ attempt: ctx.attempt, at: Date.now() });
+      if (ctx.attempt < 3) {
+        failedAt.push(Date.now());
+        throw new HttpError(503, 'upstream unavailable');
+      }
+      return { delivered: true };
+    });
+    const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', data);
+    const job = await waitForState(bullpen, jobId, 'completed', 15_000);
+
+    expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
+    expect(job.returnvalue).toEqual({ delivered: true });
+    // webhook-dispatch's base is 1 s: retry n waits random(0, 1 s * 2^(n-1)).
+    // 400 ms of slack covers BullMQ promoting the delayed job and the worker's poll.
+    const gap1 = attempts[1].at - failedAt[0];
+    const gap2 = attempts[2].at - failedAt[1];
+    expect(gap1).toBeGreaterThanOrEqual(0);
+    expect(gap1).toBeLessThan(1_000 + 400);
+    expect(gap2).toBeLessThan(2_000 + 400);
+    expect(sink.entries).toHaveLength(0);
+  }, 20_000);
+
+  it('fails a permanent error at once and records its dead letter with the validation message', async () => {
+    let calls = 0;
+    await run(async () => {
+      calls++;
+      return 'should never run';
+    });
+    // A producer that bypassed the dispatcher: the runtime validates again.
+    const queue = bullpen.queues.get('webhook-dispatch');
+    const job = await queue.add('webhook-dispatch', {
+      payload: { webhookId: 'w1', event: 42 },
+      requestId: 'r-1',
+      dispatchedAt: Date.now(),
+      tenant: { orgId: 'org-9' },
+    });
+    const failed = await waitForState(bullpen, job.id!, 'failed', 10_000);
+
+    expect(calls).toBe(0);
+    expect(failed.attemptsMade).toBe(1);
+    expect(sink.entries).toHaveLength(1);
+    expect(sink.entries[0]).toMatchObject({
+      queue: 'webhook-dispatch',
+      jobId: job.id,
+      attempts: 1,
+      tenant: { orgId: 'org-9' },
+      source: 'runtime',
+      error: { errorClass: 'validation' },
+    });
+    expect(sink.entries[0].error.message).toMatch(/Invalid webhook-dispatch payload/);
+    expect(sink.entries[0].error.message).toMatch(/event/);
+  });
+
+  it('fails a 4xx at once, without using its remaining attempts', async () => {
+    let calls = 0;
+    await run(async () => {
+      calls++;
+      throw new HttpError(400, 'bad request');
+    });
+    const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', data);
+    const failed = await waitForState(bullpen, jobId, 'failed', 10_000);
+    expect(calls).toBe(1);
+    expect(failed.attemptsMade).toBe(1);
+    expect(sink.entries[0].error).toMatchObject({ errorClass: 'client', code: 'HTTP_400' });
+  });
+
+  it('aborts the signal of an attempt that runs past its time limit, then retries', async () => {
+    const reasons: unknown[] = [];
+    await run(
+      async (ctx) => {
+        if (ctx.attempt === 1) {
+          // A well-behaved handler hands its signal to its I/O; this one just waits on it.
+          await new Promise((_, reject) => ctx.signal.addEventListener('abort', () => {
+            reasons.push(ctx.signal.reason);
+            reject(ctx.signal.reason);
+          }));
+        }
+        return 'second attempt done';
+      },
+      { timeoutMs: 300 },
+    );
+    const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', data);
+    const job = await waitForState(bullpen, jobId, 'completed', 10_000);
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toBeInstanceOf(TimeoutError);
+    // BullMQ counts the completing attempt too: one timed out, one succeeded.
+    expect(job.attemptsMade).toBe(2);
+    expect(job.returnvalue).toBe('second attempt done');
+  });
+
+  it('does not wait for a handler that ignores its signal', async () => {
+    await run(async (ctx) => {
+      if (ctx.attempt === 1) await new Promise((r) => setTimeout(r, 60_000));
+      return 'ok';
+    }, { timeoutMs: 300 });
+    const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', data, { attempts: 2 });
+    const job = await waitForState(bullpen, jobId, 'completed', 10_000);
+    expect(job.stacktrace.join('\n')).toMatch(/timed out after 300 ms/);
+  });
+
+  it('records the dead letter when the attempts run out', async () => {
+    await run(async () => {
+      throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    });
+    const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', data, { attempts: 2, tenant: { orgId: 'o1', workspaceId: 'w2' } });
+    await waitForState(bullpen, jobId, 'failed', 10_000);
+    expect(sink.entries).toHaveLength(1);
+    expect(sink.entries[0]).toMatchObject({ attempts: 2, error: { errorClass: 'network', code: 'ECONNRESET' }, tenant: { orgId: 'o1', workspaceId: 'w2' } });
+  });
+
+  it('makes a duplicate dispatch with the same idempotency key a no-op', async () => {
+    await run(async () => 'ok');
+    const a = await bullpen.dispatcher.dispatch('webhook-dispatch', data, { idempotencyKey: 'webhook:u1:order-1:notify:v1' });
+    const b = await bullpen.dispatcher.dispatch('webhook-dispatch', data, { idempotencyKey: 'webhook:u1:order-1:notify:v1' });
+    expect(b.jobId).toBe(a.jobId);
+    expect(a.deduplicated).toBe(false);
+    expect(b.deduplicated).toBe(true);
+    await waitForState(bullpen, a.jobId, 'completed', 10_000);
+    const counts = await bullpen.queues.get('webhook-dispatch').getJobCounts('completed', 'waiting', 'prioritized');
+    expect(counts).toEqual({ completed: 1, waiting: 0, prioritized: 0 });
+  });
+});
+
+async function waitForState(bullpen: Bullpen, jobId: string, state: 'completed' | 'failed', timeoutMs: number) {
+  const queue = bullpen.queues.get('webhook-dispatch');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await queue.getJobState(jobId);
+    if (s === state) return (await queue.getJob(jobId))!;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} is ${s}, not ${state}, after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Bullpen } from '@/lib/bullpen';
+import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { makeBullpen } from '../helpers/bullpen';
+import { startTestRedis } from '../helpers/redis';
+import { spawnFixture } from '../helpers/worker-process';
+
+const JOBS = 1_000;
+
+describe('a worker killed with SIGKILL in the middle of 1,000 jobs', () => {
+  let redis: EmbeddedRedis;
+  let bullpen: Bullpen;
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    bullpen = makeBullpen(redis);
+  });
+  afterAll(async () => {
+    await bullpen.close();
+    await redis.stop();
+  });
+
+  it('loses no job: every job completes after another worker takes over', async () => {
+    const prefix = bullpen.keys.root;
+    const env = { REDIS_URL: redis.url, BULLPEN_PREFIX: prefix, STALLED_INTERVAL_MS: '1000', LOCK_DURATION_MS: '2000', JOB_MS: '20', CONCURRENCY: '20' };
+    for (let i = 0; i < JOBS; i += 500) {
+      await bullpen.dispatcher.dispatchBulk(
+        Array.from({ length: 500 }, (_, j) => ({
+          type: 'webhook-dispatch' as const,
+          data: { webhookId: 'wh', event: 'test', payload: { n: i + j } },
+        })),
+      );
+    }
+
+    const first = spawnFixture('runtime-worker.ts', env);
+    await first.ready;
+    // Let it get well into the work, with jobs in flight, then kill it outright.
+    await waitFor(async () => (await bullpen.redis.scard(`${prefix}:done`)) >= 200, 30_000);
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBeNull();
+    const doneAtKill = await bullpen.redis.scard(`${prefix}:done`);
+    expect(doneAtKill).toBeLessThan(JOBS);
+
+    const second = spawnFixture('runtime-worker.ts', env);
+    await second.ready;
+    await waitFor(async () => (await bullpen.redis.scard(`${prefix}:done`)) >= JOBS, 60_000);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+
+    const queue = bullpen.queues.get('webhook-dispatch');
+    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+    expect(counts).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0, prioritized: 0 });
+    expect(await bullpen.redis.scard(`${prefix}:done`)).toBe(JOBS);
+    expect(await bullpen.redis.scard(`${prefix}:dead`)).toBe(0);
+    // At-least-once: the jobs in flight at the kill ran twice, nothing else did.
+    const completions = await bullpen.redis.llen(`${prefix}:completions`);
+    expect(completions).toBeGreaterThanOrEqual(JOBS);
+    expect(completions - JOBS).toBeLessThanOrEqual(20);
+  }, 120_000);
+});
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { classifyError } from '@/lib/errors/classify';
+import { HttpError } from '@/lib/errors/http-error';
+import { PermanentError } from '@/lib/errors/permanent-error';
+import { TimeoutError } from '@/lib/errors/timeout-error';
+
+describe('error classification', () => {
+  it.each([408, 425, 429, 500, 502, 503, 504])('HTTP %i retries', (status) => {
+    expect(classifyError(new HttpError(status, 'x')).retryable).toBe(true);
+  });
+
+  it.each([400, 401, 403, 404, 409, 422])('HTTP %i does not retry', (status) => {
+    expect(classifyError(new HttpError(status, 'x')).retryable).toBe(false);
+  });
+
+  it('network errors retry, by code or by cause', () => {
+    expect(classifyError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))).toMatchObject({
+      errorClass: 'network',
+      retryable: true,
+    });
+    const fetchFailed = new TypeError('fetch failed', { cause: Object.assign(new Error(), { code: 'ECONNREFUSED' }) });
+    expect(classifyError(fetchFailed)).toMatchObject({ errorClass: 'network', retryable: true });
+  });
+
+  it('timeouts and aborts retry', () => {
+    expect(classifyError(new TimeoutError(100))).toMatchObject({ errorClass: 'timeout', retryable: true });
+    expect(classifyError(new DOMException('aborted', 'AbortError'))).toMatchObject({ errorClass: 'timeout' });
+  });
+
+  it('validation and explicit permanent errors do not retry', () => {
+    const zodError = z.object({ a: z.string() }).safeParse({}).error!;
+    expect(classifyError(zodError)).toMatchObject({ errorClass: 'validation', retryable: false });
+    expect(classifyError(new PermanentError('no'))).toMatchObject({ errorClass: 'permanent', retryable: false });
+    const unrecoverable = Object.assign(new Error('x'), { name: 'UnrecoverableError' });
+    expect(classifyError(unrecoverable).retryable).toBe(false);
+  });
+
+  it('an unknown error retries: the attempt limit still bounds it', () => {
+    expect(classifyError(new Error('boom'))).toMatchObject({ errorClass: 'unknown', retryable: true });
+  });
+});

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '@/lib/config';
+
+describe('configuration', () => {
+  it('needs nothing: every variable has a default', () => {
+    const c = loadConfig({});
+    expect(c.REDIS_URL).toBeUndefined();
+    expect(c.BULLPEN_PREFIX).toBe('bullpen');
+    expect(c.METRICS_PREFIX).toBe('ruvbot_');
+    expect(c.dataDir).toMatch(/\.data$/);
+  });
+
+  it('refuses a wrong value naming the variable and the rule', () => {
+    expect(() => loadConfig({ REDIS_URL: 'localhost:6379' })).toThrow(ConfigError);
+    expect(() => loadConfig({ REDIS_URL: 'localhost:6379' })).toThrow(/REDIS_URL: must start with redis:\/\//);
+    expect(() => loadConfig({ METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:7000,nope' })).toThrow(/REDIS_CLUSTER_NODES.*host:port/);
+  });
+
+  it('parses lists and numbers', () => {
+    const c = loadConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:7000, 127.0.0.1:7001', SHUTDOWN_GRACE_MS: '500' });
+    expect(c.REDIS_CLUSTER_NODES).toEqual(['127.0.0.1:7000', '127.0.0.1:7001']);
+    expect(c.SHUTDOWN_GRACE_MS).toBe(500);
+  });
+});
