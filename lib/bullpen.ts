@@ -2,6 +2,8 @@ import { Alerter } from './alerts/alerter';
 import { AuditLog } from './audit/audit-log';
 import { getConfig, type Config } from './config';
 import { HealthChecker } from './health/health-checker';
+import { IdempotencyStore } from './idempotency/idempotency-store';
+import { DeadLetterStore } from './dlq/dead-letter-store';
 import { Dispatcher } from './jobs/dispatcher';
 import { HANDLED_TYPES } from './jobs/handled-types';
 import { QueueRegistry } from './jobs/queues';
@@ -9,6 +11,8 @@ import { isJobType } from './jobs/registry';
 import { createLogger, type Logger } from './logging/logger';
 import { createRedis, redisTarget, type RedisClient, type RedisTarget } from './redis/connection';
 import { Keyspace } from './redis/keys';
+import { ScheduleService } from './schedules/schedule-service';
+import { WebhookStore } from './webhooks/webhook-store';
 
 export interface BullpenOptions {
   config?: Config;
@@ -37,8 +41,16 @@ export class Bullpen {
   readonly queues: QueueRegistry;
   readonly dispatcher: Dispatcher;
   readonly audit: AuditLog;
+  /** Dead letters: final failures, indexed for filtering, replay, discard, purge and retention. */
+  readonly dlq: DeadLetterStore;
   /** Redis, workers, queues and dead letters: healthy / degraded / unhealthy. */
   readonly health: HealthChecker;
+  /** The webhook registry, its delivery records and auto-disable. */
+  readonly webhooks: WebhookStore;
+  /** Outcomes of side effects by idempotency key, so retries and replays do not repeat them. */
+  readonly idempotency: IdempotencyStore;
+  /** Cron schedules on BullMQ Job Schedulers, with operators' overrides stored in Redis. */
+  readonly schedules: ScheduleService;
 
   constructor(opts: BullpenOptions = {}) {
     this.config = opts.config ?? getConfig();
@@ -51,12 +63,24 @@ export class Bullpen {
     this.queues = new QueueRegistry(this.redis, this.keys);
     this.dispatcher = new Dispatcher(this.queues, new Set(opts.handledTypes ?? HANDLED_TYPES));
     this.audit = new AuditLog(this.redis, this.keys);
+    this.dlq = new DeadLetterStore({
+      redis: this.redis,
+      keys: this.keys,
+      queues: this.queues,
+      alerter: this.alerter,
+      alertThreshold: this.config.DLQ_ALERT_THRESHOLD,
+      logger: this.logger,
+    });
+    this.webhooks = new WebhookStore(this.redis, this.keys, { alerter: this.alerter, logger: this.logger });
+    this.idempotency = new IdempotencyStore(this.redis, this.keys);
+    this.schedules = new ScheduleService(this, { handledTypes: opts.handledTypes ?? HANDLED_TYPES });
     this.health = new HealthChecker({
       redis: this.redis,
       queues: this.queues,
       types: (opts.handledTypes ?? HANDLED_TYPES).filter(isJobType),
       minWorkers: this.config.HEALTH_MIN_WORKERS,
       deadLetterThreshold: this.config.DLQ_ALERT_THRESHOLD,
+      deadLetters: () => this.dlq.pendingCount(),
       logger: this.logger,
     });
   }

@@ -54,6 +54,8 @@ export const configSchema = z.object({
    * about this plus STALLED_INTERVAL_MS.
    */
   LOCK_DURATION_MS: positiveInt.default(30_000),
+  /** How often the worker sweeps BullMQ's failed sets for final failures missing from the DLQ. */
+  RECONCILE_INTERVAL_MS: positiveInt.default(60_000),
   /** DLQ size that turns health unhealthy and raises an alert. */
   DLQ_ALERT_THRESHOLD: positiveInt.default(100),
   /** Minimum connected workers per queue for the workers check to be healthy. */

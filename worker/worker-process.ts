@@ -1,6 +1,9 @@
 import { Bullpen, type BullpenOptions } from '@/lib/bullpen';
+import { DeadLetterReconciler } from '@/lib/dlq/reconciler';
 import type { DeadLetterSink } from '@/lib/dlq/sink';
 import type { JobTypeName } from '@/lib/jobs/registry';
+import { MetricsServer } from '@/lib/metrics/metrics-server';
+import { createQueueDepthSource } from '@/lib/metrics/queue-depth';
 import { WorkerMetrics } from '@/lib/metrics/worker-metrics';
 import type { HandlerMap } from '@/lib/runtime/handler';
 import type { RuntimeHooks } from '@/lib/runtime/processor';
@@ -13,6 +16,10 @@ export interface WorkerProcessOptions extends BullpenOptions {
   /** Where final failures go; default: the DLQ store. */
   sink?: DeadLetterSink;
   concurrency?: number;
+  /** Serve /metrics and /healthz on METRICS_PORT. @defaultValue true */
+  metricsServer?: boolean;
+  /** Apply the cron schedules and sweep the failed sets into the DLQ. @defaultValue true */
+  maintenance?: boolean;
   hooks?: RuntimeHooks;
 }
 
@@ -28,11 +35,15 @@ export interface RunningWorker {
 export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promise<RunningWorker> {
   const bullpen = new Bullpen(opts);
   const { config, logger } = bullpen;
-  const metrics = new WorkerMetrics(config.METRICS_PREFIX);
+  const metrics = new WorkerMetrics(
+    config.METRICS_PREFIX,
+    createQueueDepthSource({ queues: bullpen.queues, logger }),
+    () => bullpen.dlq.pendingCount(),
+  );
   const handlers = opts.handlers ?? createHandlers({ bullpen });
   const types = (config.WORKER_TYPES as JobTypeName[] | undefined)?.filter((t) => t in handlers);
   const connection = bullpen.workerConnection();
-  const sink = opts.sink ?? requireSink(bullpen);
+  const sink = opts.sink ?? bullpen.dlq;
   const pool = new WorkerPool({
     connection,
     keys: bullpen.keys,
@@ -41,17 +52,30 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
     alerter: bullpen.alerter,
     logger,
     metrics,
-    hooks: opts.hooks,
+    // Scheduled runs record their outcome as the schedule's "last run".
+    hooks: bullpen.schedules.runHooks(opts.hooks),
     types,
     concurrency: opts.concurrency,
     stalledIntervalMs: config.STALLED_INTERVAL_MS,
     lockDurationMs: config.LOCK_DURATION_MS,
   });
   await pool.start();
+  let stopReconciler: (() => Promise<void>) | undefined;
+  if (opts.maintenance !== false) {
+    const boot = await bullpen.schedules.bootstrap();
+    logger.info({ applied: boot.applied, schedules: boot.schedules.map((s) => `${s.name}:${s.action}`) }, 'schedules applied');
+    // At start (a crash may have left final failures without a dead letter), then periodically.
+    const reconciler = new DeadLetterReconciler({ sink, queues: bullpen.queues, redis: bullpen.redis, keys: bullpen.keys, logger });
+    stopReconciler = reconciler.startReconciler(config.RECONCILE_INTERVAL_MS);
+  }
+  const server = opts.metricsServer === false ? undefined : new MetricsServer({ metrics, health: bullpen.health, config, logger });
+  await server?.start();
 
   let stopped: Promise<{ timedOut: boolean }> | undefined;
   const stop = (graceMs = config.SHUTDOWN_GRACE_MS) => {
     stopped ??= (async () => {
+      await server?.close();
+      await stopReconciler?.();
       const result = await pool.close(graceMs);
       connection.disconnect();
       await bullpen.close();
@@ -61,10 +85,4 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
     return stopped;
   };
   return { bullpen, pool, metrics, stop };
-}
-
-function requireSink(bullpen: Bullpen): DeadLetterSink {
-  const dlq = (bullpen as unknown as { dlq?: DeadLetterSink }).dlq;
-  if (!dlq) throw new Error('No dead-letter store configured');
-  return dlq;
 }

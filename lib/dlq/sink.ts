@@ -22,5 +22,10 @@ export interface DeadLetterInput {
  * a job is acknowledged as failed, and the write is idempotent per (queue, jobId).
  */
 export interface DeadLetterSink {
-  record(input: DeadLetterInput): Promise<{ id: string; created: boolean }>;
+  /**
+   * `created` is true when the call produced a new pending dead letter; `reopened`
+   * (optional, additive) says it did so by re-opening the entry of a job that was
+   * retried from its queue's failed set and failed again.
+   */
+  record(input: DeadLetterInput): Promise<{ id: string; created: boolean; reopened?: boolean }>;
 }

@@ -4,7 +4,7 @@ import { TimeoutError } from '../errors/timeout-error';
 import { HANDLED_TYPES } from '../jobs/handled-types';
 import { isJobType, type JobTypeName } from '../jobs/registry';
 import { silentLogger, type Logger } from '../logging/logger';
-import type { RedisClient } from '../redis/connection';
+import { waitReady, type RedisClient } from '../redis/connection';
 import { CachedSingleFlight } from './cached-single-flight';
 import type { CheckOutcome, QueueSource } from './check-outcome';
 import { checkDeadLetters } from './dead-letters-check';
@@ -139,16 +139,23 @@ export class HealthChecker {
 
   private async evaluate(): Promise<HealthReport> {
     const { limits, opts } = this;
+    // The shared connection has no offline queue: right after start (or during a
+    // reconnect) a command fails at once. Give it the time limit to come up, so a
+    // dashboard's first probe does not read a connection still opening as an outage.
+    const ready =
+      opts.redis.status === 'ready' ? Promise.resolve() : waitReady(opts.redis, limits.checkTimeoutMs).catch(() => undefined);
     const runs: Array<Promise<CheckResult>> = [
-      this.run('redis', () => checkRedis(opts.redis, limits.redisDegradedMs)),
-      this.run('workers', () => checkWorkers(opts.queues, this.types, limits.minWorkers)),
+      this.run('redis', () => ready.then(() => checkRedis(opts.redis, limits.redisDegradedMs))),
+      this.run('workers', () => ready.then(() => checkWorkers(opts.queues, this.types, limits.minWorkers))),
       this.run('queues', () =>
-        checkQueues(
-          opts.redis,
-          opts.queues,
-          this.types,
-          { degradedMs: limits.waitingDegradedMs, unhealthyMs: limits.waitingUnhealthyMs },
-          this.now(),
+        ready.then(() =>
+          checkQueues(
+            opts.redis,
+            opts.queues,
+            this.types,
+            { degradedMs: limits.waitingDegradedMs, unhealthyMs: limits.waitingUnhealthyMs },
+            this.now(),
+          ),
         ),
       ),
     ];

@@ -48,6 +48,15 @@ export interface ProcessorDeps {
 export function buildProcessor(deps: ProcessorDeps) {
   const def = jobType(deps.type);
   const timeoutMs = deps.timeoutMs ?? def.timeoutMs;
+  const debug = deps.logger.isLevelEnabled('debug');
+  // Label lookups hash their labels on every call; bind them once per type.
+  const m = deps.metrics && {
+    active: deps.metrics.jobsActive.labels(deps.type),
+    completed: deps.metrics.jobsTotal.labels(deps.type, 'completed'),
+    retried: deps.metrics.jobsTotal.labels(deps.type, 'retried'),
+    failed: deps.metrics.jobsTotal.labels(deps.type, 'failed'),
+    duration: deps.metrics.duration.labels(deps.type),
+  };
 
   return async function process(job: Job, _token?: string, workerSignal?: AbortSignal): Promise<unknown> {
     const started = performance.now();
@@ -56,18 +65,21 @@ export function buildProcessor(deps: ProcessorDeps) {
     const jobId = String(job.id);
     const envelope = envelopeSchema.safeParse(job.data);
     const tenant = envelope.success ? envelope.data.tenant : undefined;
-    const logger = deps.logger.child({
-      jobId,
-      queue: deps.type,
-      attempt,
-      maxAttempts,
-      requestId: envelope.success ? envelope.data.requestId : undefined,
-      tenant: tenant ? [tenant.orgId, tenant.workspaceId].filter(Boolean).join('/') : undefined,
-      idempotencyKey: envelope.success ? envelope.data.idempotencyKey : undefined,
-    });
-    deps.metrics?.jobsActive.inc({ type: deps.type });
+    // The child logger is built on first use: at thousands of jobs per second, most
+    // jobs never log, and binding fields costs more than the job's own bookkeeping.
+    let jobLogger: Logger | undefined;
+    const logger = (): Logger =>
+      (jobLogger ??= deps.logger.child({
+        jobId,
+        queue: deps.type,
+        attempt,
+        maxAttempts,
+        requestId: envelope.success ? envelope.data.requestId : undefined,
+        tenant: tenant ? [tenant.orgId, tenant.workspaceId].filter(Boolean).join('/') : undefined,
+        idempotencyKey: envelope.success ? envelope.data.idempotencyKey : undefined,
+      }));
+    m?.active.inc();
     deps.hooks?.onStart?.({ jobId, type: deps.type, attempt });
-    logger.debug('job started');
 
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new TimeoutError(timeoutMs)), timeoutMs);
@@ -93,7 +105,9 @@ export function buildProcessor(deps: ProcessorDeps) {
         attempt,
         maxAttempts,
         signal: controller.signal,
-        logger,
+        get logger() {
+          return logger();
+        },
         progress: async (percent, phase, detail) => {
           const value: JobProgressValue = { percent: Math.max(0, Math.min(100, Math.round(percent))), phase, detail };
           await job.updateProgress(value as unknown as object);
@@ -105,20 +119,21 @@ export function buildProcessor(deps: ProcessorDeps) {
       };
       const result = await untilAborted(deps.handler(ctx), controller.signal);
       const durationMs = performance.now() - started;
-      deps.metrics?.jobsTotal.inc({ type: deps.type, status: 'completed' });
-      deps.metrics?.duration.observe({ type: deps.type }, durationMs / 1000);
+      m?.completed.inc();
+      m?.duration.observe(durationMs / 1000);
       deps.hooks?.onComplete?.({ jobId, type: deps.type, attempt, durationMs, result });
-      logger.info({ latencyMs: Math.round(durationMs) }, 'job completed');
+      // Completions are counted by the metrics; a line each is for debugging.
+      if (debug) logger().debug({ latencyMs: Math.round(durationMs) }, 'job completed');
       return result;
     } catch (thrown) {
       const error = thrown instanceof Error ? thrown : new Error(String(thrown));
       const classification = classifyError(error);
       const final = !classification.retryable || attempt >= maxAttempts;
       const durationMs = performance.now() - started;
-      deps.metrics?.jobsTotal.inc({ type: deps.type, status: final ? 'failed' : 'retried' });
-      deps.metrics?.duration.observe({ type: deps.type }, durationMs / 1000);
+      (final ? m?.failed : m?.retried)?.inc();
+      m?.duration.observe(durationMs / 1000);
       deps.hooks?.onFailed?.({ jobId, type: deps.type, attempt, durationMs, error, classification, final });
-      logger[final ? 'error' : 'warn'](
+      logger()[final ? 'error' : 'warn'](
         {
           err: error,
           retryable: classification.retryable,
@@ -129,7 +144,7 @@ export function buildProcessor(deps: ProcessorDeps) {
         final ? 'job failed for good' : 'job attempt failed, will retry',
       );
       if (final) {
-        await recordDeadLetter(deps, job, envelope.success ? envelope.data : undefined, error, classification, attempt, logger);
+        await recordDeadLetter(deps, job, envelope.success ? envelope.data : undefined, error, classification, attempt, logger());
       }
       if (!classification.retryable) {
         // BullMQ only skips the remaining attempts for an UnrecoverableError.
@@ -141,7 +156,7 @@ export function buildProcessor(deps: ProcessorDeps) {
     } finally {
       clearTimeout(timer);
       workerSignal?.removeEventListener('abort', onWorkerAbort);
-      deps.metrics?.jobsActive.dec({ type: deps.type });
+      m?.active.dec();
     }
   };
 }

@@ -155,7 +155,7 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
     }, { timeoutMs: 300 });
     const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', data, { attempts: 2 });
     const job = await waitForState(bullpen, jobId, 'completed', 10_000);
-    expect(job.stacktrace.join('\n')).toMatch(/timed out after 300 ms/);
+    expect((job.stacktrace ?? []).join('\n')).toMatch(/timed out after 300 ms/);
   });
 
   it('records the dead letter when the attempts run out', async () => {

@@ -43,44 +43,40 @@ export function bestImbalance(total: number, shardCount: number): number {
   return 1 / (total / shardCount);
 }
 
-export interface ShardMove {
-  id: string;
+export interface ShardTransfer {
   from: number;
   to: number;
+  /** Vectors to move. */
+  count: number;
 }
 
 /**
- * The fewest moves that leave every shard within one of the others. `members[s]` lists
- * shard s's ids. Deterministic: the shards that keep the extra vector are the largest
- * ones (fewest moves), ties by shard number, and each over-full shard gives away its
- * highest ids in sorted order, so the same input always yields the same plan.
+ * The fewest moves that leave every shard within one of the others, as counts per
+ * (from, to) pair; the store picks which vectors. Deterministic: the shards that keep
+ * the extra vector of an uneven split are the largest (fewest moves), ties by shard
+ * number, and over-full shards are emptied into under-full ones in shard order.
  */
-export function planRebalance(members: ReadonlyArray<readonly string[]>): ShardMove[] {
-  const n = members.length;
-  const total = members.reduce((a, m) => a + m.length, 0);
+export function planTransfers(sizes: readonly number[]): ShardTransfer[] {
+  const n = sizes.length;
+  const total = sizes.reduce((a, b) => a + b, 0);
   if (n < 2 || total === 0) return [];
   const base = Math.floor(total / n);
-  const extra = total % n;
-  const bySize = members
-    .map((m, shard) => ({ shard, size: m.length }))
-    .sort((a, b) => b.size - a.size || a.shard - b.shard);
+  const bySize = sizes.map((size, shard) => ({ shard, size })).sort((a, b) => b.size - a.size || a.shard - b.shard);
   const target = new Array<number>(n).fill(base);
-  for (let i = 0; i < extra; i++) target[bySize[i].shard] += 1;
+  for (let i = 0; i < total % n; i++) target[bySize[i].shard] += 1;
 
-  const surplus: Array<{ id: string; from: number }> = [];
-  for (let s = 0; s < n; s++) {
-    const over = members[s].length - target[s];
-    if (over <= 0) continue;
-    const sorted = [...members[s]].sort();
-    for (const id of sorted.slice(sorted.length - over)) surplus.push({ id, from: s });
-  }
-  const moves: ShardMove[] = [];
-  let next = 0;
-  for (let s = 0; s < n; s++) {
-    for (let need = target[s] - members[s].length; need > 0; need--) {
-      const { id, from } = surplus[next++];
-      moves.push({ id, from, to: s });
+  const over = sizes.map((size, s) => ({ shard: s, left: size - target[s] })).filter((x) => x.left > 0);
+  const transfers: ShardTransfer[] = [];
+  for (let to = 0; to < n; to++) {
+    let need = target[to] - sizes[to];
+    while (need > 0) {
+      const donor = over.find((x) => x.left > 0);
+      if (!donor) break;
+      const count = Math.min(need, donor.left);
+      transfers.push({ from: donor.shard, to, count });
+      donor.left -= count;
+      need -= count;
     }
   }
-  return moves;
+  return transfers;
 }

@@ -7,12 +7,14 @@ export const embeddingBatchSchema = z.object({
   items: z
     .array(z.object({ id: z.string().min(1).max(256), text: z.string().min(1).max(32_000) }))
     .min(1)
-    .max(10_000),
-  /** Texts per embedder call (the ADR: 32). */
+    .max(10_000)
+    .refine((items) => new Set(items.map((i) => i.id)).size === items.length, 'item ids must be unique'),
+  /** Texts per batch: the unit of progress and of failure (the ADR: 32). */
   batchSize: z.number().int().min(1).max(256).default(32),
 });
 
 export const embeddingReindexSchema = z.object({
   namespace,
+  /** Vectors re-embedded per batch; the cursor moves after each. */
   batchSize: z.number().int().min(1).max(256).default(32),
 });

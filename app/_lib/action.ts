@@ -1,0 +1,90 @@
+import 'server-only';
+import { revalidatePath } from 'next/cache';
+import { forbidden, unstable_rethrow } from 'next/navigation';
+import { headers } from 'next/headers';
+import { z } from 'zod';
+import type { Bullpen } from '@/lib/bullpen';
+import { getBullpen } from '@/lib/bullpen-singleton';
+import type { AuditInput } from '@/lib/audit/audit-log';
+import type { Role } from '@/lib/auth/roles';
+import type { User } from '@/lib/auth/user-store';
+import type { ActionResult } from '@/lib/dashboard/action-result';
+import { liveCache } from '@/lib/dashboard/live-cache';
+import { isAppError } from '@/lib/errors/app-error';
+import { authorize } from './require-user';
+
+export interface ActionContext {
+  user: User;
+  bullpen: Bullpen;
+}
+
+export interface ActionSpec<S extends z.ZodType, T> {
+  /** The audit action, `noun.verb`: `queue.pause`, `job.retry`, ... */
+  name: string;
+  /** The least role allowed to run it. */
+  minRole: Role;
+  schema: S;
+  run(input: z.output<S>, ctx: ActionContext): Promise<T>;
+  /** The audit entry's target and details; every mutation writes one. */
+  audit(input: z.output<S>, data: T): Pick<AuditInput, 'target' | 'tenant' | 'details'>;
+  /** Paths whose server-rendered data the action changed. */
+  revalidate?(input: z.output<S>, data: T): string[];
+}
+
+/**
+ * The one way a dashboard mutation runs: authorise (401/403 as real statuses) →
+ * refuse cross-site requests → zod safeParse (typed field errors) → call lib/ →
+ * audit as the signed-in user → revalidate → a typed result. Call it from an
+ * exported async function in a segment's actions.ts:
+ *
+ * ```ts
+ * export async function pauseQueue(input: unknown) { return runAction(pauseSpec, input); }
+ * ```
+ */
+export async function runAction<S extends z.ZodType, T>(spec: ActionSpec<S, T>, raw: unknown): Promise<ActionResult<T>> {
+  const user = await authorize(spec.minRole);
+  // Next compares Origin with Host already; a browser-labelled cross-site request is refused here too.
+  if ((await headers()).get('sec-fetch-site') === 'cross-site') forbidden();
+  const parsed = spec.schema.safeParse(raw instanceof FormData ? formDataToObject(raw) : raw);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      code: 'VALIDATION',
+      message: parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '),
+      fieldErrors: z.flattenError(parsed.error).fieldErrors as Record<string, string[]>,
+    };
+  }
+  const bullpen = getBullpen();
+  let data: T;
+  try {
+    data = await spec.run(parsed.data, { user, bullpen });
+  } catch (err) {
+    unstable_rethrow(err);
+    if (isAppError(err)) {
+      const fieldErrors = err.details?.fieldErrors as Record<string, string[]> | undefined;
+      return { ok: false, code: err.code, message: err.message, ...(fieldErrors ? { fieldErrors } : {}) };
+    }
+    bullpen.logger.error({ err, action: spec.name, user: user.username }, 'dashboard action failed');
+    return { ok: false, code: 'INTERNAL', message: `${spec.name} failed: ${(err as Error).message ?? String(err)}` };
+  }
+  try {
+    await bullpen.audit.append({ actor: user.username, action: spec.name, ...spec.audit(parsed.data, data) });
+  } catch (err) {
+    // The change is done and cannot be undone here; make the missing entry loud.
+    bullpen.logger.error({ err, action: spec.name, user: user.username }, 'audit entry could not be written');
+  }
+  liveCache().invalidate('live:');
+  for (const p of spec.revalidate?.(parsed.data, data) ?? []) revalidatePath(p);
+  return { ok: true, data };
+}
+
+/** FormData → object; a name given several times (checkboxes) becomes an array. */
+export function formDataToObject(form: FormData): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of new Set(form.keys())) {
+    if (key.startsWith('$ACTION')) continue;
+    const all = form.getAll(key).filter((v): v is string => typeof v === 'string');
+    out[key] = all.length > 1 ? all : all[0];
+  }
+  return out;
+}

@@ -1,0 +1,26 @@
+import 'server-only';
+import { getBullpen } from '@/lib/bullpen-singleton';
+import { BulkOperations } from '@/lib/dashboard/bulk-operations';
+import { JobOperations } from '@/lib/dashboard/job-operations';
+import { QueueOperations } from '@/lib/dashboard/queue-operations';
+
+interface Services {
+  bulk: BulkOperations;
+  queues: QueueOperations;
+  jobs: JobOperations;
+}
+
+const holder = globalThis as typeof globalThis & { __bullpenDashboard?: Services };
+
+/** The dashboard's mutation services on the app's Bullpen, made once per process. */
+export function dashboardServices(): Services {
+  if (!holder.__bullpenDashboard) {
+    const b = getBullpen();
+    holder.__bullpenDashboard = {
+      bulk: new BulkOperations(b.redis, b.keys, b.logger, b.audit),
+      queues: new QueueOperations(b),
+      jobs: new JobOperations(b),
+    };
+  }
+  return holder.__bullpenDashboard;
+}

@@ -1,0 +1,31 @@
+import 'server-only';
+import { NextResponse } from 'next/server';
+import { roleAtLeast, type Role } from '@/lib/auth/roles';
+import type { User } from '@/lib/auth/user-store';
+import { isAppError } from '@/lib/errors/app-error';
+import { getBullpen } from '@/lib/bullpen-singleton';
+import { currentUser } from './session';
+
+const noStore = { 'Cache-Control': 'no-store' };
+
+/**
+ * Wraps a GET route handler's body for the dashboard's JSON endpoints: 401 JSON
+ * without a session, 403 JSON below `minRole`, an AppError as its own status, and
+ * `Cache-Control: no-store` (the freshness comes from the server's live cache).
+ */
+export async function liveJson(load: (user: User) => Promise<unknown>, minRole: Role = 'viewer'): Promise<NextResponse> {
+  const user = await currentUser();
+  if (!user) return NextResponse.json({ code: 'UNAUTHENTICATED', message: 'Sign in first' }, { status: 401, headers: noStore });
+  if (!roleAtLeast(user.role, minRole)) {
+    return NextResponse.json({ code: 'FORBIDDEN', message: `Requires the ${minRole} role` }, { status: 403, headers: noStore });
+  }
+  try {
+    return NextResponse.json(await load(user), { headers: noStore });
+  } catch (err) {
+    if (isAppError(err)) {
+      return NextResponse.json({ code: err.code, message: err.message }, { status: err.status, headers: noStore });
+    }
+    getBullpen().logger.error({ err }, 'live endpoint failed');
+    return NextResponse.json({ code: 'INTERNAL', message: 'The read failed; see the dashboard log' }, { status: 500, headers: noStore });
+  }
+}

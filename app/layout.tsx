@@ -1,0 +1,40 @@
+import type { Metadata, Viewport } from 'next';
+import { cookies } from 'next/headers';
+import { unstable_rethrow } from 'next/navigation';
+import type { ReactNode } from 'react';
+import { SiteHeader } from '@/components/layout/site-header';
+import { THEME_COOKIE, parseTheme } from '@/components/layout/theme';
+import { Providers } from './providers';
+import { currentUser } from './_lib/session';
+import { signOut } from './sign-in/actions';
+import './globals.css';
+
+export const metadata: Metadata = {
+  title: { default: 'Bullpen', template: '%s · Bullpen' },
+  description: 'Operations dashboard for Bullpen background jobs',
+  robots: { index: false, follow: false },
+};
+
+export const viewport: Viewport = { width: 'device-width', initialScale: 1, colorScheme: 'light dark' };
+
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
+  // The header is chrome: if Redis is unreachable the page below shows the error.
+  const user = await currentUser().catch((err: unknown) => {
+    unstable_rethrow(err);
+    return null;
+  });
+  return (
+    <html lang="en" data-theme={theme === 'system' ? undefined : theme}>
+      <body>
+        <a href="#main" className="skip-link">
+          Skip to content
+        </a>
+        <Providers>
+          {user && <SiteHeader username={user.username} role={user.role} theme={theme} signOutAction={signOut} />}
+          <main id="main">{children}</main>
+        </Providers>
+      </body>
+    </html>
+  );
+}

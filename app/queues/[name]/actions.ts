@@ -1,0 +1,112 @@
+'use server';
+
+import { z } from 'zod';
+import { runAction, type ActionSpec } from '@/app/_lib/action';
+import { dashboardServices } from '@/app/_lib/dashboard-services';
+import type { BulkCounts, BulkOperation } from '@/lib/dashboard/bulk-operations';
+import { cleanableStateSchema, MAX_SELECTED } from '@/lib/dashboard/queue-operations';
+import { jobIdSchema } from '@/lib/dashboard/job-page';
+import { JOB_TYPE_NAMES, type JobTypeName } from '@/lib/jobs/registry';
+
+const queueName = z.enum(JOB_TYPE_NAMES as [JobTypeName, ...JobTypeName[]], { message: 'Unknown queue' });
+const queueInput = z.object({ queue: queueName });
+type QueueInput = z.output<typeof queueInput>;
+
+const queuePaths = (i: { queue: string }) => [`/queues/${i.queue}`, '/'];
+const queueTarget = (i: { queue: string }) => ({ kind: 'queue', id: i.queue });
+
+const pauseSpec: ActionSpec<typeof queueInput, null> = {
+  name: 'queue.pause',
+  minRole: 'operator',
+  schema: queueInput,
+  run: async (i) => {
+    await dashboardServices().queues.pause(i.queue);
+    return null;
+  },
+  audit: (i) => ({ target: queueTarget(i) }),
+  revalidate: queuePaths,
+};
+
+const resumeSpec: ActionSpec<typeof queueInput, null> = {
+  ...pauseSpec,
+  name: 'queue.resume',
+  run: async (i) => {
+    await dashboardServices().queues.resume(i.queue);
+    return null;
+  },
+};
+
+const retrySelectedInput = z.object({
+  queue: queueName,
+  ids: z.array(jobIdSchema).min(1, 'Select at least one job').max(MAX_SELECTED, `Select at most ${MAX_SELECTED} jobs`),
+});
+const retrySelectedSpec: ActionSpec<typeof retrySelectedInput, BulkCounts> = {
+  name: 'queue.retry-selected',
+  minRole: 'operator',
+  schema: retrySelectedInput,
+  run: (i, { user }) => dashboardServices().queues.retrySelected(i.queue, i.ids, user.username),
+  audit: (i, d) => ({ target: queueTarget(i), details: { ids: i.ids.slice(0, 20), count: i.ids.length, ...d } }),
+  revalidate: queuePaths,
+};
+
+/** Starts a background bulk operation and returns its record for the progress poller. */
+function bulkSpec<S extends z.ZodType<{ queue: JobTypeName }>>(
+  name: string,
+  minRole: 'operator' | 'admin',
+  schema: S,
+  work: (i: z.output<S>, by: string) => Parameters<ReturnType<typeof dashboardServices>['bulk']['start']>[1],
+  details?: (i: z.output<S>) => Record<string, unknown>,
+): ActionSpec<S, BulkOperation> {
+  return {
+    name,
+    minRole,
+    schema,
+    run: async (i, { user }) => {
+      const { operation } = await dashboardServices().bulk.start({ kind: name, target: queueTarget(i), by: user.username }, work(i, user.username));
+      return operation;
+    },
+    audit: (i, op) => ({ target: queueTarget(i), details: { operation: op.id, ...details?.(i) } }),
+    revalidate: queuePaths,
+  };
+}
+
+const retryAllSpec = bulkSpec('queue.retry-all', 'operator', queueInput, (i: QueueInput, by) => (report) =>
+  dashboardServices().queues.retryAllFailed(i.queue, by, report),
+);
+
+const promoteAllSpec = bulkSpec('queue.promote-all', 'operator', queueInput, (i: QueueInput) => (report) =>
+  dashboardServices().queues.promoteAll(i.queue, report),
+);
+
+const cleanInput = z.object({
+  queue: queueName,
+  state: cleanableStateSchema,
+  /** Jobs older than this many minutes are removed; 0 removes all of the state. */
+  olderThanMinutes: z.coerce.number().int('Whole minutes').min(0, 'At least 0').max(365 * 24 * 60, 'At most a year'),
+});
+const cleanSpec = bulkSpec(
+  'queue.clean',
+  'admin',
+  cleanInput,
+  (i: z.output<typeof cleanInput>) => (report) => dashboardServices().queues.clean(i.queue, i.state, i.olderThanMinutes * 60_000, report),
+  (i) => ({ state: i.state, olderThanMinutes: i.olderThanMinutes }),
+);
+
+export async function pauseQueue(input: unknown) {
+  return runAction(pauseSpec, input);
+}
+export async function resumeQueue(input: unknown) {
+  return runAction(resumeSpec, input);
+}
+export async function retrySelectedJobs(input: unknown) {
+  return runAction(retrySelectedSpec, input);
+}
+export async function retryAllFailed(input: unknown) {
+  return runAction(retryAllSpec, input);
+}
+export async function promoteAllDelayed(input: unknown) {
+  return runAction(promoteAllSpec, input);
+}
+export async function cleanQueue(input: unknown) {
+  return runAction(cleanSpec, input);
+}

@@ -1,0 +1,29 @@
+import type { Metadata } from 'next';
+import { Suspense } from 'react';
+import { CardSkeleton } from '@/components/ui/skeleton';
+import { QueueTable } from '@/components/overview/queue-table';
+import { OpenJobForm } from '@/components/queue/open-job-form';
+import { JOB_TYPE_NAMES } from '@/lib/jobs/registry';
+import { loadOverview } from '../_lib/reads';
+import { requireUser } from '../_lib/require-user';
+
+export const metadata: Metadata = { title: 'Queues' };
+
+export default async function QueuesPage() {
+  await requireUser('viewer', '/queues');
+  return (
+    <>
+      <div className="page-head">
+        <h1>Queues</h1>
+        <OpenJobForm queues={JOB_TYPE_NAMES} />
+      </div>
+      <Suspense fallback={<CardSkeleton rows={10} />}>
+        <Queues />
+      </Suspense>
+    </>
+  );
+}
+
+async function Queues() {
+  return <QueueTable initial={await loadOverview()} />;
+}

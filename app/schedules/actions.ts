@@ -1,0 +1,100 @@
+'use server';
+
+import { z } from 'zod';
+import { runAction, type ActionSpec } from '@/app/_lib/action';
+import type { ActionResult } from '@/lib/dashboard/action-result';
+import { formFieldOf, formToEdit, scheduleFormSchema, type ScheduleFormInput } from '@/lib/dashboard/schedules-form';
+import { AppError, isAppError } from '@/lib/errors/app-error';
+import { scheduleNameSchema } from '@/lib/schedules/schedule-definition';
+import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
+
+/*
+ * Schedule mutations, each through runAction (authorise → safeParse → lib → audit →
+ * revalidate → typed result). The schedule service writes its own domain audit entry
+ * (schedule.edit with the pattern's from → to, ...); runAction's entry records the
+ * dashboard request that caused it.
+ */
+
+const nameOnly = z.object({ name: scheduleNameSchema }).strict();
+const revalidate = () => ['/schedules'];
+const target = (name: string) => ({ kind: 'schedule', id: name });
+
+const editSpec: ActionSpec<typeof scheduleFormSchema, ScheduleSummary> = {
+  name: 'schedule.edit',
+  minRole: 'operator',
+  schema: scheduleFormSchema,
+  async run(input, { user, bullpen }) {
+    const current = await bullpen.schedules.get(input.name);
+    const change = formToEdit(current, input);
+    if (!change.ok) throw new AppError('INVALID_SCHEDULE', change.message, { fieldErrors: change.fieldErrors });
+    if (!change.edit) throw new AppError('VALIDATION', `Nothing to save: "${input.name}" already has this pattern, zone and data`);
+    try {
+      return await bullpen.schedules.edit(input.name, change.edit, user.username);
+    } catch (err) {
+      // The service names the field at fault; put its reason under that form field.
+      if (isAppError(err) && typeof err.details?.reason === 'string') {
+        const field = formFieldOf(err.details.field as string | undefined);
+        throw new AppError(err.code, err.message, { ...err.details, fieldErrors: { [field]: [err.details.reason] } });
+      }
+      throw err;
+    }
+  },
+  audit: (input, s) => ({ target: target(input.name), details: { pattern: s.pattern, tz: s.tz } }),
+  revalidate,
+};
+
+const pauseSpec: ActionSpec<typeof nameOnly, ScheduleSummary> = {
+  name: 'schedule.pause',
+  minRole: 'operator',
+  schema: nameOnly,
+  run: (input, { user, bullpen }) => bullpen.schedules.pause(input.name, user.username),
+  audit: (input) => ({ target: target(input.name) }),
+  revalidate,
+};
+
+const resumeSpec: ActionSpec<typeof nameOnly, ScheduleSummary> = {
+  name: 'schedule.resume',
+  minRole: 'operator',
+  schema: nameOnly,
+  run: (input, { user, bullpen }) => bullpen.schedules.resume(input.name, user.username),
+  audit: (input) => ({ target: target(input.name) }),
+  revalidate,
+};
+
+const resetSpec: ActionSpec<typeof nameOnly, ScheduleSummary> = {
+  name: 'schedule.reset',
+  minRole: 'operator',
+  schema: nameOnly,
+  run: (input, { user, bullpen }) => bullpen.schedules.resetToDefault(input.name, user.username),
+  audit: (input, s) => ({ target: target(input.name), details: { pattern: s.pattern, tz: s.tz } }),
+  revalidate,
+};
+
+const triggerSpec: ActionSpec<typeof nameOnly, { jobId: string; jobType: string }> = {
+  name: 'schedule.trigger',
+  minRole: 'operator',
+  schema: nameOnly,
+  async run(input, { user, bullpen }) {
+    const jobId = await bullpen.schedules.triggerNow(input.name, user.username);
+    const { jobType } = await bullpen.schedules.get(input.name);
+    return { jobId, jobType };
+  },
+  audit: (input, data) => ({ target: target(input.name), details: { jobId: data.jobId } }),
+  revalidate,
+};
+
+export async function editSchedule(input: ScheduleFormInput): Promise<ActionResult<ScheduleSummary>> {
+  return runAction(editSpec, input);
+}
+export async function pauseSchedule(input: { name: string }): Promise<ActionResult<ScheduleSummary>> {
+  return runAction(pauseSpec, input);
+}
+export async function resumeSchedule(input: { name: string }): Promise<ActionResult<ScheduleSummary>> {
+  return runAction(resumeSpec, input);
+}
+export async function resetSchedule(input: { name: string }): Promise<ActionResult<ScheduleSummary>> {
+  return runAction(resetSpec, input);
+}
+export async function triggerSchedule(input: { name: string }): Promise<ActionResult<{ jobId: string; jobType: string }>> {
+  return runAction(triggerSpec, input);
+}

@@ -1,0 +1,39 @@
+import type { Metadata } from 'next';
+import { Suspense } from 'react';
+import { requireUser } from '@/app/_lib/require-user';
+import { ScheduleList } from '@/components/schedules/schedule-list';
+import { CardSkeleton } from '@/components/ui/skeleton';
+import { roleAtLeast } from '@/lib/auth/roles';
+import { editSchedule, pauseSchedule, resetSchedule, resumeSchedule, triggerSchedule } from './actions';
+import { loadSchedules } from './load-schedules';
+import { SCHEDULE_PREVIEW_URL, SCHEDULES_LIVE_URL } from './live-urls';
+
+export const metadata: Metadata = { title: 'Schedules' };
+
+const actions = { edit: editSchedule, pause: pauseSchedule, resume: resumeSchedule, reset: resetSchedule, trigger: triggerSchedule };
+
+export default async function SchedulesPage() {
+  const user = await requireUser('viewer', '/schedules');
+  return (
+    <>
+      <div className="page-head">
+        <h1>Schedules</h1>
+        <span className="small muted">Cron patterns have six fields, seconds first. An operator’s edit wins over the code’s default at every boot.</span>
+      </div>
+      <Suspense fallback={<CardSkeleton title="Schedules" rows={8} />}>
+        <Schedules canOperate={roleAtLeast(user.role, 'operator')} />
+      </Suspense>
+    </>
+  );
+}
+
+async function Schedules({ canOperate }: { canOperate: boolean }) {
+  return (
+    <ScheduleList
+      initial={await loadSchedules()}
+      liveUrl={SCHEDULES_LIVE_URL}
+      previewUrl={SCHEDULE_PREVIEW_URL}
+      actions={canOperate ? actions : undefined}
+    />
+  );
+}

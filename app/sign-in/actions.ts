@@ -1,0 +1,71 @@
+'use server';
+
+import { redirect, unstable_rethrow } from 'next/navigation';
+import { z } from 'zod';
+import type { ActionResult } from '@/lib/dashboard/action-result';
+import { getBullpen } from '@/lib/bullpen-singleton';
+import { isAppError } from '@/lib/errors/app-error';
+import { signInService } from '../_lib/auth-services';
+import { clientIp, getSession } from '../_lib/session';
+import { safeNextPath } from './safe-next-path';
+
+const signInSchema = z.object({
+  username: z.string().trim().min(1, 'Enter your user name').max(64),
+  password: z.string().min(1, 'Enter your password').max(1024),
+  next: z.string().max(2000).optional(),
+});
+
+/**
+ * Signs in with a name and password (useActionState form). Rate-limited per name
+ * and per IP in Redis; success seals the session cookie, writes an audit entry and
+ * redirects to `next` (a same-site path only).
+ */
+export async function signIn(_prev: ActionResult<null> | null, form: FormData): Promise<ActionResult<null>> {
+  const parsed = signInSchema.safeParse({
+    username: form.get('username') ?? '',
+    password: form.get('password') ?? '',
+    next: form.get('next') ?? undefined,
+  });
+  if (!parsed.success) {
+    return {
+      ok: false,
+      code: 'VALIDATION',
+      message: 'Enter your user name and password',
+      fieldErrors: z.flattenError(parsed.error).fieldErrors as Record<string, string[]>,
+    };
+  }
+  const bullpen = getBullpen();
+  const ip = await clientIp();
+  try {
+    const user = await signInService().signIn(parsed.data.username, parsed.data.password, ip);
+    const session = await getSession();
+    session.username = user.username;
+    session.role = user.role;
+    session.sessionEpoch = user.sessionEpoch;
+    session.signedInAt = Date.now();
+    await session.save();
+    await bullpen.audit.append({ actor: user.username, action: 'auth.sign-in', target: { kind: 'user', id: user.username }, details: { ip } });
+  } catch (err) {
+    unstable_rethrow(err);
+    if (isAppError(err)) {
+      bullpen.logger.warn({ username: parsed.data.username, ip, code: err.code }, 'sign-in refused');
+      return { ok: false, code: err.code, message: err.message };
+    }
+    bullpen.logger.error({ err }, 'sign-in failed');
+    return { ok: false, code: 'INTERNAL', message: 'Sign-in is unavailable right now (is Redis reachable?)' };
+  }
+  redirect(safeNextPath(parsed.data.next));
+}
+
+/** Signs out (POST only: a link could be triggered by a prefetch or another site). */
+export async function signOut(): Promise<void> {
+  const session = await getSession();
+  const username = session.username;
+  session.destroy();
+  if (username) {
+    await getBullpen()
+      .audit.append({ actor: username, action: 'auth.sign-out', target: { kind: 'user', id: username } })
+      .catch(() => undefined);
+  }
+  redirect('/sign-in');
+}

@@ -1,0 +1,12 @@
+import type { ActionResult } from '@/lib/dashboard/action-result';
+import type { ScheduleFormInput } from '@/lib/dashboard/schedules-form';
+import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
+
+/** The schedules segment's server actions, passed down as props (components never import app/). */
+export interface ScheduleActions {
+  edit(input: ScheduleFormInput): Promise<ActionResult<ScheduleSummary>>;
+  pause(input: { name: string }): Promise<ActionResult<ScheduleSummary>>;
+  resume(input: { name: string }): Promise<ActionResult<ScheduleSummary>>;
+  reset(input: { name: string }): Promise<ActionResult<ScheduleSummary>>;
+  trigger(input: { name: string }): Promise<ActionResult<{ jobId: string; jobType: string }>>;
+}

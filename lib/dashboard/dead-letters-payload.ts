@@ -1,0 +1,174 @@
+import { z } from 'zod';
+import { isJobType, jobType } from '../jobs/registry';
+
+/**
+ * Pure checks behind the payload editor: the browser runs them as the operator types,
+ * and the server runs the same schema again (DeadLetterStore.replay) before enqueueing.
+ * Only zod and the registry's schemas: safe to bundle for the client.
+ */
+
+/** Largest edited payload accepted, in characters (server actions take bodies up to 1 MB, and JSON text can be 4 bytes a character). */
+export const MAX_PAYLOAD_TEXT = 256 * 1024;
+
+export type JsonTextCheck =
+  | { ok: true; value: unknown }
+  | {
+      ok: false;
+      message: string;
+      /** 1-based position of the error, when the parser gave one. */
+      line?: number;
+      column?: number;
+    };
+
+/** Parses JSON text and, on failure, says where: "line 3, column 7: Unexpected token }". */
+export function parseJsonText(text: string): JsonTextCheck {
+  if (text.length > MAX_PAYLOAD_TEXT) {
+    return { ok: false, message: `The JSON is longer than ${MAX_PAYLOAD_TEXT.toLocaleString('en')} characters` };
+  }
+  if (!text.trim()) return { ok: false, message: 'The JSON is empty' };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (err) {
+    const raw = err instanceof Error ? err.message : String(err);
+    // Engines word their errors differently and some give no position: find it ourselves.
+    const offset = locateJsonError(text);
+    const message = raw
+      .replace(/^JSON\.parse: /, '')
+      .replace(/\s*\(line \d+ column \d+\)/, '')
+      .replace(/ in JSON at position \d+/, '')
+      .replace(/, ".*" is not valid JSON$/s, '');
+    if (offset === undefined) return { ok: false, message };
+    const before = text.slice(0, offset);
+    const line = before.split('\n').length;
+    const column = offset - before.lastIndexOf('\n');
+    return { ok: false, message: `line ${line}, column ${column}: ${message}`, line, column };
+  }
+}
+
+/**
+ * The offset of the first character at which `text` stops being JSON (the text's
+ * length for a premature end), or undefined when it is valid. A small recursive
+ * descent over the grammar of RFC 8259, used only to place an error.
+ */
+export function locateJsonError(text: string): number | undefined {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i])) i++;
+  };
+  const fail = (): never => {
+    throw i;
+  };
+  const literal = (word: string) => {
+    for (const ch of word) {
+      if (text[i] !== ch) fail();
+      i++;
+    }
+  };
+  const string = () => {
+    i++; // opening quote
+    while (i < text.length && text[i] !== '"') {
+      const c = text.charCodeAt(i);
+      if (c < 0x20) fail();
+      if (text[i] === '\\') {
+        i++;
+        if (text[i] === 'u') {
+          for (let k = 0; k < 4; k++) {
+            i++;
+            if (!/[0-9a-fA-F]/.test(text[i] ?? '')) fail();
+          }
+        } else if (!'"\\/bfnrt'.includes(text[i] ?? 'x')) fail();
+      }
+      i++;
+    }
+    if (i >= text.length) fail();
+    i++;
+  };
+  const number = () => {
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i));
+    if (!m || !m[0] || m[0] === '-') fail();
+    i += (m as RegExpExecArray)[0].length;
+  };
+  const value = (): void => {
+    ws();
+    const ch = text[i];
+    if (ch === '{') {
+      i++;
+      ws();
+      if (text[i] === '}') return void i++;
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail();
+        string();
+        ws();
+        if (text[i] !== ':') fail();
+        i++;
+        value();
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i] === '}') return void i++;
+        else fail();
+      }
+    }
+    if (ch === '[') {
+      i++;
+      ws();
+      if (text[i] === ']') return void i++;
+      for (;;) {
+        value();
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i] === ']') return void i++;
+        else fail();
+      }
+    }
+    if (ch === '"') return string();
+    if (ch === 't') return literal('true');
+    if (ch === 'f') return literal('false');
+    if (ch === 'n') return literal('null');
+    if (ch === '-' || (ch !== undefined && ch >= '0' && ch <= '9')) return number();
+    fail();
+  };
+  try {
+    value();
+    ws();
+    return i < text.length ? i : undefined;
+  } catch (at) {
+    // A RangeError (nesting deeper than the stack) cannot be placed.
+    return typeof at === 'number' ? Math.min(at, text.length) : undefined;
+  }
+}
+
+export interface PayloadIssue {
+  /** The field, as a dotted path (`items.0.text`); empty for the payload itself. */
+  path: string;
+  message: string;
+}
+
+export type PayloadCheck =
+  | { ok: true; value: unknown }
+  | { ok: false; stage: 'json'; message: string; line?: number; column?: number }
+  | { ok: false; stage: 'schema'; message: string; issues: PayloadIssue[] }
+  | { ok: false; stage: 'type'; message: string };
+
+/** Validates a payload against its job type's zod schema, field by field. */
+export function checkPayloadValue(type: string, value: unknown): PayloadCheck {
+  if (!isJobType(type)) {
+    return { ok: false, stage: 'type', message: `"${type}" is not a job type this build knows; it cannot be replayed` };
+  }
+  const parsed = jobType(type).schema.safeParse(value);
+  if (parsed.success) return { ok: true, value };
+  const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+  return { ok: false, stage: 'schema', message: z.prettifyError(parsed.error), issues };
+}
+
+/** JSON text → parsed and checked against the type's schema: what the editor shows live. */
+export function checkPayloadText(type: string, text: string): PayloadCheck {
+  const json = parseJsonText(text);
+  if (!json.ok) return { stage: 'json', ...json };
+  return checkPayloadValue(type, json.value);
+}
+
+/** A payload as the editor first shows it: pretty JSON, two-space indent. */
+export function payloadToText(value: unknown): string {
+  return JSON.stringify(value ?? null, null, 2) ?? 'null';
+}

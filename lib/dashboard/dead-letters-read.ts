@@ -1,0 +1,182 @@
+import { z } from 'zod';
+import type { Bullpen } from '../bullpen';
+import { DEAD_LETTER_SOURCES, DEAD_LETTER_STATUSES, type DeadLetterEntry } from '../dlq/entry';
+import { MAX_PAGE } from '../dlq/filter';
+import { ERROR_CLASSES } from '../errors/classify';
+import { envelopeSchema } from '../jobs/envelope';
+import { HANDLED_TYPES } from '../jobs/handled-types';
+import { isJobType } from '../jobs/registry';
+import { tenantSchema } from '../jobs/tenant';
+import { MAX_PAYLOAD_TEXT, payloadToText } from './dead-letters-payload';
+import { toStoreFilter, withoutPaging, type DeadLetterFilters } from './dead-letters-filters';
+import { pageCountOf } from './pagination';
+import { truncateText, truncateValue, truncatedValueSchema } from './truncate';
+
+/** Longest error message a list row carries; the entry page shows all of it. */
+const ROW_MESSAGE_BYTES = 300;
+const STACK_BYTES = 16 * 1024;
+/** Replays whose job state is looked up (newest first); older ones show their record only. */
+const REPLAY_STATES_LOOKED_UP = 20;
+
+const JOB_STATE_WORDS = ['completed', 'failed', 'delayed', 'active', 'waiting', 'waiting-children', 'prioritized', 'gone'] as const;
+export const jobStateWordSchema = z.enum(JOB_STATE_WORDS);
+export type JobStateWord = z.infer<typeof jobStateWordSchema>;
+
+/** One row of the dead-letters list: small, no payload, a short error. */
+export const deadLetterRowSchema = z.object({
+  id: z.string(),
+  queue: z.string(),
+  originalJobId: z.string(),
+  jobType: z.string(),
+  tenant: tenantSchema.optional(),
+  errorClass: z.enum(ERROR_CLASSES),
+  message: z.string(),
+  status: z.enum(DEAD_LETTER_STATUSES),
+  attempts: z.number().int(),
+  failedAt: z.number().int(),
+  /** Replays so far; a replay of a replayed entry must name this number (expectedReplays). */
+  replays: z.number().int(),
+  lastReplayAt: z.number().int().optional(),
+});
+export type DeadLetterRow = z.infer<typeof deadLetterRowSchema>;
+
+export const deadLetterCountsSchema = z.object({
+  pending: z.number().int(),
+  replaying: z.number().int(),
+  replayed: z.number().int(),
+  discarded: z.number().int(),
+  total: z.number().int(),
+});
+
+export const deadLetterListSchema = z.object({
+  rows: z.array(deadLetterRowSchema),
+  /** Entries matching the filter, all pages. */
+  total: z.number().int(),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+  pageCount: z.number().int(),
+  /** Entries per status, whatever the filter: the tabs' numbers. */
+  counts: deadLetterCountsSchema,
+  /** When the list was read (epoch ms). */
+  readAt: z.number().int(),
+});
+export type DeadLetterList = z.infer<typeof deadLetterListSchema>;
+
+export const replayViewSchema = z.object({
+  at: z.number().int(),
+  by: z.string(),
+  newJobId: z.string(),
+  edited: z.boolean(),
+  /** The replayed job's state now; `gone` once retention removed it; absent when not looked up. */
+  jobState: jobStateWordSchema.optional(),
+});
+
+export const deadLetterDetailSchema = deadLetterRowSchema.extend({
+  source: z.enum(DEAD_LETTER_SOURCES),
+  error: z.object({ message: z.string(), stack: z.string().optional(), code: z.string().optional() }),
+  payload: truncatedValueSchema,
+  /** The payload as JSON text for the editor; absent when too large to edit in a browser. */
+  payloadText: z.string().optional(),
+  /** The envelope around the payload (request id, idempotency key, ...); empty when the job had none. */
+  envelope: z.object({
+    requestId: z.string().optional(),
+    idempotencyKey: z.string().optional(),
+    dispatchedAt: z.number().int().optional(),
+    replayOf: z.string().optional(),
+    schedule: z.string().optional(),
+  }),
+  /** The original job as BullMQ holds it now: its state, or `gone`. */
+  originalJobState: jobStateWordSchema,
+  replayHistory: z.array(replayViewSchema),
+  discardedBy: z.string().optional(),
+  updatedAt: z.number().int(),
+  /** The job type is known to this build (its schema validates an edit). */
+  knownType: z.boolean(),
+  /** A worker in this build runs the type: a replay will be picked up. */
+  handledType: z.boolean(),
+});
+export type DeadLetterDetail = z.infer<typeof deadLetterDetailSchema>;
+
+/** Maps a stored entry once into the list's row. */
+export function toDeadLetterRow(e: DeadLetterEntry): DeadLetterRow {
+  const last = e.replays[e.replays.length - 1];
+  return {
+    id: e.id,
+    queue: e.queue,
+    originalJobId: e.originalJobId,
+    jobType: e.jobType,
+    tenant: e.tenant,
+    errorClass: e.error.errorClass,
+    message: truncateText(e.error.message, ROW_MESSAGE_BYTES).text,
+    status: e.status,
+    attempts: e.attempts,
+    failedAt: e.failedAt,
+    replays: e.replays.length,
+    lastReplayAt: last?.at,
+  };
+}
+
+/**
+ * One page of the list with its total and the per-status counts. Pages are offsets
+ * into the store's indexes (never a scan), so the 100th page costs what the first does.
+ */
+export async function readDeadLetterList(bullpen: Bullpen, f: DeadLetterFilters, now = Date.now()): Promise<DeadLetterList> {
+  const pageSize = Math.min(f.pageSize, MAX_PAGE);
+  const [page, counts] = await Promise.all([
+    bullpen.dlq.list(toStoreFilter(withoutPaging(f), now), { limit: pageSize, offset: (f.page - 1) * pageSize }),
+    bullpen.dlq.counts(),
+  ]);
+  return {
+    rows: page.entries.map(toDeadLetterRow),
+    total: page.total,
+    page: f.page,
+    pageSize,
+    pageCount: pageCountOf(page.total, pageSize),
+    counts,
+    readAt: now,
+  };
+}
+
+/** Everything the entry page shows, or null when there is no such entry. */
+export async function readDeadLetterDetail(bullpen: Bullpen, id: string): Promise<DeadLetterDetail | null> {
+  const entry = await bullpen.dlq.get(id);
+  if (!entry) return null;
+  const known = isJobType(entry.queue);
+  const recent = entry.replays.slice(-REPLAY_STATES_LOOKED_UP);
+  const [originalJobState, ...replayStates] = await Promise.all([
+    jobState(bullpen, entry.queue, entry.originalJobId),
+    ...recent.map((r) => jobState(bullpen, entry.queue, r.newJobId)),
+  ]);
+  const looked = new Map(recent.map((r, i) => [r, replayStates[i]]));
+  const env = envelopeSchema.safeParse(entry.jobData);
+  const { payload: _p, tenant: _t, ...envelope } = env.success ? env.data : { payload: undefined, tenant: undefined };
+  const text = payloadToText(entry.payload);
+  return {
+    ...toDeadLetterRow(entry),
+    message: entry.error.message,
+    source: entry.source,
+    error: {
+      message: entry.error.message,
+      stack: entry.error.stack ? truncateText(entry.error.stack, STACK_BYTES).text : undefined,
+      code: entry.error.code,
+    },
+    payload: truncateValue(entry.payload),
+    payloadText: text.length <= MAX_PAYLOAD_TEXT ? text : undefined,
+    envelope: env.success ? envelope : {},
+    originalJobState,
+    // Newest first: the question at 3 a.m. is "what happened last".
+    replayHistory: [...entry.replays].reverse().map((r) => ({ ...r, jobState: looked.get(r) })),
+    discardedBy: entry.discardedBy,
+    updatedAt: entry.updatedAt,
+    knownType: isJobType(entry.jobType),
+    handledType: known && (HANDLED_TYPES as readonly string[]).includes(entry.jobType),
+  };
+}
+
+/** A job's state in words, `gone` when BullMQ no longer has it (or the queue is not one of ours). */
+async function jobState(bullpen: Bullpen, queue: string, jobId: string): Promise<JobStateWord> {
+  if (!isJobType(queue)) return 'gone';
+  const state = await bullpen.queues.get(queue).getJobState(jobId);
+  const parsed = jobStateWordSchema.safeParse(state);
+  return parsed.success ? parsed.data : 'gone';
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import type { Bullpen } from '../bullpen';
+import { formatJobDetail, jobDetailSchema, type JobSummary } from './job-summary';
+import { pageCountOf } from './pagination';
+import { requireQueueName } from './queue-page';
+import { truncateText } from './truncate';
+
+export const LOG_PAGE_SIZE = 100;
+const LOG_LINE_BYTES = 4 * 1024;
+
+export const jobPageSchema = z.object({
+  job: jobDetailSchema,
+  logs: z.object({
+    /** Oldest first within the page; page 1 holds the newest lines. */
+    lines: z.array(z.string()),
+    count: z.number().int(),
+    page: z.number().int(),
+    pageCount: z.number().int(),
+  }),
+});
+export type JobPage = z.infer<typeof jobPageSchema>;
+
+/** Job ids are BullMQ's (numbers, or our deterministic `idem-…`/`replay-…` ids). */
+export const jobIdSchema = z.string().trim().min(1).max(512);
+
+/**
+ * Everything the job page shows, or null when the job is gone (never existed,
+ * removed by retention or by an operator). Logs are paged newest first, each line cut
+ * to 4 KiB; data, options and return value are truncated at 64 KiB.
+ */
+export async function readJobPage(bullpen: Bullpen, queueName: string, id: string, logsPage = 1): Promise<JobPage | null> {
+  const type = requireQueueName(queueName);
+  const jobId = jobIdSchema.safeParse(id);
+  if (!jobId.success) return null;
+  const queue = bullpen.queues.get(type);
+  const job = await queue.getJob(jobId.data);
+  if (!job) return null;
+  const page = Math.max(1, Math.floor(logsPage) || 1);
+  const start = (page - 1) * LOG_PAGE_SIZE;
+  const [state, logs] = await Promise.all([
+    job.getState(),
+    // desc: index 0 is the newest line, so page 1 is the tail of the log.
+    queue.getJobLogs(jobId.data, start, start + LOG_PAGE_SIZE - 1, false),
+  ]);
+  return {
+    job: formatJobDetail(job, type, state as JobSummary['state']),
+    logs: {
+      lines: logs.logs.map((l) => truncateText(l, LOG_LINE_BYTES).text).reverse(),
+      count: logs.count,
+      page,
+      pageCount: pageCountOf(logs.count, LOG_PAGE_SIZE),
+    },
+  };
+}

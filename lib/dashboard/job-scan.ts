@@ -1,0 +1,97 @@
+import type { Queue } from 'bullmq';
+import type { RedisClient } from '../redis/connection';
+import type { JobStateName } from './job-summary';
+
+/** The Redis structure behind each state, and whether it is a list (else a sorted set). */
+export const STATE_KEYS: Record<JobStateName, { suffix: string; list: boolean }> = {
+  waiting: { suffix: 'wait', list: true },
+  active: { suffix: 'active', list: true },
+  delayed: { suffix: 'delayed', list: false },
+  prioritized: { suffix: 'prioritized', list: false },
+  completed: { suffix: 'completed', list: false },
+  failed: { suffix: 'failed', list: false },
+};
+
+/**
+ * One bounded step of a filtered scan, run inside Redis so job hashes never travel:
+ * reads ids [start, start+count) of a state newest first and returns those whose
+ * `name` equals ARGV[5] (if given) and whose envelope's tenant orgId equals ARGV[6]
+ * (if given). A cheap substring test rejects most jobs before cjson decodes the data.
+ * Job hashes share the queue's hash tag, so on a cluster this touches one slot.
+ */
+const SCAN_SCRIPT = `
+local key, jobPrefix, start, count, isList = KEYS[1], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] == '1'
+local wantName, wantOrg = ARGV[5], ARGV[6]
+local ids
+if isList then
+  ids = redis.call('LRANGE', key, start, start + count - 1)
+else
+  ids = redis.call('ZREVRANGE', key, start, start + count - 1)
+end
+local out = { #ids }
+local needle = '"orgId":' .. cjson.encode(wantOrg)
+for _, id in ipairs(ids) do
+  local ok = true
+  local jobKey = jobPrefix .. id
+  if wantName ~= '' then
+    ok = redis.call('HGET', jobKey, 'name') == wantName
+  end
+  if ok and wantOrg ~= '' then
+    local data = redis.call('HGET', jobKey, 'data')
+    ok = false
+    if data and string.find(data, needle, 1, true) then
+      local decoded, parsed = pcall(cjson.decode, data)
+      ok = decoded and type(parsed) == 'table' and type(parsed.tenant) == 'table' and parsed.tenant.orgId == wantOrg
+    end
+  end
+  if ok then out[#out + 1] = id end
+end
+return out`;
+
+export interface ScanOptions {
+  name?: string;
+  tenant?: string;
+  /** Matches wanted (offset + page size + 1 to know there is a next page). */
+  want: number;
+  /** Ids examined at most, newest first. @defaultValue 50000 */
+  limit?: number;
+  /** Ids per script call: bounds how long one call holds Redis. @defaultValue 2000 */
+  chunk?: number;
+}
+
+export interface ScanResult {
+  ids: string[];
+  /** Ids examined. */
+  scanned: number;
+  /** True when the scan stopped at `limit` with the state not fully examined: say "searched the newest N". */
+  capped: boolean;
+}
+
+export const SCAN_LIMIT = 50_000;
+
+/**
+ * Newest-first ids of `state` matching a name and/or tenant, by bounded scan:
+ * stops at `want` matches or after `limit` ids, whichever comes first. The caller
+ * shows "searched the newest N" when `capped`.
+ */
+export async function scanJobIds(redis: RedisClient, queue: Queue, state: JobStateName, opts: ScanOptions): Promise<ScanResult> {
+  const { suffix, list } = STATE_KEYS[state];
+  const key = queue.toKey(suffix);
+  const jobPrefix = queue.toKey('');
+  const limit = opts.limit ?? SCAN_LIMIT;
+  const chunk = Math.max(1, opts.chunk ?? 2_000);
+  const ids: string[] = [];
+  let scanned = 0;
+  while (ids.length < opts.want && scanned < limit) {
+    const count = Math.min(chunk, limit - scanned);
+    const reply = (await redis.eval(SCAN_SCRIPT, 1, key, jobPrefix, scanned, count, list ? '1' : '0', opts.name ?? '', opts.tenant ?? '')) as [
+      number,
+      ...string[],
+    ];
+    const [read, ...matched] = reply;
+    scanned += read;
+    ids.push(...matched);
+    if (read < count) return { ids: ids.slice(0, opts.want), scanned, capped: false };
+  }
+  return { ids: ids.slice(0, opts.want), scanned, capped: ids.length < opts.want };
+}

@@ -1,0 +1,6 @@
+import { z } from 'zod';
+
+/** The states a queue page lists, in tab order. BullMQ 6 has no `paused` state (see the paused flag). */
+export const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed'] as const;
+export const jobStateSchema = z.enum(JOB_STATES);
+export type JobStateName = z.infer<typeof jobStateSchema>;

@@ -1,0 +1,28 @@
+/**
+ * Every react-query key of the dashboard, and the URL each one polls. One module, so
+ * an invalidation after a mutation names exactly what it changed and two widgets
+ * showing the same data share one request.
+ */
+export const queryKeys = {
+  all: ['bullpen'] as const,
+  overview: () => [...queryKeys.all, 'overview'] as const,
+  queue: (name: string, search: string) => [...queryKeys.all, 'queue', name, search] as const,
+  queueAll: (name: string) => [...queryKeys.all, 'queue', name] as const,
+  job: (queue: string, id: string) => [...queryKeys.all, 'job', queue, id] as const,
+  bulk: (operationId: string) => [...queryKeys.all, 'bulk', operationId] as const,
+  /** For the dead-letters page (its live route lives in that segment). */
+  deadLetters: (search: string) => [...queryKeys.all, 'dead-letters', search] as const,
+  schedules: () => [...queryKeys.all, 'schedules'] as const,
+  health: () => [...queryKeys.all, 'health'] as const,
+};
+
+/** The JSON endpoint behind each live key (GET, session required). */
+export const liveUrls = {
+  overview: () => '/api/live/overview',
+  queue: (name: string, search: string) => `/api/live/queues/${encodeURIComponent(name)}${search ? `?${search}` : ''}`,
+  job: (queue: string, id: string) => `/api/live/queues/${encodeURIComponent(queue)}/jobs/${encodeURIComponent(id)}`,
+  bulk: (operationId: string) => `/api/live/bulk/${encodeURIComponent(operationId)}`,
+};
+
+/** Poll interval of live widgets; paused while the tab is hidden. */
+export const LIVE_REFETCH_MS = 3_000;

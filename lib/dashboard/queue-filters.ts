@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { tenantIdPart } from '../jobs/tenant';
+import { jobStateSchema, type JobStateName } from './job-states';
+
+export const PAGE_SIZES = [10, 25, 50, 100] as const;
+export const DEFAULT_PAGE_SIZE = 25;
+export const DEFAULT_STATE: JobStateName = 'active';
+/** Deepest page a URL may ask for: 100 per page × this covers 10 million jobs. */
+export const MAX_PAGE = 100_000;
+
+/** What a queue page shows, as it travels in the URL. */
+export interface QueueFilters {
+  state: JobStateName;
+  /** 1-based. */
+  page: number;
+  pageSize: number;
+  /** Exact job name. */
+  name?: string;
+  /** Tenant orgId. */
+  tenant?: string;
+}
+
+const nameSchema = z.string().trim().min(1).max(200);
+
+type ParamSource = URLSearchParams | Record<string, string | string[] | undefined>;
+
+function get(src: ParamSource, key: string): string | undefined {
+  if (src instanceof URLSearchParams) return src.get(key) ?? undefined;
+  const v = src[key];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * searchParams → filters. Never throws: a bad value falls back to its default, so a
+ * mangled shared link still opens a page.
+ */
+export function parseQueueFilters(src: ParamSource): QueueFilters {
+  const state = jobStateSchema.safeParse(get(src, 'state'));
+  const page = Number.parseInt(get(src, 'page') ?? '', 10);
+  const size = Number.parseInt(get(src, 'size') ?? '', 10);
+  const name = nameSchema.safeParse(get(src, 'name'));
+  const tenant = tenantIdPart.safeParse(get(src, 'tenant')?.trim());
+  return {
+    state: state.success ? state.data : DEFAULT_STATE,
+    page: Number.isInteger(page) && page >= 1 ? Math.min(page, MAX_PAGE) : 1,
+    pageSize: (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_PAGE_SIZE,
+    ...(name.success ? { name: name.data } : {}),
+    ...(tenant.success ? { tenant: tenant.data } : {}),
+  };
+}
+
+/**
+ * filters → query string (no leading `?`), defaults omitted and keys in a fixed order,
+ * so equal filters give equal URLs (and equal react-query keys).
+ */
+export function serializeQueueFilters(f: Partial<QueueFilters>): string {
+  const p = new URLSearchParams();
+  if (f.state && f.state !== DEFAULT_STATE) p.set('state', f.state);
+  if (f.name) p.set('name', f.name);
+  if (f.tenant) p.set('tenant', f.tenant);
+  if (f.pageSize && f.pageSize !== DEFAULT_PAGE_SIZE) p.set('size', String(f.pageSize));
+  if (f.page && f.page > 1) p.set('page', String(f.page));
+  return p.toString();
+}
+
+/** The path of a queue page with these filters. */
+export function queueHref(queue: string, f: Partial<QueueFilters> = {}): string {
+  const qs = serializeQueueFilters(f);
+  return `/queues/${encodeURIComponent(queue)}${qs ? `?${qs}` : ''}`;
+}
+
+/** Whether the filters need a scan (name or tenant) rather than one range read. */
+export function isFiltered(f: QueueFilters): boolean {
+  return f.name !== undefined || f.tenant !== undefined;
+}

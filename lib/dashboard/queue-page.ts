@@ -1,0 +1,95 @@
+import type { Job, Queue } from 'bullmq';
+import { z } from 'zod';
+import type { Bullpen } from '../bullpen';
+import { AppError } from '../errors/app-error';
+import { isJobType, jobType, type JobTypeName } from '../jobs/registry';
+import { formatJob, jobStateSchema, jobSummarySchema } from './job-summary';
+import { scanJobIds, SCAN_LIMIT } from './job-scan';
+import { pageCountOf } from './pagination';
+import { isFiltered, type QueueFilters } from './queue-filters';
+import { readStateCounts, stateCountsSchema } from './queue-overview';
+
+export const queuePageSchema = z.object({
+  queue: z.object({
+    name: z.string(),
+    group: z.string(),
+    description: z.string(),
+    paused: z.boolean(),
+    counts: stateCountsSchema,
+  }),
+  state: jobStateSchema,
+  jobs: z.array(jobSummarySchema),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+  /** Jobs in the state (unfiltered only: a filter's total is unknown without a full scan). */
+  total: z.number().int().optional(),
+  pageCount: z.number().int().optional(),
+  hasNext: z.boolean(),
+  /** Filtered pages: how many ids were examined and whether the scan stopped at its cap. */
+  scan: z.object({ scanned: z.number().int(), limit: z.number().int(), capped: z.boolean() }).optional(),
+});
+export type QueuePage = z.infer<typeof queuePageSchema>;
+
+/** The queue for a URL segment, or NOT_FOUND (the page answers 404). */
+export function requireQueueName(name: string): JobTypeName {
+  if (!isJobType(name)) throw new AppError('NOT_FOUND', `No queue named "${name}"`, { queue: name });
+  return name;
+}
+
+/**
+ * One page of a state, newest first. Unfiltered, it reads exactly one range
+ * (`getJobs(state, start, end, desc)`: ZREVRANGE/LRANGE, then one HGETALL per job on
+ * the page), so page 1 and page 40,000 cost the same; the total is the O(1) count.
+ * With a name or tenant filter it runs a bounded scan inside Redis (job-scan.ts) and
+ * reports how far it searched.
+ */
+export async function readQueuePage(bullpen: Bullpen, name: string, f: QueueFilters, scanLimit = SCAN_LIMIT): Promise<QueuePage> {
+  const type = requireQueueName(name);
+  const queue = bullpen.queues.get(type);
+  const def = jobType(type);
+  const [counts, paused] = await Promise.all([readStateCounts(queue), queue.isPaused()]);
+  const header = { name: type, group: def.group, description: def.description, paused, counts };
+  const start = (f.page - 1) * f.pageSize;
+
+  if (!isFiltered(f)) {
+    const total = counts[f.state];
+    const jobs = start < total ? await queue.getJobs([f.state], start, start + f.pageSize - 1, false) : [];
+    return {
+      queue: header,
+      state: f.state,
+      jobs: present(jobs).map((j) => formatJob(j, type, f.state)),
+      page: f.page,
+      pageSize: f.pageSize,
+      total,
+      pageCount: pageCountOf(total, f.pageSize),
+      hasNext: start + f.pageSize < total,
+    };
+  }
+
+  const scan = await scanJobIds(bullpen.redis, queue, f.state, {
+    name: f.name,
+    tenant: f.tenant,
+    want: start + f.pageSize + 1,
+    limit: scanLimit,
+  });
+  const pageIds = scan.ids.slice(start, start + f.pageSize);
+  const jobs = await loadJobs(queue, pageIds);
+  return {
+    queue: header,
+    state: f.state,
+    jobs: jobs.map((j) => formatJob(j, type, f.state)),
+    page: f.page,
+    pageSize: f.pageSize,
+    hasNext: scan.ids.length > start + f.pageSize,
+    scan: { scanned: scan.scanned, limit: scanLimit, capped: scan.capped },
+  };
+}
+
+/** Jobs by id in the given order; ids removed meanwhile (retention, an operator) are skipped. */
+export async function loadJobs(queue: Queue, ids: string[]): Promise<Job[]> {
+  return present(await Promise.all(ids.map((id) => queue.getJob(id))));
+}
+
+function present(jobs: Array<Job | undefined | null>): Job[] {
+  return jobs.filter((j): j is Job => !!j && j.id !== undefined);
+}

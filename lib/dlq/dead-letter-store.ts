@@ -1,0 +1,374 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Alerter } from '../alerts/alerter';
+import { AppError } from '../errors/app-error';
+import { envelopeSchema, type JobEnvelope } from '../jobs/envelope';
+import type { QueueRegistry } from '../jobs/queues';
+import { isJobType, jobType } from '../jobs/registry';
+import { silentLogger, type Logger } from '../logging/logger';
+import { waitReady, type RedisClient } from '../redis/connection';
+import type { Keyspace } from '../redis/keys';
+import { DeadLetterBulk, type BulkOptions, type BulkResult, type PruneOptions, type PurgeOptions } from './bulk-operations';
+import { DlqKeys } from './dlq-keys';
+import {
+  DEAD_LETTER_STATUSES,
+  MAX_ERROR_MESSAGE,
+  MAX_ERROR_STACK,
+  deadLetterId,
+  deadLetterInputSchema,
+  replayJobId,
+  type DeadLetterEntry,
+  type DeadLetterStatus,
+  type ReplayRecord,
+} from './entry';
+import { fromHash, toHashFields } from './entry-codec';
+import {
+  deadLetterFilterSchema,
+  deadLetterPageSchema,
+  parseOrThrow,
+  type DeadLetterFilter,
+  type DeadLetterPage,
+  type DeadLetterPageRequest,
+} from './filter';
+import { IndexPager } from './index-pager';
+import { CLAIM_REPLAY, FINISH_REPLAY, RECORD, ROLLBACK_REPLAY, SET_STATUS } from './scripts';
+import type { DeadLetterInput, DeadLetterSink } from './sink';
+
+export interface DeadLetterStoreOptions {
+  /** The producer connection. */
+  redis: RedisClient;
+  keys: Keyspace;
+  /** Where replays are enqueued. */
+  queues: QueueRegistry;
+  alerter: Alerter;
+  /** Pending entries at which `dlq_threshold` is raised (config DLQ_ALERT_THRESHOLD). @defaultValue 100 */
+  alertThreshold?: number;
+  logger?: Logger;
+  /** How long a multi-filter intersection is reused by the following pages. @defaultValue 10000 */
+  listCacheTtlMs?: number;
+}
+
+const actorSchema = z.string().min(1).max(200);
+
+export const replayOptionsSchema = z
+  .object({
+    /** Who replays: a dashboard user, `cli:<user>` or `system`. */
+    by: actorSchema,
+    /** An edited payload; validated against the job type's schema. */
+    payload: z.unknown().optional(),
+    /**
+     * The number of replays the operator saw. Required to replay an entry that was
+     * replayed before (a deliberate second replay); a stale number is refused, so a
+     * double click or two operators produce one replay.
+     */
+    expectedReplays: z.number().int().min(0).optional(),
+  })
+  .strict();
+export type ReplayOptions = z.input<typeof replayOptionsSchema>;
+
+/** A claim older than this belongs to a process that died between claim and enqueue. */
+const STALE_CLAIM_MS = 60_000;
+
+/**
+ * The dead-letter queue: one hash per failed job plus sorted-set indexes (all, type,
+ * tenant, error class, status) scored by failedAt, all under the `{dlq}` hash tag.
+ * Every state change is one Lua script, so indexes never disagree with entries and
+ * concurrent operators cannot both win.
+ */
+export class DeadLetterStore implements DeadLetterSink {
+  readonly keys: DlqKeys;
+  readonly threshold: number;
+  private readonly pager: IndexPager;
+  private readonly bulk: DeadLetterBulk;
+  private readonly logger: Logger;
+
+  constructor(private readonly opts: DeadLetterStoreOptions) {
+    this.keys = new DlqKeys(opts.keys);
+    this.threshold = opts.alertThreshold ?? 100;
+    if (!Number.isInteger(this.threshold) || this.threshold < 1) {
+      throw new Error(`The DLQ alert threshold must be a positive integer, got ${this.threshold}`);
+    }
+    this.logger = (opts.logger ?? silentLogger).child({ component: 'dlq' });
+    this.pager = new IndexPager(opts.redis, this.keys, { cacheTtlMs: opts.listCacheTtlMs });
+    this.bulk = new DeadLetterBulk({
+      store: this,
+      pager: this.pager,
+      redis: opts.redis,
+      keys: this.keys,
+      queues: opts.queues,
+      logger: this.logger,
+    });
+  }
+
+  private get redis(): RedisClient {
+    return this.opts.redis;
+  }
+
+  /** The producer connection has no offline queue: wait until it is connected. */
+  private async ready(): Promise<void> {
+    if (this.opts.redis.status !== 'ready') await waitReady(this.opts.redis);
+  }
+
+  /**
+   * Writes the dead letter of a failed job, once: a second call for the same (queue,
+   * jobId) changes nothing and returns `created: false`. The exception is a job that
+   * was retried from its queue's failed tab and failed again: its entry is re-opened
+   * as pending (`created: true, reopened: true`), keeping its history.
+   */
+  async record(raw: DeadLetterInput): Promise<{ id: string; created: boolean; reopened?: boolean }> {
+    const input = parseOrThrow(deadLetterInputSchema, clampError(raw), 'dead letter');
+    await this.ready();
+    const envelope = envelopeSchema.safeParse(input.jobData);
+    const id = deadLetterId(input.queue, input.jobId);
+    const now = Date.now();
+    const fields = toHashFields({
+      id,
+      queue: input.queue,
+      originalJobId: input.jobId,
+      jobType: input.jobType,
+      jobData: input.jobData,
+      payload: envelope.success ? envelope.data.payload : (input.jobData as Record<string, unknown>).payload,
+      error: input.error,
+      attempts: input.attempts,
+      failedAt: input.failedAt,
+      tenant: input.tenant ?? (envelope.success ? envelope.data.tenant : undefined),
+      status: 'pending',
+      source: input.source,
+      updatedAt: now,
+    });
+    const [outcome, , pending, alert] = (await RECORD.run(
+      this.redis,
+      [this.keys.entry(id), this.keys.version, this.keys.thresholdAlerted, this.keys.byStatus('pending')],
+      [this.keys.base, id, this.threshold, ...fields],
+    )) as [number, string, number, number];
+    if (alert === 1) {
+      this.opts.alerter.raise({
+        reason: 'dlq_threshold',
+        type: input.jobType,
+        message: `The dead-letter queue holds ${pending} pending entries (threshold ${this.threshold})`,
+        fields: { pending, threshold: this.threshold, dlqId: id },
+      });
+    }
+    if (outcome !== 0) this.logger.debug({ dlqId: id, queue: input.queue, jobId: input.jobId, outcome }, 'dead letter written');
+    return outcome === 2 ? { id, created: true, reopened: true } : { id, created: outcome === 1 };
+  }
+
+  async get(id: string): Promise<DeadLetterEntry | undefined> {
+    if (!/^dlq-[0-9a-f]{24}$/.test(id)) return undefined;
+    await this.ready();
+    return fromHash(await this.redis.hgetall(this.keys.entry(id)));
+  }
+
+  /** The entry of one BullMQ job, found by its deterministic id. */
+  async getByJob(queue: string, jobId: string): Promise<DeadLetterEntry | undefined> {
+    return this.get(deadLetterId(queue, jobId));
+  }
+
+  /** Entries by id, in that order; missing ones are left out. */
+  async getMany(ids: string[]): Promise<DeadLetterEntry[]> {
+    if (ids.length === 0) return [];
+    await this.ready();
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hgetall(this.keys.entry(id));
+    const replies = (await pipeline.exec()) ?? [];
+    const entries: DeadLetterEntry[] = [];
+    for (const [err, hash] of replies) {
+      if (err) throw err;
+      const entry = fromHash(hash as Record<string, string>);
+      if (entry) entries.push(entry);
+    }
+    return entries;
+  }
+
+  /** Newest first. One filter dimension reads its index; several share a cached intersection. */
+  async list(filter: DeadLetterFilter = {}, page: DeadLetterPageRequest = {}): Promise<DeadLetterPage> {
+    const f = parseOrThrow(deadLetterFilterSchema, filter, 'dead-letter filter');
+    const p = parseOrThrow(deadLetterPageSchema, page, 'page');
+    await this.ready();
+    const { rows, total, nextCursor } = await this.pager.page(f, p);
+    return { entries: await this.getMany(rows.map((r) => r.id)), total, nextCursor };
+  }
+
+  /** Pending entries, O(1): what health and the threshold alert compare. */
+  async pendingCount(): Promise<number> {
+    await this.ready();
+    return this.redis.zcard(this.keys.byStatus('pending'));
+  }
+
+  async counts(): Promise<Record<DeadLetterStatus, number> & { total: number }> {
+    await this.ready();
+    const pipeline = this.redis.pipeline();
+    for (const s of DEAD_LETTER_STATUSES) pipeline.zcard(this.keys.byStatus(s));
+    const replies = (await pipeline.exec()) ?? [];
+    const counts = Object.fromEntries(DEAD_LETTER_STATUSES.map((s, i) => [s, Number(replies[i]?.[1] ?? 0)])) as Record<
+      DeadLetterStatus,
+      number
+    >;
+    return { ...counts, total: DEAD_LETTER_STATUSES.reduce((n, s) => n + counts[s], 0) };
+  }
+
+  /**
+   * Re-enqueues the entry's job with fresh attempts under `replay-<id>-<n>`, keeping its
+   * tenant and envelope (with `replayOf`). pending → replaying is atomic, so of two
+   * concurrent replays one enqueues and the other gets CONFLICT; if the enqueue fails
+   * the entry goes back to its status. An edited payload is validated against the
+   * type's schema first: invalid, nothing changes.
+   */
+  async replay(id: string, options: ReplayOptions): Promise<DeadLetterEntry> {
+    return this.replayAs(id, options, ['pending', 'replayed']);
+  }
+
+  /**
+   * `replay` restricted to entries whose status is one of `allowed`: a bulk replay
+   * passes its filter's status, so an entry that changed meanwhile is left alone.
+   */
+  async replayAs(id: string, options: ReplayOptions, allowed: DeadLetterStatus[]): Promise<DeadLetterEntry> {
+    const o = parseOrThrow(replayOptionsSchema, options, 'replay options');
+    await this.ready();
+    const entry = await this.require(id);
+    if (!isJobType(entry.jobType)) {
+      throw new AppError('VALIDATION', `Dead letter ${id} is of job type "${entry.jobType}", which this build does not know`);
+    }
+    const edited = o.payload !== undefined;
+    let payload = entry.payload;
+    if (edited) {
+      const parsed = jobType(entry.jobType).schema.safeParse(o.payload);
+      if (!parsed.success) {
+        throw new AppError('VALIDATION', `Invalid ${entry.jobType} payload: ${z.prettifyError(parsed.error)}`, {
+          issues: parsed.error.issues,
+        });
+      }
+      payload = parsed.data;
+    }
+    const now = Date.now();
+    const claim = (await CLAIM_REPLAY.run(
+      this.redis,
+      [this.keys.entry(id), this.keys.version],
+      [this.keys.base, id, now, now - STALE_CLAIM_MS, allowed.join(','), o.expectedReplays ?? ''],
+    )) as [number, string | number, number?];
+    if (claim[0] === -1) throw new AppError('NOT_FOUND', `No dead letter ${id}`);
+    if (claim[0] === 0) {
+      const [, status, replays] = claim;
+      const why =
+        status === 'replayed' && o.expectedReplays === undefined
+          ? 'pass expectedReplays to replay it again'
+          : status === 'replayed' || status === 'pending'
+            ? `someone replayed it meanwhile (expected ${o.expectedReplays} replays)`
+            : 'it cannot be replayed now';
+      throw new AppError('CONFLICT', `Dead letter ${id} is ${status} with ${replays} replays; ${why}`, { status, replays });
+    }
+    const n = Number(claim[1]);
+    const newJobId = replayJobId(id, n);
+    try {
+      await this.opts.queues.get(entry.jobType).add(entry.jobType, replayEnvelope(entry, payload), { jobId: newJobId });
+    } catch (err) {
+      await ROLLBACK_REPLAY.run(this.redis, [this.keys.entry(id), this.keys.version], [this.keys.base, id, n, Date.now()]);
+      throw new AppError('UNAVAILABLE', `Could not enqueue the replay of ${id}: ${(err as Error).message}`);
+    }
+    const item: ReplayRecord = { at: Date.now(), by: o.by, newJobId, edited };
+    await FINISH_REPLAY.run(
+      this.redis,
+      [this.keys.entry(id), this.keys.version],
+      [this.keys.base, id, n, item.at, JSON.stringify(item)],
+    );
+    this.logger.info({ dlqId: id, jobId: newJobId, by: o.by, edited }, 'dead letter replayed');
+    return this.require(id);
+  }
+
+  /** pending|replayed → discarded (kept for the record, never replayed in bulk). Discarding twice is a no-op. */
+  async discard(id: string, by: string): Promise<DeadLetterEntry> {
+    await this.ready();
+    const actor = parseOrThrow(actorSchema, by, 'actor');
+    const [ok, status] = (await SET_STATUS.run(
+      this.redis,
+      [this.keys.entry(id), this.keys.version],
+      [this.keys.base, id, 'pending,replayed', 'discarded', Date.now(), '', 'discardedBy', actor],
+    )) as [number, string?];
+    if (ok === -1) throw new AppError('NOT_FOUND', `No dead letter ${id}`);
+    if (ok === 0 && status !== 'discarded') {
+      throw new AppError('CONFLICT', `Dead letter ${id} is ${status}; it cannot be discarded now`, { status });
+    }
+    return this.require(id);
+  }
+
+  /**
+   * The dashboard retried the job from its queue's failed set: the entry becomes
+   * replayed with a history item naming the same job id, so both views agree. If the
+   * job fails again after `retriedAt`, `record` re-opens the entry. Returns undefined
+   * when the job has no entry.
+   */
+  async markRetriedFromQueue(queue: string, jobId: string, by: string, retriedAt = Date.now()): Promise<DeadLetterEntry | undefined> {
+    const actor = parseOrThrow(actorSchema, by, 'actor');
+    const id = deadLetterId(queue, jobId);
+    await this.ready();
+    const item: ReplayRecord = { at: retriedAt, by: actor, newJobId: jobId, edited: false };
+    const [ok, status] = (await SET_STATUS.run(
+      this.redis,
+      [this.keys.entry(id), this.keys.version],
+      [this.keys.base, id, 'pending,replayed,discarded', 'replayed', Date.now(), JSON.stringify(item), 'retriedInPlaceAt', retriedAt],
+    )) as [number, string?];
+    if (ok === -1) return undefined;
+    if (ok === 0) throw new AppError('CONFLICT', `Dead letter ${id} is ${status}; a replay is in progress`, { status });
+    return this.require(id);
+  }
+
+  /** Replays matching entries (default: pending ones) in batches; see bulk-operations.ts. */
+  async replayMany(filter: DeadLetterFilter, options: BulkOptions): Promise<BulkResult> {
+    await this.ready();
+    return this.bulk.replayMany(filter, options);
+  }
+
+  /** Discards matching entries (default: pending ones) in batches. */
+  async discardMany(filter: DeadLetterFilter, options: BulkOptions): Promise<BulkResult> {
+    await this.ready();
+    return this.bulk.discardMany(filter, options);
+  }
+
+  /**
+   * Removes matching entries, their index entries and their jobs still in BullMQ's
+   * failed set (so the reconciler cannot bring them back), in batches. An admin action:
+   * the caller authorises. Returns how many entries were removed.
+   */
+  async purge(filter: DeadLetterFilter, options: PurgeOptions): Promise<number> {
+    await this.ready();
+    return this.bulk.purge(filter, options);
+  }
+
+  /** Retention: removes replayed and discarded entries untouched for `olderThanMs`; never pending ones. */
+  async prune(options: PruneOptions = {}): Promise<number> {
+    await this.ready();
+    return this.bulk.prune(options);
+  }
+
+  private async require(id: string): Promise<DeadLetterEntry> {
+    const entry = await this.get(id);
+    if (!entry) throw new AppError('NOT_FOUND', `No dead letter ${id}`);
+    return entry;
+  }
+}
+
+/** The job a replay enqueues: the original envelope with the (edited) payload, marked `replayOf`. */
+function replayEnvelope(entry: DeadLetterEntry, payload: unknown): JobEnvelope {
+  const original = envelopeSchema.safeParse(entry.jobData);
+  return {
+    ...(original.success ? original.data : { requestId: randomUUID() }),
+    payload,
+    tenant: entry.tenant,
+    dispatchedAt: Date.now(),
+    replayOf: entry.id,
+  };
+}
+
+/** Long messages and stacks are cut, never refused: a dead letter must always be written. */
+function clampError(input: DeadLetterInput): DeadLetterInput {
+  const cut = (s: string | undefined, max: number) => (s && s.length > max ? `${s.slice(0, max - 1)}…` : s);
+  return {
+    ...input,
+    error: {
+      ...input.error,
+      message: cut(input.error.message, MAX_ERROR_MESSAGE) ?? '',
+      stack: cut(input.error.stack, MAX_ERROR_STACK),
+      code: cut(input.error.code, 200),
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { deadLetterEntrySchema, type DeadLetterDoc, type DeadLetterEntry } from './entry';
+
+/**
+ * An entry as the fields of its Redis hash. The fields the scripts read (status,
+ * jobType, errorClass, tenantOrg, failedAt, ...) are plain strings; the parts nothing
+ * filters on (job data, payload, error) are one JSON field, so Lua never re-encodes
+ * user data (cjson would turn [] into {} and round long numbers).
+ */
+export function toHashFields(entry: Omit<DeadLetterEntry, 'replays' | 'discardedBy'>): Array<string> {
+  const doc: DeadLetterDoc = { jobData: entry.jobData, payload: entry.payload, error: entry.error, tenant: entry.tenant };
+  const fields: Record<string, string> = {
+    id: entry.id,
+    queue: entry.queue,
+    originalJobId: entry.originalJobId,
+    jobType: entry.jobType,
+    failedAt: String(entry.failedAt),
+    status: entry.status,
+    source: entry.source,
+    attempts: String(entry.attempts),
+    errorClass: entry.error.errorClass,
+    tenantOrg: entry.tenant?.orgId ?? '',
+    updatedAt: String(entry.updatedAt),
+    doc: JSON.stringify(doc),
+    replays: '[]',
+    replayCount: '0',
+  };
+  return Object.entries(fields).flat();
+}
+
+/** The entry stored in a hash, or undefined for a missing (empty) hash. */
+export function fromHash(hash: Record<string, string>): DeadLetterEntry | undefined {
+  if (!hash.id) return undefined;
+  const doc = JSON.parse(hash.doc ?? '{}') as DeadLetterDoc;
+  return deadLetterEntrySchema.parse({
+    id: hash.id,
+    queue: hash.queue,
+    originalJobId: hash.originalJobId,
+    jobType: hash.jobType,
+    jobData: doc.jobData,
+    payload: doc.payload,
+    error: doc.error,
+    attempts: Number(hash.attempts),
+    failedAt: Number(hash.failedAt),
+    tenant: doc.tenant,
+    status: hash.status,
+    source: hash.source,
+    replays: JSON.parse(hash.replays || '[]'),
+    discardedBy: hash.discardedBy || undefined,
+    updatedAt: Number(hash.updatedAt),
+  });
+}

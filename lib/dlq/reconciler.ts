@@ -1,0 +1,204 @@
+import type { Job } from 'bullmq';
+import { classifyError } from '../errors/classify';
+import { envelopeSchema } from '../jobs/envelope';
+import type { QueueRegistry } from '../jobs/queues';
+import { JOB_TYPE_NAMES, type JobTypeName } from '../jobs/registry';
+import { silentLogger, type Logger } from '../logging/logger';
+import type { RedisClient } from '../redis/connection';
+import type { Keyspace } from '../redis/keys';
+import type { DeadLetterInput, DeadLetterSink } from './sink';
+
+export interface ReconcilerOptions {
+  /** Where recovered dead letters go (the DeadLetterStore). */
+  sink: DeadLetterSink;
+  queues: QueueRegistry;
+  /** Reads the failed sets' sizes and keeps the resume points (bullpen.redis). */
+  redis: RedisClient;
+  keys: Keyspace;
+  logger?: Logger;
+  /** Queues to sweep. @defaultValue every job type */
+  types?: readonly JobTypeName[];
+  /**
+   * Failed jobs read per request. BullMQ's getJobs loads every job hash of the range in
+   * one Lua script, which has blocked Redis for seconds on large ranges.
+   * @defaultValue 100
+   */
+  pageSize?: number;
+  /** Most failed jobs looked at per queue per run, so one run stays short. @defaultValue 1000 */
+  maxPerQueue?: number;
+}
+
+export interface ReconcileResult {
+  /** Failed jobs looked at. */
+  scanned: number;
+  /** Dead letters written (or re-opened) because they were missing. */
+  recovered: number;
+}
+
+/**
+ * Sweeps BullMQ's failed sets for final failures without a dead letter: a worker that
+ * died between the final failure and the DLQ write, or a DLQ write that failed, loses
+ * nothing. Each queue is read newest first, one page at a time, and the scan of a
+ * queue stops at the first page whose jobs were all recorded already: the runs before
+ * swept the older ones (or left a resume point where their budget ran out).
+ */
+export class DeadLetterReconciler {
+  private readonly logger: Logger;
+  private readonly pageSize: number;
+  private readonly maxPerQueue: number;
+  private running: Promise<ReconcileResult> | undefined;
+  /** Per queue, the finishedOn where a run that ran out of budget stopped. */
+  private readonly resumeKey: string;
+
+  constructor(private readonly opts: ReconcilerOptions) {
+    this.logger = (opts.logger ?? silentLogger).child({ component: 'dlq-reconciler' });
+    this.pageSize = opts.pageSize ?? 100;
+    this.maxPerQueue = opts.maxPerQueue ?? 1_000;
+    this.resumeKey = opts.keys.tagged('dlq', 'reconciler-resume');
+    if (!Number.isInteger(this.pageSize) || this.pageSize < 1 || this.pageSize > 1_000) {
+      throw new Error(`pageSize must be an integer from 1 to 1000, got ${this.pageSize}`);
+    }
+    if (!Number.isInteger(this.maxPerQueue) || this.maxPerQueue < this.pageSize) {
+      throw new Error(`maxPerQueue must be an integer of at least pageSize (${this.pageSize}), got ${this.maxPerQueue}`);
+    }
+  }
+
+  /** A reconciler over a Bullpen's DLQ, queues and connection. */
+  static fromBullpen(
+    bullpen: { dlq: DeadLetterSink; queues: QueueRegistry; redis: RedisClient; keys: Keyspace; logger: Logger },
+    opts: Pick<ReconcilerOptions, 'types' | 'pageSize' | 'maxPerQueue'> = {},
+  ): DeadLetterReconciler {
+    const { dlq, queues, redis, keys, logger } = bullpen;
+    return new DeadLetterReconciler({ sink: dlq, queues, redis, keys, logger, ...opts });
+  }
+
+  /** One sweep of every queue. Concurrent calls share the run in progress. */
+  reconcileOnce(): Promise<ReconcileResult> {
+    this.running ??= this.sweep().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  /**
+   * Sweeps now and then every `intervalMs` (never two sweeps at once); returns a stop
+   * function that waits for a sweep in progress. Errors are logged, never thrown.
+   */
+  startReconciler(intervalMs: number): () => Promise<void> {
+    if (!Number.isInteger(intervalMs) || intervalMs < 1_000) {
+      throw new Error(`The reconciler interval must be at least 1000 ms, got ${intervalMs}`);
+    }
+    let stopped = false;
+    let timer: NodeJS.Timeout | undefined;
+    const tick = async () => {
+      try {
+        const r = await this.reconcileOnce();
+        if (r.recovered) this.logger.warn(r, 'reconciler recovered missing dead letters');
+      } catch (err) {
+        this.logger.error({ err }, 'dead-letter reconciliation failed; will retry');
+      }
+      if (!stopped) {
+        timer = setTimeout(tick, intervalMs);
+        // The worker's own lifecycle decides when the process ends, not this timer.
+        timer.unref();
+      }
+    };
+    void tick();
+    return async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await this.running?.catch(() => undefined);
+    };
+  }
+
+  private async sweep(): Promise<ReconcileResult> {
+    const total: ReconcileResult = { scanned: 0, recovered: 0 };
+    for (const type of this.opts.types ?? JOB_TYPE_NAMES) {
+      const r = await this.sweepQueue(type);
+      total.scanned += r.scanned;
+      total.recovered += r.recovered;
+    }
+    return total;
+  }
+
+  /**
+   * Newest first from the head until a page is recorded in full. A run that ran out of
+   * budget first leaves a resume point (the finishedOn where it stopped), so the next
+   * runs work through a large backlog (an hour of failed DLQ writes) instead of
+   * stopping at the recorded head forever.
+   */
+  private async sweepQueue(type: JobTypeName): Promise<ReconcileResult> {
+    const queue = this.opts.queues.get(type);
+    const result: ReconcileResult = { scanned: 0, recovered: 0 };
+    let scan = await this.scan(type, 0, true, result);
+    if (scan.stop === 'recorded') {
+      const resume = await this.opts.redis.hget(this.resumeKey, type);
+      if (resume === null) return result;
+      // Jobs that failed after the resume point sit before it in the newest-first order.
+      const start = await this.opts.redis.zcount(queue.keys.failed, `(${resume}`, '+inf');
+      scan = await this.scan(type, start, false, result);
+    }
+    if (scan.stop === 'budget' && scan.lastFailedAt !== undefined) {
+      await this.opts.redis.hset(this.resumeKey, type, String(scan.lastFailedAt));
+    } else if (scan.stop === 'end') {
+      await this.opts.redis.hdel(this.resumeKey, type);
+    }
+    return result;
+  }
+
+  private async scan(
+    type: JobTypeName,
+    from: number,
+    stopWhenRecorded: boolean,
+    result: ReconcileResult,
+  ): Promise<{ stop: 'recorded' | 'end' | 'budget'; lastFailedAt?: number }> {
+    const queue = this.opts.queues.get(type);
+    let lastFailedAt: number | undefined;
+    for (let start = from; ; start += this.pageSize) {
+      if (result.scanned >= this.maxPerQueue) return { stop: 'budget', lastFailedAt };
+      const size = Math.min(this.pageSize, this.maxPerQueue - result.scanned);
+      const jobs = await queue.getFailed(start, start + size - 1);
+      if (jobs.length === 0) return { stop: 'end', lastFailedAt };
+      // record() is idempotent and cheap when the entry exists; it also re-opens an
+      // entry whose job was retried from the failed tab and failed again.
+      const outcomes = await Promise.allSettled(jobs.map((job) => this.opts.sink.record(toDeadLetterInput(type, job))));
+      let fresh = 0;
+      let failed = 0;
+      outcomes.forEach((o, i) => {
+        if (o.status === 'fulfilled') fresh += o.value.created ? 1 : 0;
+        else {
+          failed++;
+          this.logger.error({ err: o.reason, queue: type, jobId: jobs[i].id }, 'could not record a failed job');
+        }
+      });
+      result.scanned += jobs.length;
+      result.recovered += fresh;
+      lastFailedAt = jobs[jobs.length - 1].finishedOn ?? lastFailedAt;
+      if (fresh > 0) this.logger.warn({ queue: type, recovered: fresh }, 'recovered dead letters missing from the DLQ');
+      // Only a page recorded in full proves the older pages were swept before.
+      if (stopWhenRecorded && fresh === 0 && failed === 0) return { stop: 'recorded', lastFailedAt };
+      if (jobs.length < size) return { stop: 'end', lastFailedAt };
+    }
+  }
+}
+
+/** A failed BullMQ job as the DLQ records it. */
+export function toDeadLetterInput(type: JobTypeName, job: Job): DeadLetterInput {
+  const envelope = envelopeSchema.safeParse(job.data);
+  const stack = job.stacktrace?.length ? job.stacktrace[job.stacktrace.length - 1] : undefined;
+  const message = job.failedReason || 'failed without a reason';
+  // The stack's first line names the error class ("ZodError: ..."), which classifies it.
+  const name = stack?.match(/^([A-Za-z_$][\w$]*):/)?.[1];
+  const probe = Object.assign(new Error(message), name ? { name } : {});
+  return {
+    queue: type,
+    jobId: String(job.id),
+    jobType: type,
+    jobData: envelope.success ? envelope.data : ((job.data ?? {}) as Record<string, unknown>),
+    error: { message, stack, errorClass: classifyError(probe).errorClass },
+    attempts: job.attemptsMade,
+    failedAt: job.finishedOn ?? job.processedOn ?? job.timestamp,
+    tenant: envelope.success ? envelope.data.tenant : undefined,
+    source: 'reconciler',
+  };
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+/** Letters, digits, `_` and `-`: safe inside Redis keys, URLs and log lines. */
+export const webhookIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'a webhook id holds 1-64 letters, digits, _ or -');
+
+const urlSchema = z
+  .url({ protocol: /^https?$/, error: 'an http:// or https:// URL' })
+  .max(2_048, 'a webhook URL holds at most 2048 characters');
+
+/** One base schema for the entity; the variants below pick from it. */
+export const webhookSchema = z.object({
+  id: webhookIdSchema,
+  url: urlSchema,
+  /** HMAC key of X-Signature. Never shown in lists or logs. */
+  secret: z.string().min(16, 'a webhook secret holds at least 16 characters').max(256),
+  enabled: z.boolean(),
+  /** Failed deliveries within 24 h that disable the webhook. */
+  maxFailures: z.number().int().min(1).max(10_000),
+  description: z.string().max(500).optional(),
+  createdAt: z.number().int(),
+  updatedAt: z.number().int(),
+  disabledAt: z.number().int().optional(),
+  disabledReason: z.string().max(500).optional(),
+});
+export type Webhook = z.infer<typeof webhookSchema>;
+
+/** What lists and the dashboard see: everything but the secret. */
+export const webhookSummarySchema = webhookSchema.omit({ secret: true });
+export type WebhookSummary = z.infer<typeof webhookSummarySchema>;
+
+/** @defaultValue maxFailures 10, enabled true, a generated secret and id */
+export const DEFAULT_MAX_FAILURES = 10;
+
+export const webhookCreateSchema = webhookSchema
+  .pick({ url: true, description: true })
+  .extend({
+    id: webhookIdSchema.optional(),
+    secret: webhookSchema.shape.secret.optional(),
+    enabled: z.boolean().default(true),
+    maxFailures: webhookSchema.shape.maxFailures.default(DEFAULT_MAX_FAILURES),
+  })
+  .strict();
+export type WebhookCreateInput = z.input<typeof webhookCreateSchema>;
+
+/** Enabling and disabling have their own calls, since they touch the failure window. */
+export const webhookUpdateSchema = webhookSchema
+  .pick({ url: true, secret: true, maxFailures: true, description: true })
+  .partial()
+  .strict();
+export type WebhookUpdateInput = z.input<typeof webhookUpdateSchema>;
+
+/** At most this much of a receiver's answer is kept per delivery. */
+export const RESPONSE_SNIPPET_BYTES = 1_024;
+
+/** One HTTP attempt of one delivery. */
+export const deliveryRecordSchema = z.object({
+  deliveryId: z.string().min(1).max(128),
+  webhookId: webhookIdSchema,
+  jobId: z.string().min(1).max(256),
+  /** The job's attempt number (1 for the first). */
+  attempt: z.number().int().min(1),
+  event: z.string().max(128).optional(),
+  /** Absent when no answer came (network error, timeout, refusal). */
+  statusCode: z.number().int().optional(),
+  latencyMs: z.number().int().min(0),
+  ok: z.boolean(),
+  error: z.string().max(2_000).optional(),
+  /** The start of the receiver's answer, at most RESPONSE_SNIPPET_BYTES bytes. */
+  responseSnippet: z.string().optional(),
+  at: z.number().int(),
+});
+export type DeliveryRecord = z.infer<typeof deliveryRecordSchema>;

@@ -1,0 +1,276 @@
+/**
+ * The dead-letter CLI: `npm run dlq -- list|replay|discard|purge [options]`.
+ * Exit codes: 0 done, 1 error (Redis, a refused replay, ...), 2 bad arguments.
+ */
+import { userInfo } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { z } from 'zod';
+import { Bullpen } from '@/lib/bullpen';
+import { getConfig } from '@/lib/config';
+import type { BulkProgress } from '@/lib/dlq/bulk-operations';
+import { DEAD_LETTER_STATUSES, type DeadLetterEntry } from '@/lib/dlq/entry';
+import type { DeadLetterFilter } from '@/lib/dlq/filter';
+import { isAppError } from '@/lib/errors/app-error';
+import { ERROR_CLASSES } from '@/lib/errors/classify';
+import { isJobType } from '@/lib/jobs/registry';
+import { tenantIdPart } from '@/lib/jobs/tenant';
+import { waitReady } from '@/lib/redis/connection';
+
+export const USAGE = `Usage: npm run dlq -- <command> [options]
+
+Commands:
+  list       list dead letters, newest first
+  replay     re-enqueue with fresh attempts: one (--id) or the matching ones (default: pending)
+  discard    mark discarded: one (--id) or the matching ones (default: pending)
+  purge      remove the matching entries and their failed jobs for good (requires --yes)
+
+Options:
+  --status <status>      ${DEAD_LETTER_STATUSES.join(' | ')} (failed = pending)
+  --type <job-type>      e.g. webhook-dispatch
+  --tenant <orgId>       a tenant's orgId
+  --error-class <class>  ${ERROR_CLASSES.join(' | ')}
+  --id <dlq-id>          one entry (list, replay, discard)
+  --limit <n>            at most n entries (default 100; list pages hold at most 200; purge: all matches)
+  --cursor <cursor>      list: the page after this cursor
+  --payload <json>       replay --id: replay with this edited payload (validated against the type's schema)
+  --again                replay --id: replay an entry that was replayed before
+  --json                 machine-readable output on stdout
+  --yes                  confirm a purge
+  -h, --help             this text
+
+Configuration comes from the environment (REDIS_URL, BULLPEN_PREFIX, ...).
+Exit codes: 0 done, 1 error, 2 bad arguments.`;
+
+const COMMANDS = ['list', 'replay', 'discard', 'purge'] as const;
+
+const argsSchema = z
+  .object({
+    command: z.enum(COMMANDS, { error: `the command must be one of ${COMMANDS.join(', ')}` }),
+    // `failed` is the source plan's name for what Bullpen calls pending.
+    status: z.preprocess((v) => (v === 'failed' ? 'pending' : v), z.enum(DEAD_LETTER_STATUSES).optional()),
+    type: z.string().refine(isJobType, 'not a job type').optional(),
+    tenant: tenantIdPart.optional(),
+    errorClass: z.enum(ERROR_CLASSES).optional(),
+    id: z.string().regex(/^dlq-[0-9a-f]{24}$/, 'a dead-letter id such as dlq-0123456789abcdef01234567').optional(),
+    limit: z.coerce.number().int().min(1).max(10_000).optional(),
+    cursor: z.string().min(1).optional(),
+    payload: z
+      .string()
+      .transform((s, ctx) => {
+        try {
+          return JSON.parse(s) as unknown;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'not valid JSON' });
+          return z.NEVER;
+        }
+      })
+      .optional(),
+    again: z.boolean().default(false),
+    json: z.boolean().default(false),
+    yes: z.boolean().default(false),
+  })
+  .superRefine((a, ctx) => {
+    const issue = (message: string) => ctx.addIssue({ code: 'custom', message });
+    if (a.command === 'list' && a.limit !== undefined && a.limit > 200) issue('list shows at most 200 entries per page');
+    if (a.command === 'purge' && a.id) issue('purge works by filter; use discard --id for one entry');
+    if (a.command === 'purge' && !a.yes) issue('purge removes entries for good: add --yes to confirm');
+    if ((a.payload !== undefined || a.again) && !(a.command === 'replay' && a.id)) issue('--payload and --again go with replay --id');
+    if (a.cursor && a.command !== 'list') issue('--cursor goes with list');
+    if (a.id && (a.status || a.type || a.tenant || a.errorClass)) issue('--id cannot be combined with filters');
+  });
+export type CliArgs = z.output<typeof argsSchema>;
+
+export class UsageError extends Error {}
+
+/** Parses the command line; bad arguments throw UsageError with the reason. */
+export function parseCliArgs(argv: string[]): CliArgs | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        status: { type: 'string' },
+        type: { type: 'string' },
+        tenant: { type: 'string' },
+        'error-class': { type: 'string' },
+        id: { type: 'string' },
+        limit: { type: 'string' },
+        cursor: { type: 'string' },
+        payload: { type: 'string' },
+        again: { type: 'boolean' },
+        json: { type: 'boolean' },
+        yes: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length !== 1) throw new UsageError(positionals.length ? `one command, got: ${positionals.join(' ')}` : 'a command is required');
+  const result = argsSchema.safeParse({ ...values, errorClass: values['error-class'], 'error-class': undefined, command: positionals[0] });
+  if (!result.success) {
+    throw new UsageError(result.error.issues.map((i) => (i.path.length ? `--${String(i.path[0])}: ${i.message}` : i.message)).join('; '));
+  }
+  return result.data;
+}
+
+/** What the CLI acts as in entry histories and the audit log. */
+function cliActor(): string {
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    return `cli:${process.env.USER ?? 'unknown'}`;
+  }
+}
+
+interface Output {
+  /** Results: JSON with --json, lines otherwise. */
+  result(value: unknown, text: string): void;
+  /** Progress: stderr with --json so stdout stays one JSON document. */
+  progress(line: string): void;
+}
+
+async function run(args: CliArgs, bullpen: Bullpen, out: Output): Promise<number> {
+  const dlq = bullpen.dlq;
+  const by = cliActor();
+  const filter: DeadLetterFilter = { status: args.status, type: args.type, tenant: args.tenant, errorClass: args.errorClass };
+  const filterText = Object.entries(filter)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ') || 'all';
+  const report = (verb: string) => (p: BulkProgress) =>
+    out.progress(`${verb}: ${p.processed} processed, ${p.succeeded} ${verb}, ${p.skipped} skipped, ${p.failed} failed`);
+
+  switch (args.command) {
+    case 'list': {
+      if (args.id) {
+        const entry = await dlq.get(args.id);
+        if (!entry) throw new CliError(`No dead letter ${args.id}`);
+        out.result(entry, formatEntries([entry]));
+        return 0;
+      }
+      const page = await dlq.list(filter, { limit: args.limit ?? 100, cursor: args.cursor });
+      const more = page.nextCursor ? `\nmore: --cursor ${page.nextCursor}` : '';
+      out.result(page, `${page.entries.length} of ${page.total} dead letters (${filterText})\n${formatEntries(page.entries)}${more}`);
+      return 0;
+    }
+    case 'replay': {
+      if (args.id) {
+        const current = await dlq.get(args.id);
+        if (!current) throw new CliError(`No dead letter ${args.id}`);
+        const entry = await dlq.replay(args.id, {
+          by,
+          payload: args.payload,
+          expectedReplays: args.again ? current.replays.length : undefined,
+        });
+        const last = entry.replays[entry.replays.length - 1];
+        await bullpen.audit.append({
+          actor: by,
+          action: 'dlq.replay',
+          target: { kind: 'dlq-entry', id: entry.id },
+          tenant: entry.tenant,
+          details: { jobType: entry.jobType, newJobId: last.newJobId, edited: last.edited },
+        });
+        out.result(entry, `replayed ${entry.id} as job ${last.newJobId}${last.edited ? ' (edited payload)' : ''}`);
+        return 0;
+      }
+      const result = await dlq.replayMany(filter, { by, limit: args.limit ?? 100, onProgress: report('replayed') });
+      await bullpen.audit.append({ actor: by, action: 'dlq.replay-many', target: { kind: 'dlq', id: filterText }, details: { ...result } });
+      out.result(result, summary('replayed', result));
+      return result.failed > 0 ? 1 : 0;
+    }
+    case 'discard': {
+      if (args.id) {
+        const entry = await dlq.discard(args.id, by);
+        await bullpen.audit.append({ actor: by, action: 'dlq.discard', target: { kind: 'dlq-entry', id: entry.id }, tenant: entry.tenant });
+        out.result(entry, `discarded ${entry.id}`);
+        return 0;
+      }
+      const result = await dlq.discardMany(filter, { by, limit: args.limit ?? 100, onProgress: report('discarded') });
+      await bullpen.audit.append({ actor: by, action: 'dlq.discard-many', target: { kind: 'dlq', id: filterText }, details: { ...result } });
+      out.result(result, summary('discarded', result));
+      return result.failed > 0 ? 1 : 0;
+    }
+    case 'purge': {
+      const removed = await dlq.purge(filter, { by, limit: args.limit, onProgress: report('purged') });
+      await bullpen.audit.append({ actor: by, action: 'dlq.purge', target: { kind: 'dlq', id: filterText }, details: { removed } });
+      out.result({ removed }, `purged ${removed} dead letters (${filterText})`);
+      return 0;
+    }
+  }
+}
+
+class CliError extends Error {}
+
+function summary(verb: string, r: { processed: number; succeeded: number; skipped: number; failed: number; errors: Array<{ id: string; message: string }> }): string {
+  const lines = [`${r.succeeded} ${verb}, ${r.skipped} skipped, ${r.failed} failed (${r.processed} processed)`];
+  for (const e of r.errors) lines.push(`  ${e.id}: ${e.message}`);
+  return lines.join('\n');
+}
+
+function formatEntries(entries: DeadLetterEntry[]): string {
+  return entries
+    .map((e) =>
+      [
+        e.id,
+        new Date(e.failedAt).toISOString(),
+        e.status.padEnd(9),
+        e.jobType,
+        e.tenant?.orgId ?? '-',
+        e.error.errorClass,
+        `attempts=${e.attempts}`,
+        (e.error.message.split('\n')[0] ?? '').slice(0, 100),
+      ].join('  '),
+    )
+    .join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let args: CliArgs | 'help';
+  try {
+    args = parseCliArgs(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`dlq: ${err.message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (args === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const json = args.json;
+  const out: Output = {
+    result: (value, text) => process.stdout.write(`${json ? JSON.stringify(value, null, 2) : text}\n`),
+    progress: (line) => (json ? process.stderr : process.stdout).write(`${line}\n`),
+  };
+  let bullpen: Bullpen | undefined;
+  try {
+    const config = getConfig();
+    // Logs go to stderr: stdout holds only the command's output.
+    bullpen = new Bullpen({ config, logger: pino({ level: config.LOG_LEVEL, base: { service: 'dlq-cli' } }, pino.destination(2)) });
+    await waitReady(bullpen.redis, 10_000);
+    return await run(args, bullpen, out);
+  } catch (err) {
+    const message = isAppError(err) ? `${err.code}: ${err.message}` : (err as Error).message;
+    process.stderr.write(`dlq: ${message}\n`);
+    return 1;
+  } finally {
+    await bullpen?.close();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err) => {
+      process.stderr.write(`dlq: ${(err as Error).stack ?? err}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,142 @@
+/**
+ * Starts the whole product on one machine with no configuration: the embedded
+ * redis-server (unless REDIS_URL / REDIS_CLUSTER_NODES point elsewhere), the worker
+ * and the dashboard; prints the URL and how to sign in. Ctrl-C stops all three in
+ * order (dashboard, worker with its grace period, then Redis).
+ *
+ *   bash scripts/up.sh            # installs what is missing, then runs this
+ *   bash scripts/up.sh --demo     # also sends a realistic mix of demo jobs
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { ensureFirstAdmin } from '@/lib/auth/first-admin';
+import { Bullpen } from '@/lib/bullpen';
+import { ConfigError, loadConfig, type Config } from '@/lib/config';
+import { waitReady } from '@/lib/redis/connection';
+import { startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-server';
+
+const root = path.resolve(__dirname, '..');
+const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
+
+function log(line: string): void {
+  console.log(`bullpen: ${line}`);
+}
+
+/** Newest modification time under the dashboard's sources. */
+function newestSource(): number {
+  let newest = 0;
+  const walk = (dir: string) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else newest = Math.max(newest, statSync(p).mtimeMs);
+    }
+  };
+  for (const dir of ['app', 'components', 'lib']) walk(path.join(root, dir));
+  for (const file of ['next.config.js', 'package-lock.json']) {
+    const p = path.join(root, file);
+    if (existsSync(p)) newest = Math.max(newest, statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds the dashboard when there is no build or the sources changed since it. */
+function buildDashboardIfNeeded(): void {
+  const buildId = path.join(root, '.next', 'BUILD_ID');
+  if (existsSync(buildId) && statSync(buildId).mtimeMs > newestSource()) return;
+  log('building the dashboard (first start, or sources changed; takes a minute or two)...');
+  const r = spawnSync(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+  if (r.status !== 0) throw new Error('next build failed (see above)');
+}
+
+function startChild(name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, args, { cwd: root, env, stdio: 'inherit' });
+  child.on('exit', (code, signal) => {
+    if (!shuttingDown) {
+      log(`${name} exited (${signal ?? code}); stopping everything`);
+      void shutdown(1);
+    }
+  });
+  return child;
+}
+
+let shuttingDown = false;
+const children: Array<{ name: string; child: ChildProcess }> = [];
+let redis: EmbeddedRedis | undefined;
+
+async function shutdown(code: number): Promise<void> {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  // Dashboard first, then the worker (it finishes running jobs), then Redis.
+  for (const { name, child } of [...children].reverse()) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    log(`stopping ${name}...`);
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  }
+  if (redis?.child) {
+    log('stopping redis-server...');
+    await redis.stop();
+  }
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const demo = process.argv.includes('--demo');
+  const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
+
+  if (!config.REDIS_URL && !config.REDIS_CLUSTER_NODES) {
+    redis = await startEmbeddedRedis({ port: config.BULLPEN_REDIS_PORT, dir: path.join(config.dataDir, 'redis') });
+    log(redis.child ? `redis-server started on ${redis.url} (data in ${path.join(config.dataDir, 'redis')})` : `reusing the redis-server on ${redis.url}`);
+    env.REDIS_URL = redis.url;
+    config = loadConfig(env);
+  }
+
+  const bullpen = new Bullpen({ config });
+  await waitReady(bullpen.redis);
+  const admin = await ensureFirstAdmin(bullpen);
+  await bullpen.close();
+
+  buildDashboardIfNeeded();
+
+  children.push({ name: 'worker', child: startChild('worker', ['--import', 'tsx', 'worker/main.ts'], env) });
+  children.push({
+    name: 'dashboard',
+    child: startChild('dashboard', [nextBin, 'start', '-p', String(config.PORT), '-H', process.env.HOST ?? '127.0.0.1'], env),
+  });
+
+  const url = `http://${process.env.HOST ?? '127.0.0.1'}:${config.PORT}`;
+  log(`dashboard: ${url}`);
+  log(`worker metrics: http://127.0.0.1:${config.METRICS_PORT}/metrics`);
+  if (admin.created) {
+    log(`first start: sign in as "${admin.username}" with password ${admin.password}`);
+    log(`(stored in ${admin.file}, mode 0600; shown only this once)`);
+  } else {
+    log(`sign in with your dashboard user; the first admin's password is in ${path.join(config.dataDir, 'admin-password')}`);
+  }
+  if (demo) {
+    children.push({ name: 'demo', child: spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], { cwd: root, env, stdio: 'inherit' }) });
+  }
+  log('press Ctrl-C to stop');
+}
+
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+main().catch(async (err) => {
+  console.error(`bullpen: ${err instanceof Error ? err.message : String(err)}`);
+  await shutdown(1);
+});

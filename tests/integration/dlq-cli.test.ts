@@ -1,0 +1,124 @@
+import { spawn } from 'node:child_process';
+import { userInfo } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Bullpen } from '@/lib/bullpen';
+import type { DeadLetterInput } from '@/lib/dlq/sink';
+import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { makeBullpen } from '../helpers/bullpen';
+import { startTestRedis } from '../helpers/redis';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+describe('npm run dlq (scripts/dlq.ts)', () => {
+  let redis: EmbeddedRedis;
+  let bullpen: Bullpen;
+  let seq = 0;
+
+  function cli(...args: string[]): Promise<CliRun> {
+    return new Promise((resolve, reject) => {
+      const child = spawn('npx', ['tsx', 'scripts/dlq.ts', ...args], {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+          REDIS_CLUSTER_NODES: '',
+          BULLPEN_PREFIX: bullpen.keys.root,
+          LOG_LEVEL: 'silent',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += String(d)));
+      child.stderr.on('data', (d) => (stderr += String(d)));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+
+  function record(jobType: 'webhook-dispatch' | 'session-cleanup', orgId: string) {
+    seq++;
+    const payload = jobType === 'webhook-dispatch' ? { webhookId: 'wh-1', event: 'e', payload: { seq } } : {};
+    const input: DeadLetterInput = {
+      queue: jobType,
+      jobId: `cli-${seq}`,
+      jobType,
+      jobData: { payload, tenant: { orgId }, requestId: `r-${seq}`, dispatchedAt: 1 },
+      error: { message: `failure ${seq}`, errorClass: 'server' },
+      attempts: 1,
+      failedAt: 1_700_000_000_000 + seq,
+      tenant: { orgId },
+      source: 'runtime',
+    };
+    return bullpen.dlq.record(input);
+  }
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    bullpen = makeBullpen(redis);
+  });
+  afterAll(async () => {
+    await bullpen.close();
+    await redis.stop();
+  });
+
+  it('lists, replays one and many, refuses bad arguments and an unconfirmed purge', async () => {
+    const hooks = [await record('webhook-dispatch', 'org-c'), await record('webhook-dispatch', 'org-c'), await record('webhook-dispatch', 'org-d')];
+    const cleanup = await record('session-cleanup', 'org-c');
+
+    const list = await cli('list', '--type', 'webhook-dispatch', '--json');
+    expect(list.code).toBe(0);
+    const page = JSON.parse(list.stdout) as { total: number; entries: Array<{ id: string; status: string }> };
+    expect(page.total).toBe(3);
+    expect(page.entries.map((e) => e.id)).toEqual(hooks.map((h) => h.id).reverse());
+
+    const one = await cli('replay', '--id', hooks[0].id);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toContain(`replay-${hooks[0].id}-1`);
+    expect(await bullpen.queues.get('webhook-dispatch').getJob(`replay-${hooks[0].id}-1`)).toBeDefined();
+    expect((await bullpen.dlq.get(hooks[0].id))?.replays[0].by).toBe(`cli:${userInfo().username}`);
+    const audit = await bullpen.audit.page({ limit: 5 });
+    expect(audit.entries[0]).toMatchObject({ action: 'dlq.replay', actor: `cli:${userInfo().username}`, target: { id: hooks[0].id } });
+
+    // The remaining pending ones of tenant org-c (one hook, one cleanup), with progress lines.
+    const many = await cli('replay', '--status', 'pending', '--tenant', 'org-c', '--limit', '100');
+    expect(many.code).toBe(0);
+    expect(many.stdout).toMatch(/replayed: 2 processed, 2 replayed/);
+    expect((await bullpen.dlq.get(hooks[1].id))?.status).toBe('replayed');
+    expect((await bullpen.dlq.get(cleanup.id))?.status).toBe('replayed');
+    expect((await bullpen.dlq.get(hooks[2].id))?.status).toBe('pending');
+
+    const unconfirmed = await cli('purge', '--type', 'webhook-dispatch');
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toMatch(/--yes/);
+    expect((await bullpen.dlq.counts()).total).toBe(4);
+
+    // Every argument rule is covered by tests/unit/dlq-cli-args.test.ts; here, the exit code.
+    const badFlag = await cli('list', '--colour');
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.stderr).toMatch(/Usage: npm run dlq/);
+
+    const missing = await cli('replay', '--id', 'dlq-000000000000000000000000');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/No dead letter/);
+  });
+
+  it('purges by filter with --yes and reports the count', async () => {
+    const a = await record('session-cleanup', 'org-p');
+    const b = await record('webhook-dispatch', 'org-p');
+    const purge = await cli('purge', '--tenant', 'org-p', '--type', 'session-cleanup', '--yes', '--json');
+    expect(purge.code).toBe(0);
+    expect(JSON.parse(purge.stdout)).toEqual({ removed: 1 });
+    expect(await bullpen.dlq.get(a.id)).toBeUndefined();
+    expect(await bullpen.dlq.get(b.id)).toBeDefined();
+    const audit = await bullpen.audit.page({ limit: 1 });
+    expect(audit.entries[0]).toMatchObject({ action: 'dlq.purge', details: { removed: 1 } });
+  });
+});

@@ -1,0 +1,153 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Bullpen } from '@/lib/bullpen';
+import { DeadLetterReconciler } from '@/lib/dlq/reconciler';
+import type { DeadLetterInput, DeadLetterSink } from '@/lib/dlq/sink';
+import { PermanentError } from '@/lib/errors/permanent-error';
+import { silentLogger } from '@/lib/logging/logger';
+import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { WorkerPool } from '@/lib/runtime/worker-pool';
+import { makeBullpen } from '../helpers/bullpen';
+import { startTestRedis } from '../helpers/redis';
+
+const TYPE = 'session-cleanup' as const;
+
+/** A sink that loses every write, as a worker that dies before its DLQ write would. */
+class DroppingSink implements DeadLetterSink {
+  readonly dropped: DeadLetterInput[] = [];
+  async record(input: DeadLetterInput) {
+    this.dropped.push(input);
+    return { id: 'dropped', created: true };
+  }
+}
+
+describe('DeadLetterReconciler', () => {
+  let redis: EmbeddedRedis;
+  let bullpen: Bullpen;
+  let pool: WorkerPool | undefined;
+  let connection: ReturnType<Bullpen['workerConnection']> | undefined;
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+  });
+  afterAll(async () => {
+    await redis.stop();
+  });
+  beforeEach(() => {
+    bullpen = makeBullpen(redis, { handledTypes: [TYPE] });
+  });
+  afterEach(async () => {
+    await pool?.close(5_000);
+    connection?.disconnect();
+    pool = undefined;
+    connection = undefined;
+    await bullpen.close();
+  });
+
+  /** Runs `count` jobs through a real worker whose handler fails for good, writing to `sink`. */
+  async function failJobs(count: number, sink: DeadLetterSink): Promise<string[]> {
+    connection = bullpen.workerConnection();
+    pool = new WorkerPool({
+      connection,
+      keys: bullpen.keys,
+      handlers: {
+        [TYPE]: async () => {
+          throw new PermanentError('the session store refused the cleanup');
+        },
+      },
+      sink,
+      alerter: bullpen.alerter,
+      logger: silentLogger,
+      types: [TYPE],
+    });
+    await pool.start();
+    const dispatched = await bullpen.dispatcher.dispatchBulk(
+      Array.from({ length: count }, () => ({ type: TYPE, data: {}, opts: { tenant: { orgId: 'org-r' } } })),
+    );
+    const queue = bullpen.queues.get(TYPE);
+    const deadline = Date.now() + 30_000;
+    while ((await queue.getFailedCount()) < count) {
+      if (Date.now() > deadline) throw new Error(`only ${await queue.getFailedCount()} of ${count} jobs failed`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await pool.close(5_000);
+    pool = undefined;
+    return dispatched.map((d) => d.jobId);
+  }
+
+  it('recovers final failures whose DLQ write was lost, once', async () => {
+    const sink = new DroppingSink();
+    const jobIds = await failJobs(5, sink);
+    expect(sink.dropped).toHaveLength(5);
+    expect((await bullpen.dlq.counts()).total).toBe(0);
+
+    const reconciler = DeadLetterReconciler.fromBullpen(bullpen);
+    expect(await reconciler.reconcileOnce()).toEqual({ scanned: 5, recovered: 5 });
+    for (const jobId of jobIds) {
+      const entry = await bullpen.dlq.getByJob(TYPE, jobId);
+      expect(entry).toMatchObject({
+        status: 'pending',
+        source: 'reconciler',
+        jobType: TYPE,
+        tenant: { orgId: 'org-r' },
+        attempts: 1,
+        error: { message: 'the session store refused the cleanup', errorClass: 'permanent' },
+      });
+      expect(entry?.error.stack).toMatch(/PermanentError/);
+    }
+    expect(await bullpen.dlq.pendingCount()).toBe(5);
+
+    const second = await reconciler.reconcileOnce();
+    expect(second.recovered).toBe(0);
+    expect((await bullpen.dlq.counts()).total).toBe(5);
+  });
+
+  it('brings back a deleted entry whose job is still in the failed set; a purged one stays gone', async () => {
+    const [lostJob, purgedJob] = await failJobs(2, bullpen.dlq);
+    const lost = await bullpen.dlq.getByJob(TYPE, lostJob);
+    expect(lost?.source).toBe('runtime');
+    // Data loss: the entry's hash disappears (its index members are left dangling).
+    await bullpen.redis.del(bullpen.dlq.keys.entry(lost!.id));
+    expect(await bullpen.dlq.get(lost!.id)).toBeUndefined();
+
+    const purged = await bullpen.dlq.getByJob(TYPE, purgedJob);
+    expect(await bullpen.dlq.purge({ status: 'pending', type: TYPE, from: purged!.failedAt, to: purged!.failedAt }, { by: 'admin' })).toBe(1);
+    expect(await bullpen.queues.get(TYPE).getJobState(purgedJob)).toBe('unknown');
+
+    const reconciler = DeadLetterReconciler.fromBullpen(bullpen);
+    expect(await reconciler.reconcileOnce()).toEqual({ scanned: 1, recovered: 1 });
+    expect(await bullpen.dlq.get(lost!.id)).toMatchObject({ source: 'reconciler', status: 'pending', originalJobId: lostJob });
+    expect(await bullpen.dlq.getByJob(TYPE, purgedJob)).toBeUndefined();
+    expect((await bullpen.dlq.list({ type: TYPE })).total).toBe(1);
+  });
+
+  it('bounds each run and resumes a backlog where the last run stopped', async () => {
+    await failJobs(7, new DroppingSink());
+    const reconciler = DeadLetterReconciler.fromBullpen(bullpen, { types: [TYPE], pageSize: 2, maxPerQueue: 4 });
+    expect(await reconciler.reconcileOnce()).toEqual({ scanned: 4, recovered: 4 });
+    // The head page is recorded now: later runs continue from the resume point instead
+    // of stopping there, each within its budget, until the backlog is swept.
+    let runs = 0;
+    let recovered = 4;
+    for (;;) {
+      const r = await reconciler.reconcileOnce();
+      expect(r.scanned).toBeLessThanOrEqual(4);
+      recovered += r.recovered;
+      if (r.recovered === 0 || ++runs > 6) break;
+    }
+    expect(recovered).toBe(7);
+    expect((await bullpen.dlq.counts()).pending).toBe(7);
+    // Swept to the end: the resume point is gone and a run stops at the recorded head.
+    expect(await reconciler.reconcileOnce()).toEqual({ scanned: 2, recovered: 0 });
+  });
+
+  it('runs at start and on an interval until stopped', async () => {
+    await failJobs(1, new DroppingSink());
+    const reconciler = DeadLetterReconciler.fromBullpen(bullpen, { types: [TYPE] });
+    const stop = reconciler.startReconciler(60_000);
+    const deadline = Date.now() + 10_000;
+    while ((await bullpen.dlq.pendingCount()) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await stop();
+    expect(await bullpen.dlq.pendingCount()).toBe(1);
+    expect(() => reconciler.startReconciler(10)).toThrow(/at least 1000 ms/);
+  });
+});

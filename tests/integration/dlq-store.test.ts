@@ -1,0 +1,347 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Alerter, type Alert } from '@/lib/alerts/alerter';
+import type { Bullpen } from '@/lib/bullpen';
+import { AppError } from '@/lib/errors/app-error';
+import type { ErrorClass } from '@/lib/errors/classify';
+import { DeadLetterStore } from '@/lib/dlq/dead-letter-store';
+import { deadLetterId, type DeadLetterEntry } from '@/lib/dlq/entry';
+import type { DeadLetterInput } from '@/lib/dlq/sink';
+import type { JobEnvelope } from '@/lib/jobs/envelope';
+import { JOB_TYPES } from '@/lib/jobs/registry';
+import { silentLogger } from '@/lib/logging/logger';
+import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { makeBullpen } from '../helpers/bullpen';
+import { startTestRedis } from '../helpers/redis';
+
+const T0 = 1_700_000_000_000;
+let seq = 0;
+
+/** A dead letter as the runtime reports it; `makeInput({ jobType: 'session-cleanup' })`. */
+function makeInput(overrides: Partial<DeadLetterInput> & { orgId?: string; errorClass?: ErrorClass } = {}): DeadLetterInput {
+  const { orgId, errorClass, ...rest } = overrides;
+  const jobType = rest.jobType ?? 'webhook-dispatch';
+  const payload =
+    jobType === 'webhook-dispatch' ? { webhookId: 'wh-1', event: 'order.created', payload: { n: seq } } : { maxAgeMs: 1_000, batchSize: 10 };
+  const tenant = orgId ? { orgId } : undefined;
+  const envelope: JobEnvelope = { payload, tenant, requestId: `req-${seq}`, dispatchedAt: T0 };
+  seq++;
+  return {
+    queue: jobType,
+    jobId: `job-${seq}`,
+    jobType,
+    jobData: envelope,
+    error: { message: 'boom', stack: 'Error: boom\n    at x', errorClass: errorClass ?? 'unknown' },
+    attempts: 3,
+    failedAt: T0 + seq * 1_000,
+    tenant,
+    source: 'runtime',
+    ...rest,
+  };
+}
+
+/** Jobs waiting to run, whatever their priority (a prioritized job is not in `waiting`). */
+function queued(queue: ReturnType<Bullpen['queues']['get']>): Promise<number> {
+  return queue.getJobCountByTypes('waiting', 'prioritized', 'delayed');
+}
+
+class CapturingAlerter extends Alerter {
+  readonly alerts: Alert[] = [];
+  constructor() {
+    super(silentLogger);
+  }
+  override raise(alert: Alert): void {
+    this.alerts.push(alert);
+  }
+}
+
+async function expectAppError(p: Promise<unknown>, code: AppError['code']): Promise<AppError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(AppError);
+  expect((err as AppError).code).toBe(code);
+  return err as AppError;
+}
+
+describe('DeadLetterStore', () => {
+  let redis: EmbeddedRedis;
+  let bullpen: Bullpen;
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+  });
+  afterAll(async () => {
+    await redis.stop();
+  });
+  beforeEach(() => {
+    bullpen = makeBullpen(redis);
+  });
+  afterEach(async () => {
+    await bullpen.close();
+  });
+
+  it('records a final failure once, even when the same job is recorded concurrently', async () => {
+    const input = makeInput({ orgId: 'org-a', errorClass: 'validation' });
+    const results = await Promise.all(Array.from({ length: 10 }, () => bullpen.dlq.record(input)));
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    const id = deadLetterId(input.queue, input.jobId);
+    expect(new Set(results.map((r) => r.id))).toEqual(new Set([id]));
+    expect((await bullpen.dlq.record(input)).created).toBe(false);
+
+    const entry = await bullpen.dlq.getByJob(input.queue, input.jobId);
+    expect(entry).toMatchObject({
+      id,
+      queue: 'webhook-dispatch',
+      originalJobId: input.jobId,
+      status: 'pending',
+      tenant: { orgId: 'org-a' },
+      payload: (input.jobData as JobEnvelope).payload,
+      error: { message: 'boom', errorClass: 'validation' },
+      replays: [],
+    });
+    // One member in each index it belongs to, nothing more.
+    const k = bullpen.dlq.keys;
+    for (const key of [k.all, k.byType('webhook-dispatch'), k.byTenant('org-a'), k.byErrorClass('validation'), k.byStatus('pending')]) {
+      expect(await bullpen.redis.zrange(key, 0, -1)).toEqual([id]);
+    }
+    expect(await bullpen.dlq.counts()).toEqual({ pending: 1, replaying: 0, replayed: 0, discarded: 0, total: 1 });
+    expect(await bullpen.dlq.pendingCount()).toBe(1);
+  });
+
+  it('filters by type, tenant, error class, status and time, newest first, with totals and paging', async () => {
+    const inputs: DeadLetterInput[] = [];
+    for (let i = 0; i < 45; i++) {
+      inputs.push(
+        makeInput({
+          jobType: i % 3 === 0 ? 'session-cleanup' : 'webhook-dispatch',
+          orgId: i % 2 === 0 ? 'org-a' : i % 5 === 0 ? undefined : 'org-b',
+          errorClass: i % 4 === 0 ? 'timeout' : 'server',
+          // Some share a failedAt: ties must page without gaps or repeats.
+          failedAt: T0 + Math.floor(i / 3) * 1_000,
+        }),
+      );
+    }
+    for (const input of inputs) await bullpen.dlq.record(input);
+    const ids = inputs.map((i) => deadLetterId(i.queue, i.jobId));
+    await bullpen.dlq.discard(ids[4], 'alice');
+    await bullpen.dlq.discard(ids[10], 'alice');
+
+    const all = await bullpen.dlq.list({}, { limit: 200 });
+    const byScoreThenIdDesc = (a: DeadLetterEntry, b: DeadLetterEntry) => b.failedAt - a.failedAt || (a.id < b.id ? 1 : -1);
+    expect(all.total).toBe(45);
+    expect(all.entries.map((e) => e.id)).toEqual([...all.entries].sort(byScoreThenIdDesc).map((e) => e.id));
+
+    const expectFilter = async (filter: Parameters<DeadLetterStore['list']>[0], keep: (e: DeadLetterEntry) => boolean) => {
+      const expected = all.entries.filter(keep).map((e) => e.id);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await bullpen.dlq.list(filter, { limit: 4, cursor });
+        expect(page.total).toBe(expected.length);
+        expect(page.entries.length).toBeLessThanOrEqual(4);
+        seen.push(...page.entries.map((e) => e.id));
+        cursor = page.nextCursor;
+        pages++;
+      } while (cursor && pages < 50);
+      expect(seen).toEqual(expected);
+      return expected.length;
+    };
+
+    expect(await expectFilter({ type: 'session-cleanup' }, (e) => e.jobType === 'session-cleanup')).toBe(15);
+    expect(await expectFilter({ tenant: 'org-a' }, (e) => e.tenant?.orgId === 'org-a')).toBe(23);
+    expect(await expectFilter({ errorClass: 'timeout' }, (e) => e.error.errorClass === 'timeout')).toBe(12);
+    expect(await expectFilter({ status: 'discarded' }, (e) => e.status === 'discarded')).toBe(2);
+    await expectFilter(
+      { type: 'webhook-dispatch', tenant: 'org-b', status: 'pending' },
+      (e) => e.jobType === 'webhook-dispatch' && e.tenant?.orgId === 'org-b' && e.status === 'pending',
+    );
+    await expectFilter(
+      { errorClass: 'server', from: T0 + 3_000, to: T0 + 10_000 },
+      (e) => e.error.errorClass === 'server' && e.failedAt >= T0 + 3_000 && e.failedAt <= T0 + 10_000,
+    );
+    await expectFilter({ from: T0 + 12_000 }, (e) => e.failedAt >= T0 + 12_000);
+
+    // Offset paging gives the same order.
+    const second = await bullpen.dlq.list({ tenant: 'org-a' }, { limit: 5, offset: 5 });
+    expect(second.entries.map((e) => e.id)).toEqual(all.entries.filter((e) => e.tenant?.orgId === 'org-a').slice(5, 10).map((e) => e.id));
+
+    // A multi-filter list sees a write made right after it (the cached intersection is versioned).
+    const before = await bullpen.dlq.list({ type: 'webhook-dispatch', status: 'discarded' });
+    await bullpen.dlq.discard(ids[1], 'bob');
+    const after = await bullpen.dlq.list({ type: 'webhook-dispatch', status: 'discarded' });
+    expect(after.total).toBe(before.total + 1);
+    expect(after.entries.map((e) => e.id)).toContain(ids[1]);
+
+    await expectAppError(bullpen.dlq.list({}, { limit: 201 }), 'VALIDATION');
+    await expectAppError(bullpen.dlq.list({ status: 'lost' as never }), 'VALIDATION');
+  });
+
+  it('replays twice at once into exactly one job with fresh attempts, tenant and envelope', async () => {
+    const input = makeInput({ orgId: 'org-a' });
+    const { id } = await bullpen.dlq.record(input);
+    const outcomes = await Promise.allSettled([
+      bullpen.dlq.replay(id, { by: 'alice' }),
+      bullpen.dlq.replay(id, { by: 'bob' }),
+    ]);
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+    expect((refused.reason as AppError).code).toBe('CONFLICT');
+
+    const queue = bullpen.queues.get('webhook-dispatch');
+    expect(await queued(queue)).toBe(1);
+    const job = await queue.getJob(`replay-${id}-1`);
+    expect(job?.opts.attempts).toBe(JOB_TYPES['webhook-dispatch'].attempts);
+    expect(job?.attemptsMade).toBe(0);
+    expect(job?.data).toMatchObject({
+      payload: (input.jobData as JobEnvelope).payload,
+      tenant: { orgId: 'org-a' },
+      requestId: (input.jobData as JobEnvelope).requestId,
+      replayOf: id,
+    });
+
+    const entry = await bullpen.dlq.get(id);
+    expect(entry?.status).toBe('replayed');
+    expect(entry?.replays).toEqual([expect.objectContaining({ newJobId: `replay-${id}-1`, edited: false })]);
+
+    // A second replay must be deliberate: without the count the operator saw, CONFLICT.
+    await expectAppError(bullpen.dlq.replay(id, { by: 'alice' }), 'CONFLICT');
+    await expectAppError(bullpen.dlq.replay(id, { by: 'alice', expectedReplays: 0 }), 'CONFLICT');
+    const again = await bullpen.dlq.replay(id, { by: 'alice', expectedReplays: 1 });
+    expect(again.replays.map((r) => r.newJobId)).toEqual([`replay-${id}-1`, `replay-${id}-2`]);
+    expect(await queued(queue)).toBe(2);
+  });
+
+  it('refuses an invalid edited payload and changes nothing; replays a valid one with it', async () => {
+    const { id } = await bullpen.dlq.record(makeInput());
+    const before = await bullpen.dlq.get(id);
+    const err = await expectAppError(bullpen.dlq.replay(id, { by: 'alice', payload: { webhookId: '', event: 42 } }), 'VALIDATION');
+    expect(err.message).toMatch(/webhook-dispatch payload/);
+    expect(err.message).toMatch(/webhookId|event/);
+    expect(await bullpen.dlq.get(id)).toEqual(before);
+    expect(await queued(bullpen.queues.get('webhook-dispatch'))).toBe(0);
+
+    const edited = { webhookId: 'wh-2', event: 'order.fixed', payload: { fixed: true } };
+    const entry = await bullpen.dlq.replay(id, { by: 'alice', payload: edited });
+    expect(entry.replays[0]).toMatchObject({ by: 'alice', edited: true });
+    const job = await bullpen.queues.get('webhook-dispatch').getJob(entry.replays[0].newJobId);
+    expect((job?.data as JobEnvelope).payload).toEqual(edited);
+  });
+
+  it('rolls a replay back to pending when the enqueue fails', async () => {
+    const { id } = await bullpen.dlq.record(makeInput());
+    const queue = bullpen.queues.get('webhook-dispatch');
+    const original = queue.add.bind(queue);
+    queue.add = (() => Promise.reject(new Error('redis went away'))) as typeof queue.add;
+    try {
+      await expectAppError(bullpen.dlq.replay(id, { by: 'alice' }), 'UNAVAILABLE');
+    } finally {
+      queue.add = original;
+    }
+    expect((await bullpen.dlq.get(id))?.status).toBe('pending');
+    expect(await bullpen.redis.zscore(bullpen.dlq.keys.byStatus('replaying'), id)).toBeNull();
+    // The retry reuses replay number 1.
+    const entry = await bullpen.dlq.replay(id, { by: 'alice' });
+    expect(entry.replays[0].newJobId).toBe(`replay-${id}-1`);
+  });
+
+  it('discards, refuses to replay a discarded entry, and discarding twice is a no-op', async () => {
+    const { id } = await bullpen.dlq.record(makeInput());
+    const entry = await bullpen.dlq.discard(id, 'carol');
+    expect(entry).toMatchObject({ status: 'discarded', discardedBy: 'carol' });
+    expect(await bullpen.redis.zscore(bullpen.dlq.keys.byStatus('discarded'), id)).not.toBeNull();
+    expect(await bullpen.redis.zscore(bullpen.dlq.keys.byStatus('pending'), id)).toBeNull();
+    await expectAppError(bullpen.dlq.replay(id, { by: 'carol' }), 'CONFLICT');
+    expect((await bullpen.dlq.discard(id, 'dave')).discardedBy).toBe('carol');
+    await expectAppError(bullpen.dlq.discard('dlq-000000000000000000000000', 'dave'), 'NOT_FOUND');
+  });
+
+  it('purges by filter, leaving the others and their indexes intact', async () => {
+    const a = await Promise.all(Array.from({ length: 7 }, () => bullpen.dlq.record(makeInput({ jobType: 'session-cleanup', orgId: 'org-x' }))));
+    const b = await Promise.all(Array.from({ length: 3 }, () => bullpen.dlq.record(makeInput({ orgId: 'org-x' }))));
+    const progress: number[] = [];
+    const removed = await bullpen.dlq.purge({ type: 'session-cleanup' }, { by: 'admin', batchSize: 3, onProgress: (p) => progress.push(p.succeeded) });
+    expect(removed).toBe(7);
+    expect(progress).toEqual([3, 6, 7]);
+    for (const { id } of a) expect(await bullpen.redis.exists(bullpen.dlq.keys.entry(id))).toBe(0);
+    const k = bullpen.dlq.keys;
+    expect(await bullpen.redis.zcard(k.byType('session-cleanup'))).toBe(0);
+    expect((await bullpen.redis.zrange(k.byTenant('org-x'), 0, -1)).sort()).toEqual(b.map((r) => r.id).sort());
+    expect(await bullpen.redis.zcard(k.all)).toBe(3);
+    expect((await bullpen.dlq.counts()).pending).toBe(3);
+  });
+
+  it('prunes old replayed and discarded entries, never pending ones', async () => {
+    const pending = await bullpen.dlq.record(makeInput());
+    const discarded = await bullpen.dlq.record(makeInput());
+    const replayed = await bullpen.dlq.record(makeInput());
+    await bullpen.dlq.discard(discarded.id, 'ops');
+    await bullpen.dlq.replay(replayed.id, { by: 'ops' });
+    expect(await bullpen.dlq.prune()).toBe(0); // touched just now: kept for 30 days
+    const DAY = 86_400_000;
+    expect(await bullpen.dlq.prune({ now: Date.now() + 31 * DAY })).toBe(2);
+    expect(await bullpen.dlq.get(pending.id)).toBeDefined();
+    expect(await bullpen.dlq.get(discarded.id)).toBeUndefined();
+    expect(await bullpen.dlq.get(replayed.id)).toBeUndefined();
+    expect(await bullpen.dlq.counts()).toEqual({ pending: 1, replaying: 0, replayed: 0, discarded: 0, total: 1 });
+  });
+
+  it('raises the threshold alert once per crossing and re-arms below it', async () => {
+    const alerter = new CapturingAlerter();
+    const store = new DeadLetterStore({ redis: bullpen.redis, keys: bullpen.keys, queues: bullpen.queues, alerter, alertThreshold: 3 });
+    const inputs = Array.from({ length: 5 }, () => makeInput());
+    const recorded = [];
+    for (const input of inputs) recorded.push(await store.record(input));
+    expect(alerter.alerts).toHaveLength(1);
+    expect(alerter.alerts[0]).toMatchObject({ reason: 'dlq_threshold', fields: { pending: 3, threshold: 3 } });
+    await store.record(inputs[0]); // a duplicate write raises nothing
+    expect(alerter.alerts).toHaveLength(1);
+
+    for (const r of recorded.slice(0, 3)) await store.discard(r.id, 'ops');
+    expect(await store.pendingCount()).toBe(2);
+    await store.record(makeInput()); // 3 again: a new crossing
+    expect(alerter.alerts).toHaveLength(2);
+    await store.record(makeInput());
+    expect(alerter.alerts).toHaveLength(2);
+  });
+
+  it('keeps the DLQ in step with a retry from the failed tab, and re-opens on a new failure', async () => {
+    const input = makeInput();
+    const { id } = await bullpen.dlq.record(input);
+    const retriedAt = Date.now();
+    const entry = await bullpen.dlq.markRetriedFromQueue(input.queue, input.jobId, 'alice', retriedAt);
+    expect(entry).toMatchObject({ status: 'replayed', replays: [{ by: 'alice', newJobId: input.jobId, edited: false }] });
+    expect(await bullpen.dlq.markRetriedFromQueue(input.queue, 'no-such-job', 'alice')).toBeUndefined();
+
+    // The same job fails again after the retry: the entry is pending again, history kept.
+    const again = await bullpen.dlq.record({ ...input, failedAt: retriedAt + 5, error: { message: 'still broken', errorClass: 'server' } });
+    expect(again).toEqual({ id, created: true, reopened: true });
+    const reopened = await bullpen.dlq.get(id);
+    expect(reopened).toMatchObject({ status: 'pending', failedAt: retriedAt + 5, error: { message: 'still broken', errorClass: 'server' } });
+    expect(reopened?.replays).toHaveLength(1);
+    expect(await bullpen.redis.zscore(bullpen.dlq.keys.byErrorClass('unknown'), id)).toBeNull();
+    expect(Number(await bullpen.redis.zscore(bullpen.dlq.keys.byErrorClass('server'), id))).toBe(retriedAt + 5);
+    // Recording that failure again changes nothing.
+    expect((await bullpen.dlq.record({ ...input, failedAt: retriedAt + 5, error: { message: 'x', errorClass: 'server' } })).created).toBe(false);
+  });
+
+  it('replays many in batches with progress, only those matching, up to the limit', async () => {
+    const ours = await Promise.all(Array.from({ length: 12 }, () => bullpen.dlq.record(makeInput({ orgId: 'org-r' }))));
+    await bullpen.dlq.record(makeInput({ orgId: 'org-other' }));
+    await bullpen.dlq.discard(ours[0].id, 'ops');
+    const progress: number[] = [];
+    const result = await bullpen.dlq.replayMany(
+      { tenant: 'org-r' },
+      { by: 'ops', batchSize: 5, limit: 8, onProgress: (p) => progress.push(p.processed) },
+    );
+    expect(result).toMatchObject({ processed: 8, succeeded: 8, failed: 0 });
+    expect(progress).toEqual([5, 8]);
+    expect(await queued(bullpen.queues.get('webhook-dispatch'))).toBe(8);
+    const rest = await bullpen.dlq.replayMany({ tenant: 'org-r' }, { by: 'ops' });
+    expect(rest).toMatchObject({ succeeded: 3 });
+    expect((await bullpen.dlq.counts())).toMatchObject({ pending: 1, replayed: 11, discarded: 1 });
+    await expectAppError(bullpen.dlq.replayMany({ status: 'discarded' }, { by: 'ops' }), 'VALIDATION');
+    await expectAppError(bullpen.dlq.replayMany({}, { by: 'ops', limit: 10_001 }), 'VALIDATION');
+  });
+});

@@ -1,0 +1,284 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Bullpen } from '@/lib/bullpen';
+import type { DeadLetterInput } from '@/lib/dlq/sink';
+import { AppError } from '@/lib/errors/app-error';
+import { PermanentError } from '@/lib/errors/permanent-error';
+import { envelopeSchema } from '@/lib/jobs/envelope';
+import { jobType, type JobTypeName } from '@/lib/jobs/registry';
+import { silentLogger } from '@/lib/logging/logger';
+import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { WorkerPool } from '@/lib/runtime/worker-pool';
+import { DEFAULT_SCHEDULES } from '@/lib/schedules/defaults';
+import type { ScheduleDefinition } from '@/lib/schedules/schedule-definition';
+import { ScheduleLock } from '@/lib/schedules/schedule-lock';
+import { ScheduleService, type ScheduleServiceOptions } from '@/lib/schedules/schedule-service';
+import { makeBullpen } from '../helpers/bullpen';
+import { startTestRedis } from '../helpers/redis';
+
+const ALL_FIVE: JobTypeName[] = DEFAULT_SCHEDULES.map((s) => s.jobType);
+
+describe('schedules on BullMQ Job Schedulers', () => {
+  let redis: EmbeddedRedis;
+  const open: Array<{ close(): Promise<unknown> }> = [];
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+  });
+  afterEach(async () => {
+    for (const o of open.splice(0).reverse()) await o.close();
+  });
+  afterAll(async () => {
+    await redis.stop();
+  });
+
+  /** A Bullpen (optionally on an existing prefix) and a schedule service on it; every default type handled unless told. */
+  function boot(prefix?: string, opts: ScheduleServiceOptions = {}): { bullpen: Bullpen; schedules: ScheduleService } {
+    const bullpen = makeBullpen(redis, prefix ? { prefix } : {});
+    open.push(bullpen);
+    return { bullpen, schedules: new ScheduleService(bullpen, { handledTypes: ALL_FIVE, ...opts }) };
+  }
+
+  const scheduler = (b: Bullpen, name: string, type: JobTypeName = 'quota-check') => b.queues.get(type).getJobScheduler(name);
+  const overrideRaw = (b: Bullpen, name: string) => b.redis.hget(b.keys.tagged('schedules', 'overrides'), name);
+  const auditActions = async (b: Bullpen) => (await b.audit.page({ limit: 100 })).entries.map((e) => `${e.action} ${e.target.id} ${e.actor}`);
+
+  async function expectAppError(p: Promise<unknown>, code: AppError['code'], text?: string): Promise<AppError> {
+    const err = await p.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe(code);
+    if (text) expect((err as AppError).message).toContain(text);
+    return err as AppError;
+  }
+
+  it('bootstrap puts the five defaults into BullMQ with valid envelopes and does not run them at once', async () => {
+    const { bullpen, schedules } = boot();
+    const report = await schedules.bootstrap();
+    expect(report.applied).toBe(true);
+    expect(report.schedules.map((s) => [s.name, s.action])).toEqual(DEFAULT_SCHEDULES.map((s) => [s.name, 'created']));
+
+    for (const def of DEFAULT_SCHEDULES) {
+      const s = await scheduler(bullpen, def.name, def.jobType);
+      expect(s).toMatchObject({ key: def.name, name: def.jobType, pattern: def.pattern, tz: 'UTC' });
+      const envelope = envelopeSchema.parse(s!.template!.data);
+      expect(envelope.schedule).toBe(def.name);
+      expect(envelope.payload).toEqual(jobType(def.jobType).schema.parse({}));
+      // One pending job per schedule, delayed to its next fire time: nothing runs at boot.
+      const counts = await bullpen.queues.get(def.jobType).getJobCounts('delayed', 'waiting', 'prioritized');
+      expect(counts).toEqual({ delayed: 1, waiting: 0, prioritized: 0 });
+      expect(s!.next).toBeGreaterThan(Date.now());
+    }
+
+    const list = await schedules.list();
+    const quota = list.find((s) => s.name === 'quota-check')!;
+    expect(quota).toMatchObject({ active: true, paused: false, edited: false, patternText: 'Every hour', tz: 'UTC' });
+    expect(quota.nextRuns).toHaveLength(5);
+    expect(quota.nextRuns[0]).toBe((await scheduler(bullpen, 'quota-check'))!.next);
+    expect(quota.nextRuns[1] - quota.nextRuns[0]).toBe(3_600_000);
+  });
+
+  it('keeps an operator’s edit across a restart, over the code’s default, without resetting the next run', async () => {
+    const first = boot();
+    await first.schedules.bootstrap();
+    const edited = await first.schedules.edit('quota-check', { pattern: '0  30 * * * *', tz: 'Europe/Berlin', data: { orgId: 'acme' } }, 'alice');
+    expect(edited).toMatchObject({ pattern: '0 30 * * * *', tz: 'Europe/Berlin', data: { orgId: 'acme' }, edited: true, editedBy: 'alice' });
+    const before = await scheduler(first.bullpen, 'quota-check');
+    expect(before).toMatchObject({ pattern: '0 30 * * * *', tz: 'Europe/Berlin' });
+    expect(before!.template!.data.payload).toEqual({ orgId: 'acme' });
+    expect(await auditActions(first.bullpen)).toContain('schedule.edit quota-check alice');
+    const prefix = first.bullpen.keys.root;
+    await first.bullpen.close();
+
+    // A new process on the same Redis and prefix.
+    const second = boot(prefix);
+    const report = await second.schedules.bootstrap();
+    expect(report.schedules.find((s) => s.name === 'quota-check')?.action).toBe('unchanged');
+    expect((await second.schedules.get('quota-check')).pattern).toBe('0 30 * * * *');
+    const after = await scheduler(second.bullpen, 'quota-check');
+    expect(after).toMatchObject({ pattern: '0 30 * * * *', tz: 'Europe/Berlin', next: before!.next });
+    expect(await second.bullpen.queues.get('quota-check').getJobCounts('delayed')).toEqual({ delayed: 1 });
+
+    // A deploy that changes the code's default: the override still wins.
+    const changedDefaults: ScheduleDefinition[] = DEFAULT_SCHEDULES.map((d) =>
+      d.name === 'quota-check' ? { ...d, pattern: '0 0 */2 * * *' } : d,
+    );
+    const third = boot(prefix, { definitions: changedDefaults });
+    await third.schedules.bootstrap();
+    const summary = await third.schedules.get('quota-check');
+    expect(summary).toMatchObject({ pattern: '0 30 * * * *', defaults: { pattern: '0 0 */2 * * *' } });
+    expect((await scheduler(third.bullpen, 'quota-check'))?.pattern).toBe('0 30 * * * *');
+  });
+
+  it('refuses an invalid cron, time zone or payload with the reason and changes nothing', async () => {
+    const { bullpen, schedules } = boot();
+    await schedules.bootstrap();
+    await schedules.edit('quota-check', { pattern: '0 15 * * * *' }, 'alice');
+    const raw = await overrideRaw(bullpen, 'quota-check');
+    const s = await scheduler(bullpen, 'quota-check');
+    const audit = await auditActions(bullpen);
+
+    const cron = await expectAppError(schedules.edit('quota-check', { pattern: '61 * * * * *' }, 'bob'), 'INVALID_SCHEDULE', 'seconds field 61 is out of range 0-59');
+    expect(cron.details).toMatchObject({ field: 'seconds' });
+    await expectAppError(schedules.edit('quota-check', { pattern: '*/5 * * * *' }, 'bob'), 'INVALID_SCHEDULE', 'got 5');
+    await expectAppError(schedules.edit('quota-check', { tz: 'Mars/Olympus_Mons' }, 'bob'), 'INVALID_SCHEDULE', 'unknown time zone');
+    await expectAppError(schedules.edit('session-cleanup', { data: { maxAgeMs: -1 } }, 'bob'), 'VALIDATION', 'invalid session-cleanup data');
+    await expectAppError(schedules.edit('quota-check', {}, 'bob'), 'VALIDATION');
+    await expectAppError(schedules.edit('quota-check', { pattern: '0 0 * * * *', every: 5 } as never, 'bob'), 'VALIDATION');
+    await expectAppError(schedules.edit('quota-check', { pattern: '0 0 * * * *' }, ''), 'VALIDATION');
+    await expectAppError(schedules.edit('no-such-schedule', { pattern: '0 0 * * * *' }, 'bob'), 'NOT_FOUND');
+
+    expect(await overrideRaw(bullpen, 'quota-check')).toBe(raw);
+    expect(await overrideRaw(bullpen, 'session-cleanup')).toBeNull();
+    expect(await scheduler(bullpen, 'quota-check')).toEqual(s);
+    expect((await scheduler(bullpen, 'session-cleanup', 'session-cleanup'))?.template?.data.payload).toEqual({ maxAgeMs: 86_400_000, batchSize: 500 });
+    expect(await auditActions(bullpen)).toEqual(audit);
+  });
+
+  it('pauses (scheduler and pending job gone, also after a restart), resumes and resets', async () => {
+    const { bullpen, schedules } = boot();
+    await schedules.bootstrap();
+    const queue = bullpen.queues.get('quota-check');
+
+    const paused = await schedules.pause('quota-check', 'alice');
+    expect(paused).toMatchObject({ paused: true, edited: true, nextRuns: [] });
+    expect(await scheduler(bullpen, 'quota-check')).toBeUndefined();
+    expect(await queue.getJobCounts('delayed')).toEqual({ delayed: 0 });
+
+    const restarted = boot(bullpen.keys.root);
+    const report = await restarted.schedules.bootstrap();
+    expect(report.schedules.find((s) => s.name === 'quota-check')?.action).toBe('none');
+    expect(await scheduler(bullpen, 'quota-check')).toBeUndefined();
+
+    const resumed = await schedules.resume('quota-check', 'alice');
+    // Nothing but the pause was overridden, so the override is gone.
+    expect(resumed).toMatchObject({ paused: false, edited: false, pattern: '0 0 * * * *' });
+    expect(resumed.nextRuns).toHaveLength(5);
+    expect(await overrideRaw(bullpen, 'quota-check')).toBeNull();
+    expect((await scheduler(bullpen, 'quota-check'))?.pattern).toBe('0 0 * * * *');
+    expect(await queue.getJobCounts('delayed')).toEqual({ delayed: 1 });
+
+    await schedules.edit('quota-check', { pattern: '0 45 * * * *' }, 'alice');
+    await schedules.pause('quota-check', 'alice');
+    const reset = await schedules.resetToDefault('quota-check', 'carol');
+    expect(reset).toMatchObject({ paused: false, edited: false, pattern: '0 0 * * * *' });
+    expect(await overrideRaw(bullpen, 'quota-check')).toBeNull();
+    expect((await scheduler(bullpen, 'quota-check'))?.pattern).toBe('0 0 * * * *');
+
+    expect(await auditActions(bullpen)).toEqual([
+      'schedule.reset quota-check carol',
+      'schedule.pause quota-check alice',
+      'schedule.edit quota-check alice',
+      'schedule.resume quota-check alice',
+      'schedule.pause quota-check alice',
+    ]);
+  });
+
+  it('triggers a run now with the effective data and records its outcome as the last run', async () => {
+    const { bullpen, schedules } = boot();
+    await schedules.bootstrap();
+    await schedules.edit('quota-check', { data: { orgId: 'acme' } }, 'alice');
+    await schedules.pause('quota-check', 'alice');
+
+    const jobId = await schedules.triggerNow('quota-check', 'bob');
+    expect(jobId).toMatch(/^manual:quota-check:\d+$/);
+    const job = await bullpen.queues.get('quota-check').getJob(jobId);
+    const envelope = envelopeSchema.parse(job!.data);
+    expect(envelope).toMatchObject({ payload: { orgId: 'acme' }, schedule: 'quota-check' });
+    expect(job!.opts.attempts).toBe(jobType('quota-check').attempts);
+    expect((await schedules.get('quota-check')).lastRun).toMatchObject({ jobId, outcome: 'waiting', trigger: 'manual' });
+    expect(await auditActions(bullpen)).toContain('schedule.trigger quota-check bob');
+    // The paused schedule stays paused.
+    expect(await scheduler(bullpen, 'quota-check')).toBeUndefined();
+
+    const dead: DeadLetterInput[] = [];
+    const pool = new WorkerPool({
+      connection: bullpen.workerConnection(),
+      keys: bullpen.keys,
+      handlers: {
+        'quota-check': async (ctx) => {
+          if (ctx.data.orgId === 'doomed') throw new PermanentError('org doomed has no quota record');
+          return 'ok';
+        },
+      },
+      sink: { record: async (input) => (dead.push(input), { id: input.jobId, created: true }) },
+      alerter: bullpen.alerter,
+      logger: silentLogger,
+      hooks: schedules.runHooks(),
+    });
+    await pool.start();
+    open.push({ close: () => pool.close(5_000) });
+
+    await expect.poll(async () => (await schedules.get('quota-check')).lastRun?.outcome, { timeout: 10_000 }).toBe('completed');
+
+    await schedules.edit('quota-check', { data: { orgId: 'doomed' } }, 'alice');
+    await new Promise((r) => setTimeout(r, 5)); // a distinct millisecond for the second manual id
+    const failing = await schedules.triggerNow('quota-check', 'bob');
+    await expect.poll(async () => (await schedules.get('quota-check')).lastRun, { timeout: 10_000 }).toMatchObject({
+      jobId: failing,
+      outcome: 'failed',
+      reason: 'org doomed has no quota record',
+    });
+    expect(dead.map((d) => d.jobId)).toEqual([failing]);
+  });
+
+  it('leaves schedules of unhandled types inactive and removes their stale and orphaned schedulers', async () => {
+    const extra: ScheduleDefinition = { name: 'old-quota', jobType: 'quota-check', pattern: '0 0 5 * * *', tz: 'UTC', data: {}, description: 'gone in the next deploy' };
+    const first = boot(undefined, { definitions: [...DEFAULT_SCHEDULES, extra] });
+    await first.schedules.bootstrap();
+    expect(await scheduler(first.bullpen, 'session-cleanup', 'session-cleanup')).toBeDefined();
+    expect(await scheduler(first.bullpen, 'old-quota')).toBeDefined();
+    // Another module's scheduler on the same queue must survive the sweep.
+    await first.bullpen.queues.get('quota-check').upsertJobScheduler('someone-else', { pattern: '0 0 1 * * *' }, { name: 'quota-check', data: {} });
+
+    const second = boot(first.bullpen.keys.root, { handledTypes: ['quota-check'] });
+    const report = await second.schedules.bootstrap();
+    expect(report.schedules.find((s) => s.name === 'session-cleanup')).toMatchObject({ action: 'removed', reason: 'no handler in this build' });
+    expect(report.removedStale).toEqual([{ name: 'old-quota', jobType: 'quota-check' }]);
+    expect(await scheduler(second.bullpen, 'session-cleanup', 'session-cleanup')).toBeUndefined();
+    expect(await scheduler(second.bullpen, 'old-quota')).toBeUndefined();
+    expect(await scheduler(second.bullpen, 'someone-else')).toBeDefined();
+    expect(await scheduler(second.bullpen, 'quota-check')).toBeDefined();
+
+    const list = await second.schedules.list();
+    for (const s of list.filter((x) => x.jobType !== 'quota-check')) {
+      expect(s).toMatchObject({ active: false, inactiveReason: 'no handler in this build', nextRuns: [] });
+    }
+    await expectAppError(second.schedules.triggerNow('session-cleanup', 'bob'), 'NO_HANDLER');
+  });
+
+  it('lets one of two concurrent bootstraps apply, and waits for or refuses around a held lock', async () => {
+    const a = boot();
+    const b = boot(a.bullpen.keys.root);
+    await Promise.all([a.schedules.list(), b.schedules.list()]); // both connections ready
+    const reports = await Promise.all([a.schedules.bootstrap(), b.schedules.bootstrap()]);
+    expect(reports.map((r) => r.applied).sort()).toEqual([false, true]);
+    for (const def of DEFAULT_SCHEDULES) {
+      const q = a.bullpen.queues.get(def.jobType);
+      expect(await q.getJobSchedulersCount()).toBe(1);
+      expect(await q.getJobCounts('delayed')).toEqual({ delayed: 1 });
+    }
+
+    // Someone else holds the lock: an edit waits its bounded time, then refuses; nothing changes.
+    const lockKey = a.bullpen.keys.tagged('schedules', 'lock');
+    const stranger = new ScheduleLock(a.bullpen.redis, lockKey, { ttlMs: 10_000 });
+    const token = await stranger.acquire(0);
+    expect(token).toBeDefined();
+    const waiting = boot(a.bullpen.keys.root, { lockWaitMs: 300 });
+    const startedAt = Date.now();
+    await expectAppError(waiting.schedules.edit('quota-check', { pattern: '0 5 * * * *' }, 'bob'), 'CONFLICT');
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(250);
+    expect(await overrideRaw(a.bullpen, 'quota-check')).toBeNull();
+    expect((await scheduler(a.bullpen, 'quota-check'))?.pattern).toBe('0 0 * * * *');
+    expect((await waiting.schedules.bootstrap()).applied).toBe(false);
+
+    // Only the holder's token frees it; then a waiting edit goes through.
+    expect(await new ScheduleLock(a.bullpen.redis, lockKey).release('not-the-token')).toBe(false);
+    expect(await a.bullpen.redis.exists(lockKey)).toBe(1);
+    const edit = a.schedules.edit('quota-check', { pattern: '0 5 * * * *' }, 'bob');
+    setTimeout(() => void stranger.release(token!), 200);
+    expect((await edit).pattern).toBe('0 5 * * * *');
+    expect(await a.bullpen.redis.exists(lockKey)).toBe(0);
+  });
+});

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { parseCliArgs, UsageError } from '@/scripts/dlq';
+
+const bad = (...argv: string[]) => expect(() => parseCliArgs(argv)).toThrow(UsageError);
+
+describe('dlq CLI arguments', () => {
+  it('parses filters, limits and flags', () => {
+    expect(parseCliArgs(['replay', '--status', 'pending', '--type', 'webhook-dispatch', '--tenant', 'org-a', '--error-class', 'timeout', '--limit', '100'])).toMatchObject({
+      command: 'replay',
+      status: 'pending',
+      type: 'webhook-dispatch',
+      tenant: 'org-a',
+      errorClass: 'timeout',
+      limit: 100,
+      json: false,
+      yes: false,
+    });
+    expect(parseCliArgs(['list', '--json'])).toMatchObject({ command: 'list', json: true });
+    expect(parseCliArgs(['purge', '--type', 'data-export', '--yes'])).toMatchObject({ command: 'purge', yes: true });
+    expect(parseCliArgs(['--help'])).toBe('help');
+  });
+
+  it('reads the source plan’s --status failed as pending', () => {
+    expect(parseCliArgs(['replay', '--status', 'failed'])).toMatchObject({ status: 'pending' });
+  });
+
+  it('parses an edited payload for one replay', () => {
+    const id = 'dlq-0123456789abcdef01234567';
+    expect(parseCliArgs(['replay', '--id', id, '--payload', '{"webhookId":"w"}', '--again'])).toMatchObject({
+      id,
+      payload: { webhookId: 'w' },
+      again: true,
+    });
+  });
+
+  it('refuses bad arguments with the reason', () => {
+    bad();
+    bad('frobnicate');
+    bad('list', 'replay');
+    bad('list', '--colour');
+    bad('list', '--status', 'lost');
+    bad('list', '--type', 'no-such-type');
+    bad('list', '--error-class', 'gremlins');
+    bad('list', '--limit', '0');
+    bad('list', '--limit', 'ten');
+    bad('list', '--limit', '201');
+    bad('replay', '--limit', '10001');
+    bad('replay', '--id', 'not-an-id');
+    bad('replay', '--id', 'dlq-0123456789abcdef01234567', '--payload', '{nope');
+    bad('replay', '--payload', '{}');
+    bad('discard', '--id', 'dlq-0123456789abcdef01234567', '--type', 'webhook-dispatch');
+    bad('replay', '--cursor', 'x');
+    bad('purge', '--type', 'webhook-dispatch');
+    bad('purge', '--id', 'dlq-0123456789abcdef01234567', '--yes');
+    expect(() => parseCliArgs(['purge'])).toThrow(/--yes/);
+  });
+});

@@ -1,0 +1,183 @@
+import { describe, expect, it } from 'vitest';
+import { PermanentError } from '@/lib/errors/permanent-error';
+import { blockedAddressReason, embeddedIpv4 } from '@/lib/http/ip-ranges';
+import { SSRF_REFUSED, SsrfGuard, type ResolvedAddress } from '@/lib/http/ssrf-guard';
+
+/** A resolver with fixed answers: no DNS in unit tests. */
+function fakeDns(table: Record<string, string[]>) {
+  const asked: string[] = [];
+  const resolve = async (host: string): Promise<ResolvedAddress[]> => {
+    asked.push(host);
+    const ips = table[host];
+    if (!ips) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    return ips.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
+  return { resolve, asked };
+}
+
+async function refusal(p: Promise<unknown>): Promise<PermanentError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(PermanentError);
+  expect((err as PermanentError).code).toBe(SSRF_REFUSED);
+  return err as PermanentError;
+}
+
+describe('address classes', () => {
+  it.each([
+    ['127.0.0.1', 'loopback'],
+    ['127.255.0.9', 'loopback'],
+    ['10.1.2.3', 'private'],
+    ['172.16.0.1', 'private'],
+    ['172.31.255.255', 'private'],
+    ['192.168.1.1', 'private'],
+    ['169.254.169.254', 'link-local'],
+    ['100.64.0.1', 'carrier-grade NAT'],
+    ['100.127.255.254', 'carrier-grade NAT'],
+    ['0.0.0.0', 'unspecified'],
+    ['224.0.0.1', 'multicast'],
+    ['239.255.255.250', 'multicast'],
+    ['255.255.255.255', 'reserved'],
+    ['::1', 'loopback'],
+    ['::', 'unspecified'],
+    ['fe80::1', 'link-local'],
+    ['fe80::1%eth0', 'link-local'],
+    ['fc00::1', 'unique-local'],
+    ['fd12:3456::1', 'unique-local'],
+    ['ff02::1', 'multicast'],
+    ['::ffff:127.0.0.1', 'loopback, as an IPv4-in-IPv6'],
+    ['::ffff:7f00:1', 'loopback, as an IPv4-in-IPv6'],
+    ['::ffff:10.0.0.1', 'private (RFC 1918), as an IPv4-in-IPv6'],
+    ['::ffff:169.254.169.254', 'link-local'],
+    ['64:ff9b::127.0.0.1', 'loopback'],
+    ['[::1]', 'loopback'],
+  ])('%s is refused as %s', (ip, reason) => {
+    expect(blockedAddressReason(ip)).toContain(reason);
+  });
+
+  it.each(['8.8.8.8', '1.1.1.1', '93.184.216.34', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])(
+    '%s is public',
+    (ip) => {
+      expect(blockedAddressReason(ip)).toBeUndefined();
+    },
+  );
+
+  it('reads the IPv4 address inside mapped, compatible and NAT64 forms only', () => {
+    expect(embeddedIpv4('::ffff:c0a8:101')).toBe('192.168.1.1');
+    expect(embeddedIpv4('64:ff9b::a00:1')).toBe('10.0.0.1');
+    expect(embeddedIpv4('2001:db8::1')).toBeUndefined();
+    expect(embeddedIpv4('::1')).toBeUndefined();
+  });
+
+  it('refuses what is not an IP address', () => {
+    expect(blockedAddressReason('localhost')).toBe('not an IP address');
+  });
+});
+
+describe('SsrfGuard.check', () => {
+  const dns = fakeDns({
+    'example.com': ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'],
+    'internal.corp': ['10.0.0.5'],
+    'mixed.test': ['93.184.216.34', '127.0.0.1'],
+    'mapped.test': ['::ffff:127.0.0.1'],
+    'receiver.local': ['192.168.10.20'],
+  });
+
+  it('passes a public host with every address it resolved to', async () => {
+    const guard = new SsrfGuard({ resolve: dns.resolve });
+    const target = await guard.check('https://Example.com./hook?x=1');
+    expect(target.hostname).toBe('example.com');
+    expect(target.addresses.map((a) => a.address)).toEqual(['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946']);
+    expect(target.allowListed).toBe(false);
+  });
+
+  it('refuses a host that resolves to a private address, naming host, address and reason', async () => {
+    const guard = new SsrfGuard({ resolve: dns.resolve });
+    const err = await refusal(guard.check('http://internal.corp/hook'));
+    expect(err.message).toMatch(/internal\.corp \(10\.0\.0\.5\) is a private \(RFC 1918\) address/);
+    expect(err.message).toMatch(/WEBHOOK_ALLOW_HOSTS/);
+  });
+
+  it('refuses a host when any one of its addresses is private', async () => {
+    const guard = new SsrfGuard({ resolve: dns.resolve });
+    await refusal(guard.check('http://mixed.test/'));
+  });
+
+  it('refuses an IPv4-mapped loopback answer', async () => {
+    const guard = new SsrfGuard({ resolve: dns.resolve });
+    const err = await refusal(guard.check('http://mapped.test/'));
+    expect(err.message).toMatch(/loopback/);
+  });
+
+  it.each([
+    'http://127.0.0.1:8080/',
+    'http://[::1]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://2130706433/',
+    'http://0x7f.1/',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://[fd00::1]/',
+  ])('refuses the literal %s without asking DNS', async (url) => {
+    const local = fakeDns({});
+    const guard = new SsrfGuard({ resolve: local.resolve });
+    await refusal(guard.check(url));
+    expect(local.asked).toEqual([]);
+  });
+
+  it.each(['ftp://example.com/', 'file:///etc/passwd', 'gopher://example.com/', 'not a url'])('refuses %s', async (url) => {
+    const guard = new SsrfGuard({ resolve: dns.resolve });
+    const err = await refusal(guard.check(url));
+    expect(err.message).toMatch(/http and https|not a valid URL/);
+  });
+
+  it('lets the allow-list name a host, an address or a range', async () => {
+    const byHost = new SsrfGuard({ resolve: dns.resolve, allowHosts: ['Receiver.Local'] });
+    await expect(byHost.check('http://receiver.local:9000/in')).resolves.toMatchObject({ allowListed: true });
+    await refusal(byHost.check('http://internal.corp/'));
+
+    const byIp = new SsrfGuard({ resolve: dns.resolve, allowHosts: ['127.0.0.1', '::1'] });
+    await expect(byIp.check('http://127.0.0.1:3000/')).resolves.toMatchObject({ hostname: '127.0.0.1' });
+    await expect(byIp.check('http://[::1]:3000/')).resolves.toMatchObject({ hostname: '::1' });
+    await refusal(byIp.check('http://127.0.0.2/'));
+
+    const byRange = new SsrfGuard({ resolve: dns.resolve, allowHosts: ['10.0.0.0/24'] });
+    await expect(byRange.check('http://internal.corp/')).resolves.toMatchObject({ allowListed: false });
+    await refusal(byRange.check('http://10.0.1.1/'));
+  });
+
+  it('rejects a malformed allow-list range at construction', () => {
+    expect(() => new SsrfGuard({ allowHosts: ['10.0.0.0/33'] })).toThrow(/prefix length/);
+  });
+
+  it('leaves a DNS failure as a network error, not a refusal', async () => {
+    const guard = new SsrfGuard({ resolve: dns.resolve });
+    await expect(guard.check('http://nowhere.test/')).rejects.toMatchObject({ code: 'ENOTFOUND' });
+  });
+});
+
+describe('SsrfGuard.lookup (what the pinned dispatcher connects with)', () => {
+  function lookup(guard: SsrfGuard, host: string, all: boolean) {
+    return new Promise<{ err: NodeJS.ErrnoException | null; result: unknown }>((resolve) => {
+      guard.lookup(host, { all }, ((err: NodeJS.ErrnoException | null, address: unknown) =>
+        resolve({ err, result: address })) as never);
+    });
+  }
+
+  it('answers with the checked addresses, in both callback forms', async () => {
+    const guard = new SsrfGuard({ resolve: fakeDns({ 'example.com': ['93.184.216.34'] }).resolve });
+    expect(await lookup(guard, 'example.com', true)).toEqual({ err: null, result: [{ address: '93.184.216.34', family: 4 }] });
+    expect(await lookup(guard, 'example.com', false)).toEqual({ err: null, result: '93.184.216.34' });
+  });
+
+  it('fails the connection when the name now resolves to a private address (DNS rebinding)', async () => {
+    let answer = '93.184.216.34';
+    const guard = new SsrfGuard({ resolve: async () => [{ address: answer, family: 4 }] });
+    await guard.check('http://rebind.test/');
+    answer = '127.0.0.1';
+    const { err } = await lookup(guard, 'rebind.test', true);
+    expect(err).toBeInstanceOf(PermanentError);
+    expect(err?.message).toMatch(/loopback/);
+  });
+});

@@ -1,0 +1,66 @@
+import type { PayloadOf } from '@/lib/jobs/registry';
+import type { JobHandler } from '@/lib/runtime/handler';
+import { memoryScope } from '@/lib/domain/memories/memory-scope';
+import { MemoryStore } from '@/lib/domain/memories/memory-store';
+import type { HandlerDeps } from './deps';
+
+type Payload = PayloadOf<'memory-importance-decay'>;
+
+export interface DecayResult {
+  /** Memories the job looked at. */
+  scanned: number;
+  /** Memories whose importance it lowered (the others were at or below the floor). */
+  lowered: number;
+  decayFactor: number;
+  floor: number;
+}
+
+/**
+ * memory-importance-decay: multiplies every memory's importance in scope (the job's
+ * tenant, or all) by `decayFactor`, never below `floor`; memories already at or below
+ * the floor are left alone. Runs every six hours by default.
+ *
+ * Each batch is one script that lowers the batch and moves the job's cursor, and runs
+ * only if the cursor is where the batch expects it. A retry therefore continues after
+ * the last applied batch, and a batch is never decayed twice by the same job.
+ */
+export function createMemoryImportanceDecayHandler(deps: HandlerDeps): JobHandler<Payload, DecayResult> {
+  const memories = new MemoryStore(deps.bullpen.redis, deps.bullpen.keys);
+
+  return async (ctx) => {
+    const d = ctx.data;
+    const scope = memoryScope(ctx.tenant, d.workspaceId);
+    let run = await memories.getRun(ctx.jobId);
+    if (run.result) return JSON.parse(run.result) as DecayResult;
+
+    const total = await memories.count(scope);
+    await ctx.progress(0, 'decaying', { total });
+    let cursor = run.cursor ?? '';
+    for (;;) {
+      ctx.signal.throwIfAborted();
+      const batch = await memories.members(scope, { after: cursor || undefined, limit: d.batchSize });
+      if (batch.length === 0) break;
+      const lowered = await memories.decayBatch(ctx.jobId, batch, { factor: d.decayFactor, floor: d.floor, expectedCursor: cursor });
+      if (lowered === -1) {
+        // Another execution of this job moved the cursor first: continue from where it is.
+        run = await memories.getRun(ctx.jobId);
+        cursor = run.cursor ?? '';
+        continue;
+      }
+      cursor = batch[batch.length - 1];
+      const scanned = Number((await memories.getRun(ctx.jobId)).scanned ?? 0);
+      await ctx.progress(Math.min(99, (100 * scanned) / Math.max(1, total)), 'decaying', { scanned, total });
+    }
+
+    run = await memories.getRun(ctx.jobId);
+    const result: DecayResult = {
+      scanned: Number(run.scanned ?? 0),
+      lowered: Number(run.lowered ?? 0),
+      decayFactor: d.decayFactor,
+      floor: d.floor,
+    };
+    await memories.putRun(ctx.jobId, { result: JSON.stringify(result) });
+    await ctx.progress(100, 'complete', { ...result });
+    return result;
+  };
+}
