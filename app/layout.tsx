@@ -5,7 +5,7 @@ import type { ReactNode } from 'react';
 import { SiteHeader } from '@/components/layout/site-header';
 import { THEME_COOKIE, parseTheme } from '@/components/layout/theme';
 import { Providers } from './providers';
-import { currentUser } from './_lib/session';
+import { currentUser } from '@/app/_lib/session';
 import { signOut } from './sign-in/actions';
 import './globals.css';
 

@@ -4,8 +4,8 @@ import { CardSkeleton } from '@/components/ui/skeleton';
 import { OverviewTiles } from '@/components/overview/overview-tiles';
 import { QueueTable } from '@/components/overview/queue-table';
 import { ThroughputChart } from '@/components/overview/throughput-chart';
-import { loadOverview } from './_lib/reads';
-import { requireUser } from './_lib/require-user';
+import { loadOverview } from '@/app/_lib/reads';
+import { requireUser } from '@/app/_lib/require-user';
 
 export const metadata: Metadata = { title: 'Overview' };
 

@@ -40,6 +40,7 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
     createQueueDepthSource({ queues: bullpen.queues, logger }),
     () => bullpen.dlq.pendingCount(),
   );
+  bullpen.alerter.useMetrics(metrics);
   const handlers = opts.handlers ?? createHandlers({ bullpen });
   const types = (config.WORKER_TYPES as JobTypeName[] | undefined)?.filter((t) => t in handlers);
   const connection = bullpen.workerConnection();

@@ -4,8 +4,8 @@ import { CardSkeleton } from '@/components/ui/skeleton';
 import { QueueTable } from '@/components/overview/queue-table';
 import { OpenJobForm } from '@/components/queue/open-job-form';
 import { JOB_TYPE_NAMES } from '@/lib/jobs/registry';
-import { loadOverview } from '../_lib/reads';
-import { requireUser } from '../_lib/require-user';
+import { loadOverview } from '@/app/_lib/reads';
+import { requireUser } from '@/app/_lib/require-user';
 
 export const metadata: Metadata = { title: 'Queues' };
 

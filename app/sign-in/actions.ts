@@ -5,8 +5,8 @@ import { z } from 'zod';
 import type { ActionResult } from '@/lib/dashboard/action-result';
 import { getBullpen } from '@/lib/bullpen-singleton';
 import { isAppError } from '@/lib/errors/app-error';
-import { signInService } from '../_lib/auth-services';
-import { clientIp, getSession } from '../_lib/session';
+import { signInService } from '@/app/_lib/auth-services';
+import { clientIp, getSession } from '@/app/_lib/session';
 import { safeNextPath } from './safe-next-path';
 
 const signInSchema = z.object({

@@ -1,10 +1,10 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
-import { currentUser } from '../_lib/session';
+import { currentUser } from '@/app/_lib/session';
 import { SignInForm } from '@/components/auth/sign-in-form';
 import { signIn } from './actions';
 import { safeNextPath } from './safe-next-path';
-import { firstParam, type RouteProps } from '../_lib/route-props';
+import { firstParam, type RouteProps } from '@/app/_lib/route-props';
 
 export const metadata: Metadata = { title: 'Sign in' };
 

@@ -19,8 +19,13 @@ export interface Alert {
 export class Alerter {
   constructor(
     private readonly logger: Logger,
-    private readonly metrics?: WorkerMetrics,
+    private metrics?: WorkerMetrics,
   ) {}
+
+  /** Counts alerts in a process's metrics from now on (the worker's, once it has them). */
+  useMetrics(metrics: WorkerMetrics): void {
+    this.metrics = metrics;
+  }
 
   raise(alert: Alert): void {
     this.logger.error({ alert: true, reason: alert.reason, jobType: alert.type, ...alert.fields }, alert.message);

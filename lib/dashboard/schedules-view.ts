@@ -1,11 +1,15 @@
 import type { ScheduleSummary } from '../schedules/schedule-summary';
-import { sameJson, type ScheduleFormField } from './schedules-form';
 
 /**
- * Pure presentation of schedules: fire times in the schedule's own zone, what an
+ * Pure presentation of schedules (no cron library, so client components can import it): fire times in the schedule's own zone, what an
  * operator changed against the code's default, and a state word for the pill. The
  * clock and the zone are arguments, so the same input always renders the same text.
  */
+
+/** The fields of the schedule edit form. */
+export const SCHEDULE_FORM_FIELDS = ['pattern', 'tz', 'data'] as const;
+export type ScheduleFormField = (typeof SCHEDULE_FORM_FIELDS)[number];
+export const FIELD_LABEL: Record<ScheduleFormField, string> = { pattern: 'Cron pattern', tz: 'Time zone', data: 'Data' };
 
 export interface FireTime {
   /** Epoch ms. */
@@ -78,4 +82,22 @@ export function scheduleState(s: Pick<ScheduleSummary, 'active' | 'paused'>): Sc
 /** The job page of a job (the queues segment's route), e.g. a triggered run or a last run. */
 export function jobPageHref(queue: string, jobId: string): string {
   return `/queues/${encodeURIComponent(queue)}/jobs/${encodeURIComponent(jobId)}`;
+}
+
+/** Deep equality of JSON values, key order and undefined keys ignored. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return stableStringify(a) === stableStringify(b);
+}
+
+function stableStringify(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
+  if (typeof v === 'object' && v !== null) {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableStringify(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
 }

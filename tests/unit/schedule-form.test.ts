@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formFieldOf, formToEdit, formValuesOf, previewQuerySchema, sameJson, scheduleFormSchema } from '@/lib/dashboard/schedules-form';
-import { diffFromDefault, formatFireTime, formatUntil, scheduleState } from '@/lib/dashboard/schedules-view';
+import { formFieldOf, formToEdit, formValuesOf, previewQuerySchema, scheduleFormSchema } from '@/lib/dashboard/schedules-form';
+import { diffFromDefault, formatFireTime, formatUntil, jobPageHref, sameJson, scheduleState } from '@/lib/dashboard/schedules-view';
 
 const current = { pattern: '0 */15 * * * *', tz: 'UTC', data: {} };
 
@@ -91,6 +91,10 @@ describe('schedules view', () => {
       { field: 'pattern', current: '0 30 2 * * *', default: '0 0 3 * * *' },
       { field: 'data', current: '{"a":1}', default: '{}' },
     ]);
+  });
+
+  it('links a run to its job page', () => {
+    expect(jobPageHref('quota-check', 'manual:quota-check:1738296000000')).toBe('/queues/quota-check/jobs/manual%3Aquota-check%3A1738296000000');
   });
 
   it('names the state', () => {

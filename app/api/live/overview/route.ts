@@ -1,5 +1,5 @@
-import { liveJson } from '../../../_lib/live-route';
-import { loadOverview } from '../../../_lib/reads';
+import { liveJson } from '@/app/_lib/live-route';
+import { loadOverview } from '@/app/_lib/reads';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,0 +1,12 @@
+import type { NextRequest } from 'next/server';
+import { parseQueueFilters } from '@/lib/dashboard/queue-filters';
+import { liveJson } from '@/app/_lib/live-route';
+import { loadQueuePage } from '@/app/_lib/reads';
+
+export const dynamic = 'force-dynamic';
+
+/** GET /api/live/queues/:name?state=&page=&size=&name=&tenant= — one page of a queue (404 JSON for an unknown queue). */
+export async function GET(req: NextRequest, ctx: { params: Promise<{ name: string }> }) {
+  const { name } = await ctx.params;
+  return liveJson(() => loadQueuePage(name, parseQueueFilters(req.nextUrl.searchParams)));
+}

@@ -1,0 +1,65 @@
+'use server';
+
+import { z } from 'zod';
+import { runAction, type ActionSpec } from '@/app/_lib/action';
+import { dashboardServices } from '@/app/_lib/dashboard-services';
+import { jobIdSchema } from '@/lib/dashboard/job-page';
+import { JOB_TYPE_NAMES, type JobTypeName } from '@/lib/jobs/registry';
+
+const jobInput = z.object({
+  queue: z.enum(JOB_TYPE_NAMES as [JobTypeName, ...JobTypeName[]], { message: 'Unknown queue' }),
+  id: jobIdSchema,
+});
+type JobInput = z.output<typeof jobInput>;
+
+const target = (i: JobInput) => ({ kind: 'job', id: `${i.queue}/${i.id}` });
+const paths = (i: JobInput) => [`/queues/${i.queue}/jobs/${i.id}`, `/queues/${i.queue}`];
+
+const retrySpec: ActionSpec<typeof jobInput, { jobId: string; from: 'failed' | 'completed' }> = {
+  name: 'job.retry',
+  minRole: 'operator',
+  schema: jobInput,
+  run: (i, { user }) => dashboardServices().jobs.retry(i.queue, i.id, user.username),
+  audit: (i, d) => ({ target: target(i), details: { from: d.from } }),
+  revalidate: paths,
+};
+
+const promoteSpec: ActionSpec<typeof jobInput, { jobId: string }> = {
+  name: 'job.promote',
+  minRole: 'operator',
+  schema: jobInput,
+  run: (i) => dashboardServices().jobs.promote(i.queue, i.id),
+  audit: (i) => ({ target: target(i) }),
+  revalidate: paths,
+};
+
+const duplicateSpec: ActionSpec<typeof jobInput, { jobId: string; sourceId: string }> = {
+  name: 'job.duplicate',
+  minRole: 'operator',
+  schema: jobInput,
+  run: (i) => dashboardServices().jobs.duplicate(i.queue, i.id),
+  audit: (i, d) => ({ target: target(i), details: { newJobId: d.jobId } }),
+  revalidate: (i) => [`/queues/${i.queue}`],
+};
+
+const removeSpec: ActionSpec<typeof jobInput, { jobId: string; state: string }> = {
+  name: 'job.remove',
+  minRole: 'admin',
+  schema: jobInput,
+  run: (i) => dashboardServices().jobs.remove(i.queue, i.id),
+  audit: (i, d) => ({ target: target(i), details: { state: d.state } }),
+  revalidate: paths,
+};
+
+export async function retryJob(input: unknown) {
+  return runAction(retrySpec, input);
+}
+export async function promoteJob(input: unknown) {
+  return runAction(promoteSpec, input);
+}
+export async function duplicateJob(input: unknown) {
+  return runAction(duplicateSpec, input);
+}
+export async function removeJob(input: unknown) {
+  return runAction(removeSpec, input);
+}

@@ -1,0 +1,224 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Bullpen } from '@/lib/bullpen';
+import { PermanentError } from '@/lib/errors/permanent-error';
+import { waitReady } from '@/lib/redis/connection';
+import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { PatternModelStore } from '@/lib/domain/patterns/pattern-model-store';
+import { predict } from '@/lib/domain/patterns/softmax-model';
+import { SampleStore } from '@/lib/domain/trajectories/sample-store';
+import { TrajectoryStore } from '@/lib/domain/trajectories/trajectory-store';
+import { createEwcConsolidationHandler } from '@/worker/handlers/ewc-consolidation';
+import { createPatternTrainingHandler } from '@/worker/handlers/pattern-training';
+import { createTrajectoryProcessHandler } from '@/worker/handlers/trajectory-process';
+import { makeBullpen } from '../helpers/bullpen';
+import { makeJobContext } from '../helpers/job-context';
+import { startTestRedis } from '../helpers/redis';
+import { makeTrajectories } from '../fixtures/trajectories';
+
+const acme = { orgId: 'acme' };
+const globex = { orgId: 'globex', workspaceId: 'lab' };
+
+let redis: EmbeddedRedis;
+let bullpen: Bullpen;
+let trajectories: TrajectoryStore;
+let samples: SampleStore;
+let models: PatternModelStore;
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+});
+afterAll(async () => {
+  await redis.stop();
+});
+beforeEach(async () => {
+  bullpen = makeBullpen(redis);
+  await waitReady(bullpen.redis);
+  trajectories = new TrajectoryStore(bullpen.redis, bullpen.keys);
+  samples = new SampleStore(bullpen.redis, bullpen.keys);
+  models = new PatternModelStore(bullpen.redis, bullpen.keys);
+});
+afterEach(async () => {
+  await bullpen.close();
+});
+
+async function seed(tenant: typeof acme | typeof globex, count: number, prefix: string, steps = 10) {
+  for (const t of makeTrajectories({ tenant, count, steps, prefix, seed: prefix.length })) await trajectories.add(t);
+}
+
+async function snapshot() {
+  const all: unknown[] = [];
+  for (const tenant of [acme, globex]) for await (const s of samples.exportByTenant(tenant)) all.push(s);
+  return { samples: all, pending: await trajectories.countPending() };
+}
+
+describe('trajectory-process', () => {
+  it('turns pending trajectories into samples and marks them processed, once', async () => {
+    await seed(acme, 72, 'a');
+    await seed(globex, 3, 'g');
+    const handler = createTrajectoryProcessHandler({ bullpen });
+    const ctx = makeJobContext('trajectory-process', { limit: 500 });
+
+    const result = await handler(ctx);
+    expect(result).toEqual({ processed: 75, samples: 750, alreadyProcessed: 0, missing: 0 });
+    expect(await samples.countByTenant(acme)).toBe(720);
+    expect(await samples.countByTenant(globex)).toBe(30);
+    expect(await trajectories.countPending()).toBe(0);
+    const t = await trajectories.get('a-3');
+    expect(t?.processedAt).toBeGreaterThan(0);
+    const s = await samples.get('a-3#9');
+    expect(s).toMatchObject({ trajectoryId: 'a-3', step: 9, tenant: acme, label: t!.steps[9].action, features: t!.steps[9].state });
+    expect(s!.return).toBe(t!.steps[9].reward);
+
+    expect(ctx.progressReports[0]).toMatchObject({ percent: 0, phase: 'selecting' });
+    expect(ctx.progressReports.some((p) => p.phase === 'processing' && p.percent > 5 && p.percent < 100)).toBe(true);
+    expect(ctx.progressReports.at(-1)).toMatchObject({ percent: 100, phase: 'complete' });
+
+    // A retry (same job) and a later run change nothing.
+    const before = await snapshot();
+    expect(await handler(makeJobContext('trajectory-process', { limit: 500 }, { jobId: ctx.jobId, attempt: 2 }))).toMatchObject({ processed: 0 });
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('processes only the job tenant’s trajectories, and the listed ones when given', async () => {
+    await seed(acme, 4, 'a');
+    await seed(globex, 4, 'g');
+    const handler = createTrajectoryProcessHandler({ bullpen });
+
+    const own = await handler(makeJobContext('trajectory-process', { limit: 500 }, { tenant: globex }));
+    expect(own.processed).toBe(4);
+    expect(await samples.countByTenant(acme)).toBe(0);
+    expect(await trajectories.countPending()).toBe(4);
+
+    const listed = await handler(
+      makeJobContext('trajectory-process', { limit: 500, trajectoryIds: ['a-1', 'a-2', 'g-1', 'nope'] }, { tenant: acme }),
+    );
+    // g-1 is another tenant's: treated as missing, not processed.
+    expect(listed).toEqual({ processed: 2, samples: 20, alreadyProcessed: 0, missing: 2 });
+    expect(await samples.countByTenant(acme)).toBe(20);
+  });
+
+  it('respects limit, oldest first', async () => {
+    await seed(acme, 10, 'a');
+    const result = await createTrajectoryProcessHandler({ bullpen })(makeJobContext('trajectory-process', { limit: 3 }));
+    expect(result.processed).toBe(3);
+    expect((await trajectories.get('a-0'))?.processedAt).toBeDefined();
+    expect((await trajectories.get('a-3'))?.processedAt).toBeUndefined();
+  });
+
+  it('refuses a second trajectory with an existing id', async () => {
+    await seed(acme, 1, 'a');
+    const [dup] = makeTrajectories({ tenant: acme, count: 1, prefix: 'a' });
+    await expect(trajectories.add(dup)).rejects.toMatchObject({ code: 'CONFLICT' });
+  });
+});
+
+describe('pattern-training', () => {
+  const payload = { modelName: 'router', batchSize: 32, epochs: 8, learningRate: 0.2 };
+
+  it('trains a model on the samples and stores it with its metrics', async () => {
+    await seed(acme, 30, 'a');
+    await createTrajectoryProcessHandler({ bullpen })(makeJobContext('trajectory-process', { limit: 500 }));
+    const ctx = makeJobContext('pattern-training', payload, { tenant: acme });
+    const result = await createPatternTrainingHandler({ bullpen })(ctx);
+
+    expect(result).toMatchObject({ trained: true, modelName: 'router', version: 1, reused: false });
+    const model = await models.latest(acme, 'router');
+    expect(model).toMatchObject({ version: 1, classes: 2, dim: 3, tenant: acme, trainedByJob: ctx.jobId });
+    expect(model!.metrics).toMatchObject({ epochs: 8, samples: 300 });
+    // The rewarded rule is "action 1 when x0 > 0": the model has learnt it.
+    expect(model!.metrics.accuracy).toBeGreaterThan(0.7);
+    expect(predict(model!, [3, 0, 0])).toBe(1);
+    expect(predict(model!, [-3, 0, 0])).toBe(0);
+
+    const epochs = ctx.progressReports.filter((p) => p.phase === 'training');
+    expect(epochs).toHaveLength(8);
+    expect(epochs.map((p) => p.percent)).toEqual([...epochs.map((p) => p.percent)].sort((a, b) => a - b));
+    expect(ctx.progressReports.at(-1)).toMatchObject({ percent: 100, phase: 'complete' });
+  });
+
+  it('a retry of the same job returns the same version; a retry after a lost save retrains it identically', async () => {
+    await seed(acme, 10, 'a');
+    await createTrajectoryProcessHandler({ bullpen })(makeJobContext('trajectory-process', { limit: 500 }));
+    const handler = createPatternTrainingHandler({ bullpen });
+    const first = await handler(makeJobContext('pattern-training', payload, { jobId: 'train-1' }));
+    const saved = await models.latest(undefined, 'router');
+
+    const retry = await handler(makeJobContext('pattern-training', payload, { jobId: 'train-1', attempt: 2 }));
+    expect(retry).toMatchObject({ trained: true, version: 1, reused: true });
+    expect(await models.versions(undefined, 'router')).toEqual([1]);
+    expect(first).toMatchObject({ version: 1 });
+
+    // Simulate the first attempt dying after reserving its version but before saving.
+    const fresh = makeBullpen(redis);
+    await waitReady(fresh.redis);
+    try {
+      const freshTrajectories = new TrajectoryStore(fresh.redis, fresh.keys);
+      for (const t of makeTrajectories({ tenant: acme, count: 10, prefix: 'a', seed: 1 })) await freshTrajectories.add(t);
+      await createTrajectoryProcessHandler({ bullpen: fresh })(makeJobContext('trajectory-process', { limit: 500 }));
+      const freshModels = new PatternModelStore(fresh.redis, fresh.keys);
+      expect(await freshModels.reserveVersion(undefined, 'router', 'train-1')).toBe(1);
+      await createPatternTrainingHandler({ bullpen: fresh })(makeJobContext('pattern-training', payload, { jobId: 'train-1', attempt: 2 }));
+      const rebuilt = await freshModels.latest(undefined, 'router');
+      expect(rebuilt!.version).toBe(1);
+      expect(rebuilt!.weights).toEqual(saved!.weights);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('a new job trains a new version, warm-started from the previous one', async () => {
+    await seed(acme, 10, 'a');
+    await createTrajectoryProcessHandler({ bullpen })(makeJobContext('trajectory-process', { limit: 500 }));
+    const handler = createPatternTrainingHandler({ bullpen });
+    await handler(makeJobContext('pattern-training', payload, { jobId: 'daily-1' }));
+    const second = await handler(makeJobContext('pattern-training', payload, { jobId: 'daily-2' }));
+    expect(second).toMatchObject({ trained: true, version: 2 });
+    expect((await models.latest(undefined, 'router'))!.training.warmStartFrom).toBe(1);
+    expect(await models.versions(undefined, 'router')).toEqual([1, 2]);
+  });
+
+  it('with no samples it reports that and stores nothing', async () => {
+    const result = await createPatternTrainingHandler({ bullpen })(makeJobContext('pattern-training', payload));
+    expect(result).toMatchObject({ trained: false });
+    expect(await models.latest(undefined, 'router')).toBeUndefined();
+  });
+});
+
+describe('ewc-consolidation', () => {
+  const training = { modelName: 'router', batchSize: 32, epochs: 5, learningRate: 0.2 };
+
+  it('stores the anchor with the model, and the next training is held to it', async () => {
+    await seed(acme, 10, 'a');
+    await createTrajectoryProcessHandler({ bullpen })(makeJobContext('trajectory-process', { limit: 500 }));
+    await createPatternTrainingHandler({ bullpen })(makeJobContext('pattern-training', training, { tenant: acme }));
+    const v1 = await models.latest(acme, 'router');
+
+    const ctx = makeJobContext('ewc-consolidation', { modelName: 'router', lambda: 10, sampleSize: 1_000 }, { tenant: acme });
+    const result = await createEwcConsolidationHandler({ bullpen })(ctx);
+    expect(result).toMatchObject({ modelName: 'router', version: 1, lambda: 10, samples: 100 });
+    expect(result.fisherMax).toBeGreaterThan(0);
+    const anchored = await models.latest(acme, 'router');
+    expect(anchored!.anchor).toMatchObject({ version: 1, lambda: 10, samples: 100, weights: v1!.weights });
+    expect(anchored!.anchor!.fisher).toHaveLength(v1!.weights.length);
+    expect(ctx.progressReports.map((p) => p.phase)).toEqual(['loading', 'estimating-fisher', 'storing', 'complete']);
+
+    // Running it again recomputes the same anchor and adds no version.
+    await createEwcConsolidationHandler({ bullpen })(makeJobContext('ewc-consolidation', { modelName: 'router', lambda: 10, sampleSize: 1_000 }, { tenant: acme }));
+    const again = await models.latest(acme, 'router');
+    expect({ ...again!.anchor, consolidatedAt: 0 }).toEqual({ ...anchored!.anchor, consolidatedAt: 0 });
+    expect(await models.versions(acme, 'router')).toEqual([1]);
+
+    // The next training pays the elastic penalty and records the anchor it was held to.
+    const next = await createPatternTrainingHandler({ bullpen })(makeJobContext('pattern-training', training, { tenant: acme }));
+    expect(next).toMatchObject({ trained: true, version: 2, anchoredTo: 1 });
+    const v2 = await models.latest(acme, 'router');
+    expect(v2!.trainedWithAnchor?.version).toBe(1);
+    expect(v2!.metrics.elasticPenalty).toBeGreaterThanOrEqual(0);
+  });
+
+  it('without a model it fails permanently, saying what to run first', async () => {
+    await expect(
+      createEwcConsolidationHandler({ bullpen })(makeJobContext('ewc-consolidation', { modelName: 'nothing', lambda: 10, sampleSize: 10 })),
+    ).rejects.toBeInstanceOf(PermanentError);
+  });
+});

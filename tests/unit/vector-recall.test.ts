@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { AnnGraph } from '@/lib/domain/vectors/ann-graph';
+import { exactNearest } from '@/lib/domain/vectors/vector-math';
+
+/** A seeded PRNG (mulberry32), so the data set is the same on every run. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+function randomVectors(n: number, dims: number, random: () => number): Float32Array[] {
+  return Array.from({ length: n }, () => Float32Array.from({ length: dims }, () => random() * 2 - 1));
+}
+
+describe('usearch ANN recall against exact search', () => {
+  it('finds at least 90 % of the true 10 nearest neighbours of 2,000 random 64-d vectors', () => {
+    const random = rng(7);
+    const data = randomVectors(2_000, 64, random);
+    const queries = randomVectors(100, 64, random);
+    const graph = new AnnGraph({ dimensions: 64 });
+    data.forEach((v, i) => graph.upsert(i, v));
+    expect(graph.size).toBe(2_000);
+
+    const items = data.map((vector, key) => ({ key, vector }));
+    let found = 0;
+    for (const q of queries) {
+      const truth = new Set(exactNearest(items, q, 10).map((n) => n.key));
+      const approx = graph.search(q, 10).map((m) => m.label);
+      found += approx.filter((label) => truth.has(label)).length;
+    }
+    const recall = found / (queries.length * 10);
+    expect(recall).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('reports cosine distance, replaces a label in place and forgets removed ones', () => {
+    const graph = new AnnGraph({ dimensions: 3 });
+    graph.upsert(1, Float32Array.from([1, 0, 0]));
+    graph.upsert(2, Float32Array.from([0, 1, 0]));
+    expect(graph.search(Float32Array.from([1, 0, 0]), 1)).toEqual([{ label: 1, distance: expect.closeTo(0, 5) }]);
+    graph.upsert(1, Float32Array.from([0, 0, 1]));
+    expect(graph.search(Float32Array.from([0, 0, 1]), 1)[0].label).toBe(1);
+    graph.remove(1);
+    expect(graph.has(1)).toBe(false);
+    expect(graph.search(Float32Array.from([0, 0, 1]), 5).map((m) => m.label)).toEqual([2]);
+    expect(() => graph.upsert(3, Float32Array.from([1, 0]))).toThrow(/3-d graph/);
+  });
+});
