@@ -57,6 +57,11 @@ export const deadLetterListSchema = z.object({
   pageCount: z.number().int(),
   /** Entries per status, whatever the filter: the tabs' numbers. */
   counts: deadLetterCountsSchema,
+  /**
+   * Entries "replay all that match" would act on: the matches when the filter's status
+   * is pending or replayed, the pending matches when it names none, 0 otherwise.
+   */
+  replayable: z.number().int(),
   /** When the list was read (epoch ms). */
   readAt: z.number().int(),
 });
@@ -122,10 +127,14 @@ export function toDeadLetterRow(e: DeadLetterEntry): DeadLetterRow {
  */
 export async function readDeadLetterList(bullpen: Bullpen, f: DeadLetterFilters, now = Date.now()): Promise<DeadLetterList> {
   const pageSize = Math.min(f.pageSize, MAX_PAGE);
-  const [page, counts] = await Promise.all([
-    bullpen.dlq.list(toStoreFilter(withoutPaging(f), now), { limit: pageSize, offset: (f.page - 1) * pageSize }),
+  const filter = toStoreFilter(withoutPaging(f), now);
+  const [page, counts, pendingMatches] = await Promise.all([
+    bullpen.dlq.list(filter, { limit: pageSize, offset: (f.page - 1) * pageSize }),
     bullpen.dlq.counts(),
+    // Bulk replay without a status acts on pending entries only: count those apart.
+    f.status === undefined ? bullpen.dlq.list({ ...filter, status: 'pending' }, { limit: 1 }).then((p) => p.total) : undefined,
   ]);
+  const replayable = f.status === 'pending' || f.status === 'replayed' ? page.total : (pendingMatches ?? 0);
   return {
     rows: page.entries.map(toDeadLetterRow),
     total: page.total,
@@ -133,6 +142,7 @@ export async function readDeadLetterList(bullpen: Bullpen, f: DeadLetterFilters,
     pageSize,
     pageCount: pageCountOf(page.total, pageSize),
     counts,
+    replayable,
     readAt: now,
   };
 }

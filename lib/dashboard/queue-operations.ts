@@ -1,8 +1,8 @@
 import type { Queue } from 'bullmq';
-import { z } from 'zod';
 import type { Bullpen } from '../bullpen';
 import { AppError } from '../errors/app-error';
 import type { BulkCounts, ReportProgress } from './bulk-operations';
+import { cleanableStateSchema, type CleanableState } from './clean-states';
 import { markDeadLetterRetried } from './job-operations';
 import { requireQueueName } from './queue-page';
 
@@ -11,9 +11,7 @@ export const MAX_SELECTED = 100;
 /** BullMQ's clean removes at most this many per call; bigger cleans loop. */
 export const CLEAN_BATCH = 10_000;
 
-export const CLEANABLE_STATES = ['completed', 'failed', 'delayed', 'waiting', 'prioritized'] as const;
-export const cleanableStateSchema = z.enum(CLEANABLE_STATES);
-export type CleanableState = z.infer<typeof cleanableStateSchema>;
+export { CLEANABLE_STATES, cleanableStateSchema, type CleanableState } from './clean-states';
 
 export interface RetryAllOptions {
   /** Failed ids read and retried per round. @defaultValue 500 */

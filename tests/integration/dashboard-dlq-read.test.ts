@@ -93,6 +93,12 @@ describe('readDeadLetterList', () => {
     const replayed = await readDeadLetterList(bullpen, parseDeadLetterFilters({ status: 'replayed' }).filters);
     expect(replayed.rows.map((r) => [r.id, r.status, r.replays])).toEqual([[id, 'replayed', 1]]);
     expect(replayed.counts).toMatchObject({ pending: 2, replayed: 1, total: 3 });
+    expect(replayed.replayable).toBe(1);
+    // Without a status, "replay all" would act on the pending matches only.
+    const all = await readDeadLetterList(bullpen, parseDeadLetterFilters({}).filters);
+    expect([all.total, all.replayable]).toEqual([3, 2]);
+    const discarded = await readDeadLetterList(bullpen, parseDeadLetterFilters({ status: 'discarded' }).filters);
+    expect(discarded.replayable).toBe(0);
   });
 });
 

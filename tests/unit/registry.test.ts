@@ -2,8 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { JOB_GROUPS, JOB_TYPE_NAMES, JOB_TYPES } from '@/lib/jobs/registry';
 import { defaultJobOptions } from '@/lib/jobs/queues';
 import { PRIORITY } from '@/lib/jobs/priority';
-import { HANDLED_TYPES } from '@/lib/jobs/handled-types';
-import { createHandlers } from '@/worker/handlers';
 
 describe('job registry', () => {
   it('holds the 18 job types of the ADR in its seven groups', () => {
@@ -34,10 +32,5 @@ describe('job registry', () => {
     });
     expect(defaultJobOptions('pattern-training').backoff).toEqual({ type: 'fixed', delay: 60_000 });
     expect(defaultJobOptions('data-deletion').priority).toBe(1);
-  });
-
-  it('lists exactly the types the worker ships a handler for', () => {
-    const handlers = createHandlers({ bullpen: {} as never });
-    expect(Object.keys(handlers).sort()).toEqual([...HANDLED_TYPES].sort());
   });
 });

@@ -156,7 +156,7 @@ export class VectorIndex {
       void this.rebuild().catch((err) => this.opts.logger?.error({ err, namespace: this.namespace }, 'vector index rebuild failed'));
     }
     if (position.seq !== snap.seq) {
-      const complete = await this.applyLog(snap);
+      const complete = (await this.applyLog(snap)) && snap.seq >= position.seq;
       if (!complete && !this.building) await this.rebuild();
     }
   }

@@ -1,0 +1,150 @@
+'use client';
+
+import Link from 'next/link';
+import { useState } from 'react';
+import type { JobSummary } from '@/lib/dashboard/job-summary';
+import type { JobStateName } from '@/lib/dashboard/job-states';
+import { StatusPill } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { InlineResult } from '@/components/ui/inline-result';
+import { ProgressBar } from '@/components/ui/progress-bar';
+import { RelativeTime } from '@/components/ui/relative-time';
+import { Table } from '@/components/ui/table';
+import { useAction } from '@/components/ui/use-action';
+import type { QueueActions } from './types';
+
+export interface JobTableProps {
+  queue: string;
+  state: JobStateName;
+  jobs: JobSummary[];
+  canOperate: boolean;
+  actions: QueueActions;
+  onChanged(): void;
+}
+
+const jobHref = (queue: string, id: string) => `/queues/${encodeURIComponent(queue)}/jobs/${encodeURIComponent(id)}`;
+
+/** The jobs of one page. Failed tab, operators: select rows and retry them, or retry one. */
+export function JobTable({ queue, state, jobs, canOperate, actions, onChanged }: JobTableProps) {
+  const selectable = canOperate && state === 'failed';
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const retrySelected = useAction(actions.retrySelected);
+  const retryOne = useAction(actions.retryJob);
+  const visible = jobs.filter((j) => selected.has(j.id)).map((j) => j.id);
+  const allChecked = jobs.length > 0 && visible.length === jobs.length;
+  const toggle = (id: string) =>
+    setSelected((s) => {
+      const n = new Set(s);
+      if (n.has(id)) n.delete(id);
+      else n.add(id);
+      return n;
+    });
+  if (jobs.length === 0) return <p className="card muted" data-testid="jobs-empty">No {state} jobs here.</p>;
+  return (
+    <div className="stack">
+      {selectable && (
+        <div className="row">
+          <Button
+            variant="primary"
+            size="sm"
+            disabled={visible.length === 0 || retrySelected.pending}
+            data-testid="retry-selected"
+            onClick={async () => {
+              const r = await retrySelected.run({ queue, ids: visible });
+              if (r.ok) {
+                setSelected(new Set());
+                onChanged();
+              }
+            }}
+          >
+            Retry selected ({visible.length})
+          </Button>
+          {retrySelected.result && (
+            <InlineResult
+              result={retrySelected.result}
+              success={retrySelected.result.ok ? `Retried ${retrySelected.result.data.succeeded}, skipped ${retrySelected.result.data.skipped}.` : undefined}
+            />
+          )}
+        </div>
+      )}
+      {retryOne.result && !retryOne.result.ok && <InlineResult result={retryOne.result} />}
+      <Table data-testid="job-table">
+        <thead>
+          <tr>
+            {selectable && (
+              <th scope="col">
+                <input
+                  type="checkbox"
+                  aria-label="Select all jobs on this page"
+                  checked={allChecked}
+                  onChange={() => setSelected(allChecked ? new Set() : new Set(jobs.map((j) => j.id)))}
+                  data-testid="select-all-jobs"
+                />
+              </th>
+            )}
+            <th scope="col">Id</th>
+            <th scope="col" className="hide-sm">Name</th>
+            <th scope="col">Tenant</th>
+            <th scope="col">Progress</th>
+            <th scope="col" className="num">Attempts</th>
+            <th scope="col">{state === 'completed' || state === 'failed' ? 'Finished' : state === 'delayed' ? 'Runs' : 'Created'}</th>
+            {state === 'failed' && <th scope="col">Reason</th>}
+            {selectable && <th scope="col"><span className="hide-sm">Actions</span></th>}
+          </tr>
+        </thead>
+        <tbody>
+          {jobs.map((j) => (
+            <tr key={j.id} data-testid="job-row" data-job-id={j.id}>
+              {selectable && (
+                <td>
+                  <input type="checkbox" aria-label={`Select job ${j.id}`} checked={selected.has(j.id)} onChange={() => toggle(j.id)} data-testid={`job-select-${j.id}`} />
+                </td>
+              )}
+              <td className="mono">
+                <Link href={jobHref(queue, j.id)} data-testid={`job-link-${j.id}`}>
+                  {j.id}
+                </Link>{' '}
+                {j.priorityName && j.priorityName !== 'LOW' && <span className="badge tone-neutral">{j.priorityName}</span>}
+              </td>
+              <td className="hide-sm truncate">{j.name}</td>
+              <td className="mono">{j.tenant ? `${j.tenant.orgId}${j.tenant.workspaceId ? `/${j.tenant.workspaceId}` : ''}` : <span className="muted">—</span>}</td>
+              <td>
+                {state === 'active' || j.progress.percent > 0 ? (
+                  <ProgressBar value={j.progress.percent} label={j.progress.phase} testId="job-row-progress" />
+                ) : (
+                  <StatusPill status={j.state ?? state} />
+                )}
+              </td>
+              <td className="num">
+                {j.attemptsMade}/{j.maxAttempts}
+              </td>
+              <td>
+                <RelativeTime ms={state === 'completed' || state === 'failed' ? j.finishedAt : state === 'delayed' ? j.runAt : j.createdAt} />
+              </td>
+              {state === 'failed' && (
+                <td className="truncate" title={j.failedReason}>
+                  {j.failedReason}
+                </td>
+              )}
+              {selectable && (
+                <td>
+                  <Button
+                    size="sm"
+                    disabled={retryOne.pending}
+                    data-testid={`retry-job-${j.id}`}
+                    onClick={async () => {
+                      const r = await retryOne.run({ queue, id: j.id });
+                      if (r.ok) onChanged();
+                    }}
+                  >
+                    Retry
+                  </Button>
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </Table>
+    </div>
+  );
+}

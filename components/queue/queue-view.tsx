@@ -1,0 +1,77 @@
+'use client';
+
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
+import type { QueuePage } from '@/lib/dashboard/queue-page';
+import { queueHref, serializeQueueFilters, type QueueFilters } from '@/lib/dashboard/queue-filters';
+import { queryKeys } from '@/lib/dashboard/query-keys';
+import { LiveStatus } from '@/components/live/live-status';
+import { StatusPill } from '@/components/ui/badge';
+import { Pagination } from '@/components/ui/pagination';
+import { BulkProgress } from './bulk-progress';
+import { JobFilters } from './job-filters';
+import { JobTable } from './job-table';
+import { QueueToolbar } from './queue-toolbar';
+import { StateTabs } from './state-tabs';
+import type { QueueActions } from './types';
+import { useQueuePage } from './use-queue-page';
+
+export interface QueueViewProps {
+  initial: QueuePage;
+  filters: QueueFilters;
+  canOperate: boolean;
+  canAdmin: boolean;
+  actions: QueueActions;
+}
+
+/** The live queue page: header, actions, state tabs, filters, one page of jobs and the pager. */
+export function QueueView({ initial, filters, canOperate, canAdmin, actions }: QueueViewProps) {
+  const name = initial.queue.name;
+  const search = serializeQueueFilters(filters);
+  const { data, error, dataUpdatedAt, isFetching } = useQueuePage(name, search, initial);
+  const qc = useQueryClient();
+  const [bulk, setBulk] = useState<{ op: BulkOperation; title: string } | null>(null);
+  const refresh = () => void qc.invalidateQueries({ queryKey: queryKeys.queueAll(name) });
+  return (
+    <div className="stack">
+      <div className="row" style={{ justifyContent: 'space-between' }}>
+        <p className="muted" style={{ margin: 0 }}>
+          {data.queue.description} {data.queue.paused && <StatusPill status="paused" testId="queue-paused" />}
+        </p>
+        <LiveStatus updatedAt={dataUpdatedAt} error={error} fetching={isFetching} />
+      </div>
+      <QueueToolbar
+        data={data}
+        actions={actions}
+        canOperate={canOperate}
+        canAdmin={canAdmin}
+        onChanged={refresh}
+        onBulkStarted={(op, title) => setBulk({ op, title })}
+      />
+      {bulk && <BulkProgress key={bulk.op.id} operation={bulk.op} title={bulk.title} invalidate={queryKeys.queueAll(name)} onClose={() => setBulk(null)} />}
+      <StateTabs queue={name} filters={filters} counts={data.queue.counts} />
+      <JobFilters queue={name} filters={filters} />
+      {data.scan && (
+        <p className="small muted" role="status" data-testid="scan-note">
+          {data.scan.capped
+            ? `Filtered by searching the newest ${data.scan.scanned.toLocaleString('en')} ${data.state} jobs; older ones were not searched.`
+            : `Searched ${data.scan.scanned.toLocaleString('en')} ${data.state} jobs.`}
+        </p>
+      )}
+      <JobTable queue={name} state={data.state} jobs={data.jobs} canOperate={canOperate} actions={actions} onChanged={refresh} />
+      <Pagination
+        page={data.page}
+        pageCount={data.pageCount}
+        hasNext={data.hasNext}
+        hrefFor={(page) => queueHref(name, { ...filters, page })}
+        label={`Pages of ${data.state} jobs`}
+      />
+      {data.total !== undefined && (
+        <p className="small muted">
+          {data.total.toLocaleString('en')} {data.state} jobs, newest first.
+        </p>
+      )}
+    </div>
+  );
+}

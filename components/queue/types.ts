@@ -1,0 +1,16 @@
+import type { ActionResult } from '@/lib/dashboard/action-result';
+import type { BulkCounts, BulkOperation } from '@/lib/dashboard/bulk-operations';
+import type { CleanableState } from '@/lib/dashboard/clean-states';
+
+type Action<I, T> = (input: I) => Promise<ActionResult<T>>;
+
+/** The queue page's server actions, handed down as props (components never import app/). */
+export interface QueueActions {
+  pause: Action<{ queue: string }, null>;
+  resume: Action<{ queue: string }, null>;
+  retrySelected: Action<{ queue: string; ids: string[] }, BulkCounts>;
+  retryAll: Action<{ queue: string }, BulkOperation>;
+  promoteAll: Action<{ queue: string }, BulkOperation>;
+  clean: Action<{ queue: string; state: CleanableState; olderThanMinutes: number }, BulkOperation>;
+  retryJob: Action<{ queue: string; id: string }, unknown>;
+}

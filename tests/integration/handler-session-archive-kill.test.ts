@@ -1,0 +1,104 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { waitReady } from '@/lib/redis/connection';
+import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { SessionArchive } from '@/lib/domain/sessions/session-archive';
+import { SessionStore } from '@/lib/domain/sessions/session-store';
+import { createSessionArchiveHandler } from '@/worker/handlers/session-archive';
+import { makeBullpen } from '../helpers/bullpen';
+import { makeJobContext } from '../helpers/job-context';
+import { startTestRedis, uniquePrefix } from '../helpers/redis';
+import { spawnFixture } from '../helpers/worker-process';
+import { makeSessions } from '../fixtures/sessions';
+
+const DAY = 24 * 60 * 60 * 1000;
+let redis: EmbeddedRedis;
+let dataDir: string;
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'bullpen-archive-kill-'));
+});
+afterAll(async () => {
+  await redis.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** Lines per session id across every archive file. */
+async function linesPerId(root: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const org of await readdir(root).catch(() => [] as string[])) {
+    for (const f of await readdir(path.join(root, org))) {
+      const text = await readFile(path.join(root, org, f), 'utf8');
+      // A torn line would fail to parse here: every line must be whole.
+      for (const line of text.split('\n').filter(Boolean)) {
+        const id = (JSON.parse(line) as { id: string }).id;
+        counts.set(id, (counts.get(id) ?? 0) + 1);
+      }
+    }
+  }
+  return counts;
+}
+
+it('a session-archive job SIGKILLed mid-run, then run again, archives every session exactly once', async () => {
+  const prefix = uniquePrefix('kill');
+  const bullpen = makeBullpen(redis, { prefix, env: { BULLPEN_DATA_DIR: dataDir } });
+  await waitReady(bullpen.redis);
+  const sessions = new SessionStore(bullpen.redis, bullpen.keys);
+  const now = Date.now();
+  const all = [
+    ...makeSessions({ tenant: { orgId: 'acme' }, count: 400, idleMs: 10 * DAY, now, prefix: 'a' }),
+    ...makeSessions({ tenant: { orgId: 'globex', workspaceId: 'w' }, count: 200, idleMs: 10 * DAY, now, prefix: 'g' }),
+  ];
+  for (let i = 0; i < all.length; i += 100) await Promise.all(all.slice(i, i + 100).map((s) => sessions.save(s)));
+  const remaining = async () => (await sessions.countByTenant({ orgId: 'acme' })) + (await sessions.countByTenant({ orgId: 'globex' }));
+
+  const env = { REDIS_PORT: String(redis.port), BULLPEN_PREFIX: prefix, BULLPEN_DATA_DIR: dataDir, JOB_ID: 'archive-1', BATCH_SIZE: '10', PACE_MS: '8' };
+  // Kill three times, each after some progress of that run and a different extra delay,
+  // so the kills land at different points of a batch (before, during and after its append).
+  for (const [atLeast, delayMs] of [
+    [60, 0],
+    [150, 3],
+    [150, 6],
+  ] as const) {
+    const child = spawnFixture('session-archive-child.ts', env);
+    await child.ready;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setInterval(() => {
+        const seen = [...child.output().matchAll(/archived (\d+)/g)].map((m) => Number(m[1]));
+        if (seen.some((n) => n >= atLeast)) {
+          clearInterval(timer);
+          setTimeout(() => {
+            child.child.kill('SIGKILL');
+            resolve();
+          }, delayMs);
+        }
+        if (child.output().includes('done')) {
+          clearInterval(timer);
+          reject(new Error('the child finished before it could be killed'));
+        }
+      }, 1);
+    });
+    expect(await child.exited).toBeNull();
+    // Killed mid-run: some sessions archived, some not.
+    const left = await remaining();
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThan(all.length);
+  }
+
+  // The job runs again (BullMQ's stalled-job recovery keeps its id) and finishes.
+  const result = await createSessionArchiveHandler({ bullpen })(
+    makeJobContext('session-archive', { olderThanMs: 7 * DAY, batchSize: 10 }, { jobId: 'archive-1', attempt: 2 }),
+  );
+  expect(result.archived).toBeGreaterThan(0);
+
+  const counts = await linesPerId(SessionArchive.rootFor(dataDir));
+  expect(counts.size).toBe(all.length);
+  const notOnce = [...counts].filter(([, n]) => n !== 1);
+  expect(notOnce).toEqual([]);
+  expect(new Set(counts.keys())).toEqual(new Set(all.map((s) => s.id)));
+  expect(await remaining()).toBe(0);
+  await bullpen.close();
+});
