@@ -15,6 +15,12 @@ const allowedOrigins = (process.env.DASHBOARD_ALLOWED_ORIGINS ?? '')
 const nextConfig = {
   // Native or Node-only packages stay out of the server bundle and load from node_modules.
   serverExternalPackages: ['bullmq', 'ioredis', 'usearch', 'pino', 'prom-client', 'msgpackr'],
+  // NEXT_DIST_DIR lets a second build (a verification, the e2e suite) run beside the
+  // usual `.next` without overwriting the chunks a running server is using.
+  distDir: process.env.NEXT_DIST_DIR || '.next',
+  // `npm test` runs tsc over the whole repository; a verification build may skip the
+  // duplicate check with NEXT_SKIP_TYPECHECK=1. Default: type errors fail the build.
+  typescript: { ignoreBuildErrors: process.env.NEXT_SKIP_TYPECHECK === '1' },
   poweredByHeader: false,
   reactStrictMode: true,
   // The repository root, so Turbopack does not look for a workspace above it.

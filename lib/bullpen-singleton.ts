@@ -1,4 +1,5 @@
 import { Bullpen } from './bullpen';
+import { waitReady } from './redis/connection';
 
 const holder = globalThis as typeof globalThis & { __bullpen?: Bullpen };
 
@@ -10,6 +11,18 @@ const holder = globalThis as typeof globalThis & { __bullpen?: Bullpen };
 export function getBullpen(): Bullpen {
   holder.__bullpen ??= new Bullpen();
   return holder.__bullpen;
+}
+
+/**
+ * The Bullpen once its Redis connection is ready. The producer connection has no
+ * offline queue (it fails fast while Redis is down), so the first command right after
+ * start, or during a reconnect, would fail; server code awaits this instead. Rejects
+ * after `timeoutMs` when Redis stays unreachable (the page shows its error boundary).
+ */
+export async function readyBullpen(timeoutMs = 5_000): Promise<Bullpen> {
+  const b = getBullpen();
+  if (b.redis.status !== 'ready') await waitReady(b.redis, timeoutMs);
+  return b;
 }
 
 /** Closes the cached instance (tests, shutdown); the next getBullpen() makes a new one. */

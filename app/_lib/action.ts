@@ -4,7 +4,7 @@ import { forbidden, unstable_rethrow } from 'next/navigation';
 import { headers } from 'next/headers';
 import { z } from 'zod';
 import type { Bullpen } from '@/lib/bullpen';
-import { getBullpen } from '@/lib/bullpen-singleton';
+import { readyBullpen } from '@/lib/bullpen-singleton';
 import type { AuditInput } from '@/lib/audit/audit-log';
 import type { Role } from '@/lib/auth/roles';
 import type { User } from '@/lib/auth/user-store';
@@ -54,7 +54,12 @@ export async function runAction<S extends z.ZodType, T>(spec: ActionSpec<S, T>, 
       fieldErrors: z.flattenError(parsed.error).fieldErrors as Record<string, string[]>,
     };
   }
-  const bullpen = getBullpen();
+  let bullpen: Bullpen;
+  try {
+    bullpen = await readyBullpen();
+  } catch {
+    return { ok: false, code: 'UNAVAILABLE', message: 'Redis is unreachable right now; nothing was changed. Try again shortly.' };
+  }
   let data: T;
   try {
     data = await spec.run(parsed.data, { user, bullpen });

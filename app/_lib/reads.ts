@@ -1,5 +1,5 @@
 import 'server-only';
-import { getBullpen } from '@/lib/bullpen-singleton';
+import { readyBullpen } from '@/lib/bullpen-singleton';
 import { readJobPage, type JobPage } from '@/lib/dashboard/job-page';
 import { liveCache, LIVE_TTL_MS } from '@/lib/dashboard/live-cache';
 import { readOverview, type Overview } from '@/lib/dashboard/queue-overview';
@@ -12,14 +12,14 @@ import { serializeQueueFilters, type QueueFilters } from '@/lib/dashboard/queue-
  * `live:` (actions clear that prefix after a change).
  */
 export function loadOverview(): Promise<Overview> {
-  return liveCache().get('live:overview', LIVE_TTL_MS, () => readOverview(getBullpen(), Date.now()));
+  return liveCache().get('live:overview', LIVE_TTL_MS, async () => readOverview(await readyBullpen(), Date.now()));
 }
 
 export function loadQueuePage(name: string, filters: QueueFilters): Promise<QueuePage> {
   const key = `live:queue:${name}?${serializeQueueFilters(filters)}&state=${filters.state}`;
-  return liveCache().get(key, LIVE_TTL_MS, () => readQueuePage(getBullpen(), name, filters));
+  return liveCache().get(key, LIVE_TTL_MS, async () => readQueuePage(await readyBullpen(), name, filters));
 }
 
 export function loadJobPage(queue: string, id: string, logsPage = 1): Promise<JobPage | null> {
-  return liveCache().get(`live:job:${queue}:${id}:${logsPage}`, LIVE_TTL_MS, () => readJobPage(getBullpen(), queue, id, logsPage));
+  return liveCache().get(`live:job:${queue}:${id}:${logsPage}`, LIVE_TTL_MS, async () => readJobPage(await readyBullpen(), queue, id, logsPage));
 }

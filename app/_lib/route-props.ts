@@ -11,3 +11,12 @@ export function firstParam(sp: SearchParams, key: string): string | undefined {
   const v = sp[key];
   return Array.isArray(v) ? v[0] : v;
 }
+
+/** A path segment decoded once; a malformed escape is kept as written instead of throwing. */
+export function decodeSegment(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

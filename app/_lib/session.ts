@@ -4,6 +4,7 @@ import { cookies, headers } from 'next/headers';
 import { cache } from 'react';
 import { sessionDataSchema, sessionOptions, type SessionData } from '@/lib/auth/session-options';
 import type { User } from '@/lib/auth/user-store';
+import { readyBullpen } from '@/lib/bullpen-singleton';
 import { liveCache } from '@/lib/dashboard/live-cache';
 import { sessionSecret, signInService } from './auth-services';
 
@@ -31,7 +32,10 @@ export const currentUser = cache(async (): Promise<User | null> => {
   const data = sessionDataSchema.safeParse({ ...session });
   if (!data.success) return null;
   const { username, sessionEpoch } = data.data;
-  const user = await liveCache().get(`user:${username}`, 1_000, () => signInService().users.get(username));
+  const user = await liveCache().get(`user:${username}`, 1_000, async () => {
+    await readyBullpen();
+    return signInService().users.get(username);
+  });
   if (!user || user.sessionEpoch !== sessionEpoch) return null;
   return user;
 });

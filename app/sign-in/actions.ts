@@ -3,7 +3,7 @@
 import { redirect, unstable_rethrow } from 'next/navigation';
 import { z } from 'zod';
 import type { ActionResult } from '@/lib/dashboard/action-result';
-import { getBullpen } from '@/lib/bullpen-singleton';
+import { getBullpen, readyBullpen } from '@/lib/bullpen-singleton';
 import { isAppError } from '@/lib/errors/app-error';
 import { signInService } from '@/app/_lib/auth-services';
 import { clientIp, getSession } from '@/app/_lib/session';
@@ -37,6 +37,7 @@ export async function signIn(_prev: ActionResult<null> | null, form: FormData): 
   const bullpen = getBullpen();
   const ip = await clientIp();
   try {
+    await readyBullpen();
     const user = await signInService().signIn(parsed.data.username, parsed.data.password, ip);
     const session = await getSession();
     session.username = user.username;

@@ -1,7 +1,14 @@
 'use client';
 
-/** A small "live · updated 3 s ago / paused / error" indicator for a polled widget. */
+import { useEffect, useState } from 'react';
+
+/**
+ * A small "live · updated 12:03:04 / error" indicator for a polled widget. The time
+ * appears after hydration only: the server's clock and time zone are not the browser's.
+ */
 export function LiveStatus({ updatedAt, error, fetching }: { updatedAt: number; error: Error | null; fetching: boolean }) {
+  const [mounted, setMounted] = useState(false);
+  useEffect(() => setMounted(true), []);
   if (error) {
     return (
       <span className="small" role="status" style={{ color: 'var(--danger)' }} data-testid="live-status" data-live="error">
@@ -9,10 +16,9 @@ export function LiveStatus({ updatedAt, error, fetching }: { updatedAt: number; 
       </span>
     );
   }
-  const t = updatedAt ? new Date(updatedAt).toLocaleTimeString('en-GB') : '—';
   return (
     <span className="small muted" data-testid="live-status" data-live={fetching ? 'fetching' : 'idle'}>
-      ● live · updated {t}
+      ● live{mounted && updatedAt ? ` · updated ${new Date(updatedAt).toLocaleTimeString()}` : ''}
     </span>
   );
 }

@@ -66,6 +66,9 @@ export function formatDurationMs(ms: number | null | undefined): string {
   return h % 24 ? `${d} d ${h % 24} h` : `${d} d`;
 }
 
+/** Queue names a sentence lists before it points at the table instead. */
+const MAX_NAMED = 3;
+
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const rec = (v: unknown): Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
@@ -110,7 +113,9 @@ export function toCheckView(check: CheckResult): CheckView {
           ? 'Connected workers unknown.'
           : below.length === 0
             ? `${count(total, 'worker')} connected; every queue has its minimum.`
-            : `${count(total, 'worker')} connected; ${count(below.length, 'queue')} below the minimum: ${below.join(', ')}.`;
+            : below.length <= MAX_NAMED
+              ? `${count(total, 'worker')} connected; ${count(below.length, 'queue')} below the minimum: ${below.join(', ')}.`
+              : `${count(total, 'worker')} connected; ${count(below.length, 'queue')} of ${queues} below the minimum (marked in the table).`;
       return {
         ...base,
         summary,

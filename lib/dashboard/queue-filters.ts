@@ -36,8 +36,8 @@ function get(src: ParamSource, key: string): string | undefined {
  */
 export function parseQueueFilters(src: ParamSource): QueueFilters {
   const state = jobStateSchema.safeParse(get(src, 'state'));
-  const page = Number.parseInt(get(src, 'page') ?? '', 10);
-  const size = Number.parseInt(get(src, 'size') ?? '', 10);
+  const page = intParam(get(src, 'page'));
+  const size = intParam(get(src, 'size'));
   const name = nameSchema.safeParse(get(src, 'name'));
   const tenant = tenantIdPart.safeParse(get(src, 'tenant')?.trim());
   return {
@@ -47,6 +47,11 @@ export function parseQueueFilters(src: ParamSource): QueueFilters {
     ...(name.success ? { name: name.data } : {}),
     ...(tenant.success ? { tenant: tenant.data } : {}),
   };
+}
+
+/** A positive decimal integer, else NaN ("2.5", "1e3", "-4" are not pages). */
+function intParam(v: string | undefined): number {
+  return v !== undefined && /^\d{1,9}$/.test(v.trim()) ? Number(v.trim()) : Number.NaN;
 }
 
 /**

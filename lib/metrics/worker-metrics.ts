@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry, type MetricObjectWithValues, type MetricValueWithName } from 'prom-client';
+import { DURATION_BUCKETS, JobStats } from './job-stats';
 
 /** Job states reported as queue depth. */
 export const DEPTH_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed', 'waiting-children'] as const;
@@ -13,32 +14,44 @@ export class WorkerMetrics {
   readonly registry = new Registry();
   readonly jobsTotal: Counter<'type' | 'status'>;
   readonly jobsActive: Gauge<'type'>;
-  readonly duration: Histogram<'type'>;
+  readonly duration: DurationHistogram;
+  private readonly stats = new Map<string, JobStats>();
   readonly queueDepth: Gauge<'type' | 'state'>;
   readonly dlqSize: Gauge;
   readonly alertsTotal: Counter<'reason' | 'type'>;
 
   constructor(prefix = 'ruvbot_', depth?: DepthSource, dlqSize?: () => Promise<number>) {
     const p = `${prefix}worker_`;
+    const stats = this.stats;
     this.jobsTotal = new Counter({
       name: `${p}jobs_total`,
       help: 'Job attempts by outcome: completed, retried (will run again) or failed (for good).',
       labelNames: ['type', 'status'],
       registers: [this.registry],
+      // The runtime counts in JobStats; the counter takes the difference at each scrape.
+      collect() {
+        for (const [type, s] of stats) {
+          const seen = flushed.get(type) ?? { completed: 0, retried: 0, failed: 0 };
+          for (const status of ['completed', 'retried', 'failed'] as const) {
+            if (s[status] > seen[status]) this.inc({ type, status }, s[status] - seen[status]);
+            seen[status] = s[status];
+          }
+          flushed.set(type, seen);
+        }
+      },
     });
+    const flushed = new Map<string, { completed: number; retried: number; failed: number }>();
     this.jobsActive = new Gauge({
       name: `${p}jobs_active`,
       help: 'Jobs running now in this process.',
       labelNames: ['type'],
       registers: [this.registry],
+      collect() {
+        for (const [type, s] of stats) this.set({ type }, s.active);
+      },
     });
-    this.duration = new Histogram({
-      name: `${p}job_duration_seconds`,
-      help: 'Time from an attempt’s start to its end.',
-      labelNames: ['type'],
-      buckets: [0.1, 0.5, 1, 5, 10, 30, 60, 300],
-      registers: [this.registry],
-    });
+    this.duration = new DurationHistogram(`${p}job_duration_seconds`, stats);
+    this.registry.registerMetric(this.duration as never);
     this.queueDepth = new Gauge({
       name: `${p}queue_depth`,
       help: 'Jobs per queue and state, read from Redis at scrape time (O(1) per state).',
@@ -71,7 +84,62 @@ export class WorkerMetrics {
     });
   }
 
+  /** The plain counters the runtime records one job type's attempts in. */
+  forType(type: string): JobStats {
+    let s = this.stats.get(type);
+    if (!s) {
+      s = new JobStats();
+      this.stats.set(type, s);
+    }
+    return s;
+  }
+
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
+
+/**
+ * `<prefix>worker_job_duration_seconds{type}` read straight from JobStats, in the
+ * shape prom-client's registry renders (the ADR's buckets, cumulative, with +Inf).
+ */
+export class DurationHistogram {
+  readonly type = 'histogram';
+  readonly help = 'Time from an attempt’s start to its end.';
+  readonly aggregator = 'sum';
+
+  constructor(
+    readonly name: string,
+    private readonly stats: Map<string, JobStats>,
+  ) {}
+
+  /** Records one observation (tests and callers outside the runtime). */
+  observe(labels: { type: string }, seconds: number): void {
+    let s = this.stats.get(labels.type);
+    if (!s) {
+      s = new JobStats();
+      this.stats.set(labels.type, s);
+    }
+    s.observe(seconds);
+  }
+
+  async get(): Promise<Omit<MetricObjectWithValues<MetricValueWithName<string>>, 'collect'>> {
+    const values: MetricValueWithName<string>[] = [];
+    for (const [type, s] of this.stats) {
+      let cumulative = 0;
+      DURATION_BUCKETS.forEach((le, i) => {
+        cumulative += s.buckets[i];
+        values.push({ metricName: `${this.name}_bucket`, labels: { le, type }, value: cumulative });
+      });
+      cumulative += s.buckets[DURATION_BUCKETS.length];
+      values.push({ metricName: `${this.name}_bucket`, labels: { le: '+Inf', type }, value: cumulative });
+      values.push({ metricName: `${this.name}_sum`, labels: { type }, value: s.durationSum });
+      values.push({ metricName: `${this.name}_count`, labels: { type }, value: s.durationCount });
+    }
+    return { name: this.name, help: this.help, type: 'histogram' as never, values, aggregator: 'sum' };
+  }
+
+  reset(): void {
+    this.stats.clear();
   }
 }

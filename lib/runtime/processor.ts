@@ -3,13 +3,14 @@ import { z } from 'zod';
 import type { Alerter } from '../alerts/alerter';
 import { classifyError, type Classification } from '../errors/classify';
 import { PermanentError } from '../errors/permanent-error';
-import { TimeoutError } from '../errors/timeout-error';
 import type { DeadLetterSink } from '../dlq/sink';
 import { envelopeSchema, type JobEnvelope } from '../jobs/envelope';
+import { isTenant } from '../jobs/tenant';
 import { jobType, type JobTypeName } from '../jobs/registry';
 import type { Logger } from '../logging/logger';
 import type { WorkerMetrics } from '../metrics/worker-metrics';
-import type { JobContext, JobHandler, JobProgressValue } from './handler';
+import type { JobHandler, JobProgressValue } from './handler';
+import { JobRun } from './job-run';
 
 export interface RuntimeHooks {
   onStart?(ctx: { jobId: string; type: JobTypeName; attempt: number }): void;
@@ -49,91 +50,51 @@ export function buildProcessor(deps: ProcessorDeps) {
   const def = jobType(deps.type);
   const timeoutMs = deps.timeoutMs ?? def.timeoutMs;
   const debug = deps.logger.isLevelEnabled('debug');
-  // Label lookups hash their labels on every call; bind them once per type.
-  const m = deps.metrics && {
-    active: deps.metrics.jobsActive.labels(deps.type),
-    completed: deps.metrics.jobsTotal.labels(deps.type, 'completed'),
-    retried: deps.metrics.jobsTotal.labels(deps.type, 'retried'),
-    failed: deps.metrics.jobsTotal.labels(deps.type, 'failed'),
-    duration: deps.metrics.duration.labels(deps.type),
-  };
+    const m = deps.metrics?.forType(deps.type);
 
-  return async function process(job: Job, _token?: string, workerSignal?: AbortSignal): Promise<unknown> {
+  // One parameter on purpose: BullMQ builds an AbortController per job for processors
+  // that declare a third (signal) parameter, and on Node 20 an AbortSignal costs more
+  // than the rest of a job's bookkeeping. The timeout below is ours.
+  return async function process(job: Job): Promise<unknown> {
     const started = performance.now();
-    const attempt = job.attemptsMade + 1;
-    const maxAttempts = job.opts.attempts ?? 1;
-    const jobId = String(job.id);
-    const envelope = envelopeSchema.safeParse(job.data);
-    const tenant = envelope.success ? envelope.data.tenant : undefined;
-    // The child logger is built on first use: at thousands of jobs per second, most
-    // jobs never log, and binding fields costs more than the job's own bookkeeping.
-    let jobLogger: Logger | undefined;
-    const logger = (): Logger =>
-      (jobLogger ??= deps.logger.child({
-        jobId,
-        queue: deps.type,
-        attempt,
-        maxAttempts,
-        requestId: envelope.success ? envelope.data.requestId : undefined,
-        tenant: tenant ? [tenant.orgId, tenant.workspaceId].filter(Boolean).join('/') : undefined,
-        idempotencyKey: envelope.success ? envelope.data.idempotencyKey : undefined,
-      }));
-    m?.active.inc();
+    const envelope = parseEnvelope(job.data);
+    const run = new JobRun(job, deps.type, envelope.data, deps.logger, deps.hooks);
+    const { jobId, attempt } = run;
+    if (m) m.active++;
     deps.hooks?.onStart?.({ jobId, type: deps.type, attempt });
 
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new TimeoutError(timeoutMs)), timeoutMs);
-    const onWorkerAbort = () => controller.abort(workerSignal?.reason ?? new Error('cancelled by the worker'));
-    workerSignal?.addEventListener('abort', onWorkerAbort, { once: true });
-
     try {
-      if (!envelope.success) {
-        throw new PermanentError(`Invalid job envelope: ${z.prettifyError(envelope.error)}`, 'VALIDATION');
+      if (!envelope.data) {
+        throw new PermanentError(`Invalid job envelope: ${envelope.error}`, 'VALIDATION');
       }
       const payload = def.schema.safeParse(envelope.data.payload);
       if (!payload.success) {
         // A ZodError classifies as validation: permanent, straight to the DLQ with its message.
         throw Object.assign(payload.error, { message: `Invalid ${deps.type} payload: ${z.prettifyError(payload.error)}` });
       }
-      const ctx: JobContext = {
-        jobId,
-        type: deps.type,
-        data: payload.data,
-        tenant,
-        idempotencyKey: envelope.data.idempotencyKey,
-        requestId: envelope.data.requestId,
-        attempt,
-        maxAttempts,
-        signal: controller.signal,
-        get logger() {
-          return logger();
-        },
-        progress: async (percent, phase, detail) => {
-          const value: JobProgressValue = { percent: Math.max(0, Math.min(100, Math.round(percent))), phase, detail };
-          await job.updateProgress(value as unknown as object);
-          deps.hooks?.onProgress?.({ jobId, type: deps.type, progress: value });
-        },
-        log: async (line) => {
-          await job.log(line);
-        },
-      };
-      const result = await untilAborted(deps.handler(ctx), controller.signal);
+      run.data = payload.data;
+      const result = await run.race(deps.handler(run), timeoutMs);
       const durationMs = performance.now() - started;
-      m?.completed.inc();
-      m?.duration.observe(durationMs / 1000);
+      if (m) {
+        m.completed++;
+        m.observe(durationMs / 1000);
+      }
       deps.hooks?.onComplete?.({ jobId, type: deps.type, attempt, durationMs, result });
       // Completions are counted by the metrics; a line each is for debugging.
-      if (debug) logger().debug({ latencyMs: Math.round(durationMs) }, 'job completed');
+      if (debug) run.logger.debug({ latencyMs: Math.round(durationMs) }, 'job completed');
       return result;
     } catch (thrown) {
       const error = thrown instanceof Error ? thrown : new Error(String(thrown));
       const classification = classifyError(error);
-      const final = !classification.retryable || attempt >= maxAttempts;
+      const final = !classification.retryable || attempt >= run.maxAttempts;
       const durationMs = performance.now() - started;
-      (final ? m?.failed : m?.retried)?.inc();
-      m?.duration.observe(durationMs / 1000);
+      if (m) {
+        if (final) m.failed++;
+        else m.retried++;
+        m.observe(durationMs / 1000);
+      }
       deps.hooks?.onFailed?.({ jobId, type: deps.type, attempt, durationMs, error, classification, final });
-      logger()[final ? 'error' : 'warn'](
+      run.logger[final ? 'error' : 'warn'](
         {
           err: error,
           retryable: classification.retryable,
@@ -144,7 +105,7 @@ export function buildProcessor(deps: ProcessorDeps) {
         final ? 'job failed for good' : 'job attempt failed, will retry',
       );
       if (final) {
-        await recordDeadLetter(deps, job, envelope.success ? envelope.data : undefined, error, classification, attempt, logger());
+        await recordDeadLetter(deps, job, envelope.data, error, classification, attempt, run.logger);
       }
       if (!classification.retryable) {
         // BullMQ only skips the remaining attempts for an UnrecoverableError.
@@ -154,9 +115,8 @@ export function buildProcessor(deps: ProcessorDeps) {
       }
       throw error;
     } finally {
-      clearTimeout(timer);
-      workerSignal?.removeEventListener('abort', onWorkerAbort);
-      m?.active.dec();
+      run.end();
+      if (m) m.active--;
     }
   };
 }
@@ -203,23 +163,23 @@ async function recordDeadLetter(
 }
 
 /**
- * Resolves with the handler's result, or rejects as soon as the signal aborts, even
- * when the handler ignores its signal: a stuck handler cannot hold a slot forever.
+ * The envelope, checked by hand on the hot path (every field the runtime reads), with
+ * zod only for the message when something is off: the payload still gets its schema.
  */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new TimeoutError(0));
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
+function parseEnvelope(data: unknown): { data?: JobEnvelope; error?: string } {
+  const d = data as Partial<JobEnvelope> | null;
+  if (
+    d !== null &&
+    typeof d === 'object' &&
+    'payload' in d &&
+    typeof d.requestId === 'string' &&
+    d.requestId.length > 0 &&
+    typeof d.dispatchedAt === 'number' &&
+    (d.tenant === undefined || isTenant(d.tenant)) &&
+    (d.idempotencyKey === undefined || typeof d.idempotencyKey === 'string')
+  ) {
+    return { data: d as JobEnvelope };
+  }
+  const parsed = envelopeSchema.safeParse(data);
+  return parsed.success ? { data: parsed.data } : { error: z.prettifyError(parsed.error) };
 }

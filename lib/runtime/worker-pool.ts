@@ -148,7 +148,7 @@ export class WorkerPool {
         tenant: envelope.success ? envelope.data.tenant : undefined,
         source: 'stalled',
       });
-      this.opts.metrics?.jobsTotal.inc({ type, status: 'failed' });
+      if (this.opts.metrics) this.opts.metrics.forType(type).failed++;
     } catch (e) {
       this.opts.logger.error({ err: e, jobId: job.id, queue: type }, 'could not record a stalled job’s dead letter');
     }

@@ -49,20 +49,26 @@ it('a session-archive job SIGKILLed mid-run, then run again, archives every sess
   const sessions = new SessionStore(bullpen.redis, bullpen.keys);
   const now = Date.now();
   const all = [
-    ...makeSessions({ tenant: { orgId: 'acme' }, count: 400, idleMs: 10 * DAY, now, prefix: 'a' }),
-    ...makeSessions({ tenant: { orgId: 'globex', workspaceId: 'w' }, count: 200, idleMs: 10 * DAY, now, prefix: 'g' }),
+    ...makeSessions({ tenant: { orgId: 'acme' }, count: 2000, idleMs: 10 * DAY, now, prefix: 'a' }),
+    ...makeSessions({ tenant: { orgId: 'globex', workspaceId: 'w' }, count: 1000, idleMs: 10 * DAY, now, prefix: 'g' }),
   ];
   for (let i = 0; i < all.length; i += 100) await Promise.all(all.slice(i, i + 100).map((s) => sessions.save(s)));
   const remaining = async () => (await sessions.countByTenant({ orgId: 'acme' })) + (await sessions.countByTenant({ orgId: 'globex' }));
 
-  const env = { REDIS_PORT: String(redis.port), BULLPEN_PREFIX: prefix, BULLPEN_DATA_DIR: dataDir, JOB_ID: 'archive-1', BATCH_SIZE: '10', PACE_MS: '8' };
-  // Kill three times, each after some progress of that run and a different extra delay,
-  // so the kills land at different points of a batch (before, during and after its append).
+  const env = { REDIS_PORT: String(redis.port), BULLPEN_PREFIX: prefix, BULLPEN_DATA_DIR: dataDir, JOB_ID: 'archive-1', BATCH_SIZE: '10', PACE_MS: '0' };
+  let kills = 0;
+  // Kill up to four times, each after some progress of that run and a different extra delay.
+  // Batches follow each other without pause, so a kill lands inside one: most often
+  // between its write-ahead record and its deletion, the window the recovery is for.
   for (const [atLeast, delayMs] of [
-    [60, 0],
-    [150, 3],
-    [150, 6],
+    [300, 0],
+    [300, 1],
+    [300, 2],
+    [300, 3],
   ] as const) {
+    // Leave room for a kill mid-run even on a slow machine, where a kill lands later.
+    if ((await remaining()) < 900) break;
+    kills++;
     const child = spawnFixture('session-archive-child.ts', env);
     await child.ready;
     await new Promise<void>((resolve, reject) => {
@@ -87,6 +93,8 @@ it('a session-archive job SIGKILLed mid-run, then run again, archives every sess
     expect(left).toBeGreaterThan(0);
     expect(left).toBeLessThan(all.length);
   }
+
+  expect(kills).toBeGreaterThanOrEqual(3);
 
   // The job runs again (BullMQ's stalled-job recovery keeps its id) and finishes.
   const result = await createSessionArchiveHandler({ bullpen })(

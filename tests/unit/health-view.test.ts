@@ -46,6 +46,12 @@ describe('toCheckView', () => {
     expect(v.facts).toContainEqual({ label: 'Minimum per queue', value: '1' });
   });
 
+  it('workers: points at the table when many queues are short', () => {
+    const workers = Object.fromEntries(['a', 'b', 'c', 'd', 'e'].map((q) => [q, 0]));
+    const v = toCheckView(check({ name: 'workers', status: 'unhealthy', details: { minWorkers: 1, workers, total: 0, belowMinimum: Object.keys(workers) } }));
+    expect(v.summary).toBe('0 workers connected; 5 queues of 5 below the minimum (marked in the table).');
+  });
+
   it('workers: explains a Redis that refuses CLIENT LIST', () => {
     const v = toCheckView(check({ name: 'workers', status: 'degraded', details: { reason: 'client-list-unavailable', minWorkers: 1, queues: 3 } }));
     expect(v.summary).toContain('CLIENT LIST');

@@ -10,6 +10,7 @@ import { hashText, type VectorInput } from '@/lib/domain/vectors/vector-store';
 import { vectorServiceFor } from '@/lib/domain/vectors/vector-service';
 import { createEmbedder } from '@/lib/ports/embedder/create-embedder';
 import { chunk, embedAll } from '@/lib/ports/embedder/embedder';
+import { jobRunId } from '@/lib/domain/vectors/job-run-id';
 import type { HandlerDeps } from './deps';
 
 type Payload = PayloadOf<'embedding-batch'>;
@@ -55,6 +56,7 @@ export function createEmbeddingBatchHandler(deps: HandlerDeps): JobHandler<Paylo
   const embedder = createEmbedder(bullpen.config, { logger: bullpen.logger });
 
   return async (ctx) => {
+    const runId = jobRunId(ctx);
     const { namespace, items, batchSize } = ctx.data;
     const batches = chunk(items, batchSize);
     const result: EmbeddingBatchResult = {
@@ -103,7 +105,7 @@ export function createEmbeddingBatchHandler(deps: HandlerDeps): JobHandler<Paylo
         }
         result.embedded += outcomes.filter((o) => o !== 'unchanged').length;
         result.unchanged += accepted.length - outcomes.filter((o) => o !== 'unchanged').length;
-        await failures.clear(namespace, ctx.jobId, b);
+        await failures.clear(namespace, runId, b);
       } catch (err) {
         // A job out of time stops here; its retry will redo the batch.
         if (ctx.signal.aborted) throw err;
@@ -115,7 +117,7 @@ export function createEmbeddingBatchHandler(deps: HandlerDeps): JobHandler<Paylo
           errorClass: classifyError(err).errorClass,
         };
         result.failedBatches.push(failed);
-        await failures.record(namespace, { jobId: ctx.jobId, ...failed });
+        await failures.record(namespace, { runId, jobId: ctx.jobId, ...failed });
         ctx.logger.warn({ err, batch: b, namespace }, 'embedding batch failed; going on with the next');
       }
       await ctx.progress(Math.min(99, (100 * (b + 1)) / batches.length), 'embedding', {

@@ -4,6 +4,7 @@ import type { StoredVector } from '@/lib/domain/vectors/vector-store';
 import { vectorServiceFor } from '@/lib/domain/vectors/vector-service';
 import { createEmbedder } from '@/lib/ports/embedder/create-embedder';
 import { embedAll } from '@/lib/ports/embedder/embedder';
+import { jobRunId } from '@/lib/domain/vectors/job-run-id';
 import type { HandlerDeps } from './deps';
 
 type Payload = PayloadOf<'embedding-reindex'>;
@@ -34,15 +35,16 @@ export function createEmbeddingReindexHandler(deps: HandlerDeps): JobHandler<Pay
   const embedder = createEmbedder(bullpen.config, { logger: bullpen.logger });
 
   return async (ctx) => {
+    const runId = jobRunId(ctx);
     const { namespace, batchSize } = ctx.data;
-    const run = await store.getRun(namespace, ctx.jobId);
+    const run = await store.getRun(namespace, runId);
     if (run.result) return JSON.parse(run.result) as ReindexResult;
 
     const before = await store.stats(namespace);
     let previousModel = run.previousModel || undefined;
     if (before.model && before.model !== embedder.model) {
       previousModel = before.model;
-      await store.putRun(namespace, ctx.jobId, { previousModel });
+      await store.putRun(namespace, runId, { previousModel });
       await store.newGeneration(namespace, { model: embedder.model });
     }
 
@@ -65,12 +67,12 @@ export function createEmbeddingReindexHandler(deps: HandlerDeps): JobHandler<Pay
       cursor = page[page.length - 1].label;
       scanned += page.length;
       reembedded += stale.length;
-      await store.putRun(namespace, ctx.jobId, { cursor, scanned, reembedded });
+      await store.putRun(namespace, runId, { cursor, scanned, reembedded });
       await ctx.progress(Math.min(99, (100 * scanned) / Math.max(1, before.live)), 'reindexing', { scanned, reembedded });
     }
 
     const result: ReindexResult = { namespace, model: embedder.model, previousModel, scanned, reembedded };
-    await store.putRun(namespace, ctx.jobId, { result: JSON.stringify(result) });
+    await store.putRun(namespace, runId, { result: JSON.stringify(result) });
     await ctx.progress(100, 'complete', { scanned, reembedded });
     return result;
   };

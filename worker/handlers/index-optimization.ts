@@ -2,6 +2,7 @@ import type { PayloadOf } from '@/lib/jobs/registry';
 import type { JobHandler } from '@/lib/runtime/handler';
 import type { NamespaceStats } from '@/lib/domain/vectors/vector-store';
 import { vectorServiceFor } from '@/lib/domain/vectors/vector-service';
+import { jobRunId } from '@/lib/domain/vectors/job-run-id';
 import type { HandlerDeps } from './deps';
 
 type Payload = PayloadOf<'index-optimization'>;
@@ -41,6 +42,7 @@ export function createIndexOptimizationHandler(deps: HandlerDeps): JobHandler<Pa
   const store = vectors.store;
 
   return async (ctx) => {
+    const runId = jobRunId(ctx);
     const { threshold } = ctx.data;
     const namespaces = ctx.data.namespace ? [ctx.data.namespace] : await store.namespaces();
     const outcomes: OptimizationOutcome[] = [];
@@ -48,7 +50,7 @@ export function createIndexOptimizationHandler(deps: HandlerDeps): JobHandler<Pa
     for (let i = 0; i < namespaces.length; i++) {
       ctx.signal.throwIfAborted();
       const namespace = namespaces[i];
-      const run = await store.getRun(namespace, ctx.jobId);
+      const run = await store.getRun(namespace, runId);
       if (run.result) {
         outcomes.push(JSON.parse(run.result) as OptimizationOutcome);
         continue;
@@ -61,7 +63,7 @@ export function createIndexOptimizationHandler(deps: HandlerDeps): JobHandler<Pa
         action = 'rebuilt';
       }
       const outcome: OptimizationOutcome = { namespace, action, before: counts(before), after: counts(await store.stats(namespace)) };
-      await store.putRun(namespace, ctx.jobId, { result: JSON.stringify(outcome) });
+      await store.putRun(namespace, runId, { result: JSON.stringify(outcome) });
       outcomes.push(outcome);
       await ctx.progress(Math.min(99, (100 * (i + 1)) / namespaces.length), 'optimizing', { namespace, action });
     }

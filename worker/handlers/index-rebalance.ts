@@ -3,6 +3,7 @@ import type { JobHandler } from '@/lib/runtime/handler';
 import { planTransfers, type ShardTransfer } from '@/lib/domain/vectors/shards';
 import type { NamespaceStats } from '@/lib/domain/vectors/vector-store';
 import { vectorServiceFor } from '@/lib/domain/vectors/vector-service';
+import { jobRunId } from '@/lib/domain/vectors/job-run-id';
 import type { HandlerDeps } from './deps';
 
 type Payload = PayloadOf<'index-rebalance'>;
@@ -47,13 +48,14 @@ export function createIndexRebalanceHandler(deps: HandlerDeps): JobHandler<Paylo
   const store = vectors.store;
 
   return async (ctx) => {
+    const runId = jobRunId(ctx);
     const { threshold } = ctx.data;
     const namespaces = ctx.data.namespace ? [ctx.data.namespace] : await store.namespaces();
     const outcomes: RebalanceOutcome[] = [];
     await ctx.progress(0, 'rebalancing', { namespaces: namespaces.length });
     for (let i = 0; i < namespaces.length; i++) {
       const namespace = namespaces[i];
-      let run = await store.getRun(namespace, ctx.jobId);
+      let run = await store.getRun(namespace, runId);
       if (run.result) {
         outcomes.push(JSON.parse(run.result) as RebalanceOutcome);
         continue;
@@ -64,24 +66,24 @@ export function createIndexRebalanceHandler(deps: HandlerDeps): JobHandler<Paylo
         plan = JSON.parse(run.plan) as ShardTransfer[];
       } else {
         plan = before.imbalance > threshold ? planTransfers(before.shardSizes) : [];
-        await store.putRun(namespace, ctx.jobId, { plan: JSON.stringify(plan), before: JSON.stringify(before) });
+        await store.putRun(namespace, runId, { plan: JSON.stringify(plan), before: JSON.stringify(before) });
       }
 
       for (let t = 0; t < plan.length; t++) {
         const { from, to, count } = plan[t];
         for (;;) {
           ctx.signal.throwIfAborted();
-          run = await store.getRun(namespace, ctx.jobId);
+          run = await store.getRun(namespace, runId);
           const left = count - Number(run[`moved:${t}`] ?? 0);
           if (left <= 0) break;
           const ids = await store.shardTail(namespace, from, Math.min(left, MOVE_BATCH));
           // The shard ran dry (deletions since the plan): the rest of this transfer is moot.
           if (ids.length === 0) break;
-          await store.move(namespace, ctx.jobId, `moved:${t}`, { from, to, ids });
+          await store.move(namespace, runId, `moved:${t}`, { from, to, ids });
         }
         await ctx.progress(Math.min(99, (100 * (i + (t + 1) / plan.length)) / namespaces.length), 'rebalancing', { namespace, transfer: t + 1, of: plan.length });
       }
-      run = await store.getRun(namespace, ctx.jobId);
+      run = await store.getRun(namespace, runId);
       const moved = plan.reduce((n, _t, t) => n + Number(run[`moved:${t}`] ?? 0), 0);
       if (plan.length > 0) await vectors.compact(namespace);
 
@@ -93,7 +95,7 @@ export function createIndexRebalanceHandler(deps: HandlerDeps): JobHandler<Paylo
         before,
         after: shardCounts(await store.stats(namespace)),
       };
-      await store.putRun(namespace, ctx.jobId, { result: JSON.stringify(outcome) });
+      await store.putRun(namespace, runId, { result: JSON.stringify(outcome) });
       outcomes.push(outcome);
       await ctx.progress(Math.min(99, (100 * (i + 1)) / namespaces.length), 'rebalancing', { namespace, action: outcome.action });
     }

@@ -4,6 +4,7 @@ import { parseEmbeddingRef, type Memory } from '@/lib/domain/memories/memory';
 import { memoryScope } from '@/lib/domain/memories/memory-scope';
 import { MemoryStore } from '@/lib/domain/memories/memory-store';
 import { vectorServiceFor } from '@/lib/domain/vectors/vector-service';
+import { jobRunId } from '@/lib/domain/vectors/job-run-id';
 import type { HandlerDeps } from './deps';
 
 type Payload = PayloadOf<'memory-cleanup'>;
@@ -33,15 +34,16 @@ export function createMemoryCleanupHandler(deps: HandlerDeps): JobHandler<Payloa
   const vectors = vectorServiceFor(deps.bullpen);
 
   return async (ctx) => {
+    const runId = jobRunId(ctx);
     const d = ctx.data;
     const scope = memoryScope(ctx.tenant, d.workspaceId);
-    const run = await memories.getRun(ctx.jobId);
+    const run = await memories.getRun(runId);
     if (run.result) return JSON.parse(run.result) as CleanupResult;
 
     let cutoff = run.cutoff ? Number(run.cutoff) : undefined;
     if (cutoff === undefined && d.olderThanDays !== undefined) {
       cutoff = Date.now() - d.olderThanDays * DAY_MS;
-      await memories.putRun(ctx.jobId, { cutoff });
+      await memories.putRun(runId, { cutoff });
     }
     const doomed = (m: Memory) =>
       (d.importanceBelow !== undefined && m.importance < d.importanceBelow) || (cutoff !== undefined && m.createdAt < cutoff);
@@ -67,12 +69,12 @@ export function createMemoryCleanupHandler(deps: HandlerDeps): JobHandler<Payloa
       // Oldest first: with only an age rule, the first memory young enough ends the walk.
       const last = page.items[page.items.length - 1];
       walked = !after || (ageOnly && last !== undefined && last.createdAt >= cutoff!);
-      await memories.putRun(ctx.jobId, { cursor: after ?? '', walked: walked ? 1 : 0, scanned, deleted, vectorsDeleted });
+      await memories.putRun(runId, { cursor: after ?? '', walked: walked ? 1 : 0, scanned, deleted, vectorsDeleted });
       await ctx.progress(Math.min(99, (100 * scanned) / Math.max(1, total)), 'cleaning', { scanned, deleted });
     }
 
     const result: CleanupResult = { scanned, deleted, vectorsDeleted, cutoff, importanceBelow: d.importanceBelow };
-    await memories.putRun(ctx.jobId, { result: JSON.stringify(result) });
+    await memories.putRun(runId, { result: JSON.stringify(result) });
     await ctx.progress(100, 'complete', { deleted, vectorsDeleted });
     return result;
   };

@@ -10,6 +10,7 @@ import { vectorServiceFor } from '@/lib/domain/vectors/vector-service';
 import { createEmbedder } from '@/lib/ports/embedder/create-embedder';
 import type { Embedder } from '@/lib/ports/embedder/embedder';
 import { createSynthesiser } from '@/lib/ports/synthesiser/create-synthesiser';
+import { jobRunId } from '@/lib/domain/vectors/job-run-id';
 import type { HandlerDeps } from './deps';
 
 type Payload = PayloadOf<'memory-consolidation'>;
@@ -44,9 +45,10 @@ export function createMemoryConsolidationHandler(deps: HandlerDeps): JobHandler<
   const embeddings = new MemoryEmbeddings(memories, vectors.store, embedder);
 
   return async (ctx) => {
+    const runId = jobRunId(ctx);
     const d = ctx.data;
     const scope = memoryScope(ctx.tenant, d.workspaceId);
-    const run = await memories.getRun(ctx.jobId);
+    const run = await memories.getRun(runId);
     if (run.result) return JSON.parse(run.result) as ConsolidationResult;
 
     await ctx.progress(10, 'analyzing');
@@ -58,12 +60,12 @@ export function createMemoryConsolidationHandler(deps: HandlerDeps): JobHandler<
       scanned = Number(run.scanned ?? 0);
     } else {
       const candidates = await loadCandidates(memories, scope, d);
-      const vectorsById = await embeddings.ensure(candidates, ctx.signal, (done, total) =>
-        ctx.progress(10 + (25 * done) / Math.max(1, total), 'analyzing', { embedded: done, of: total }),
-      );
+      const vectorsById = await embeddings.ensure(candidates, ctx.signal, async (done, total) => {
+        if (done > 0) await ctx.progress(10 + (25 * done) / Math.max(1, total), 'analyzing', { vectors: done, of: total });
+      });
       plan = planClusters(candidates, vectorsById, d);
       scanned = candidates.length;
-      await memories.putRun(ctx.jobId, { plan: JSON.stringify(plan), scanned });
+      await memories.putRun(runId, { plan: JSON.stringify(plan), scanned });
     }
 
     await ctx.progress(40, 'generating', { clusters: plan.length });
@@ -109,7 +111,7 @@ export function createMemoryConsolidationHandler(deps: HandlerDeps): JobHandler<
       sourcesConsolidated: saved.reduce((n, m) => n + (m.sourceIds?.length ?? 0), 0),
       strategy: d.strategy,
     };
-    await memories.putRun(ctx.jobId, { result: JSON.stringify(result) });
+    await memories.putRun(runId, { result: JSON.stringify(result) });
     await ctx.progress(100, 'complete', { clusters: plan.length });
     return result;
   };

@@ -2,6 +2,7 @@ import type { PayloadOf } from '@/lib/jobs/registry';
 import type { JobHandler } from '@/lib/runtime/handler';
 import { memoryScope } from '@/lib/domain/memories/memory-scope';
 import { MemoryStore } from '@/lib/domain/memories/memory-store';
+import { jobRunId } from '@/lib/domain/vectors/job-run-id';
 import type { HandlerDeps } from './deps';
 
 type Payload = PayloadOf<'memory-importance-decay'>;
@@ -28,9 +29,10 @@ export function createMemoryImportanceDecayHandler(deps: HandlerDeps): JobHandle
   const memories = new MemoryStore(deps.bullpen.redis, deps.bullpen.keys);
 
   return async (ctx) => {
+    const runId = jobRunId(ctx);
     const d = ctx.data;
     const scope = memoryScope(ctx.tenant, d.workspaceId);
-    let run = await memories.getRun(ctx.jobId);
+    let run = await memories.getRun(runId);
     if (run.result) return JSON.parse(run.result) as DecayResult;
 
     const total = await memories.count(scope);
@@ -40,26 +42,26 @@ export function createMemoryImportanceDecayHandler(deps: HandlerDeps): JobHandle
       ctx.signal.throwIfAborted();
       const batch = await memories.members(scope, { after: cursor || undefined, limit: d.batchSize });
       if (batch.length === 0) break;
-      const lowered = await memories.decayBatch(ctx.jobId, batch, { factor: d.decayFactor, floor: d.floor, expectedCursor: cursor });
+      const lowered = await memories.decayBatch(runId, batch, { factor: d.decayFactor, floor: d.floor, expectedCursor: cursor });
       if (lowered === -1) {
         // Another execution of this job moved the cursor first: continue from where it is.
-        run = await memories.getRun(ctx.jobId);
+        run = await memories.getRun(runId);
         cursor = run.cursor ?? '';
         continue;
       }
       cursor = batch[batch.length - 1];
-      const scanned = Number((await memories.getRun(ctx.jobId)).scanned ?? 0);
+      const scanned = Number((await memories.getRun(runId)).scanned ?? 0);
       await ctx.progress(Math.min(99, (100 * scanned) / Math.max(1, total)), 'decaying', { scanned, total });
     }
 
-    run = await memories.getRun(ctx.jobId);
+    run = await memories.getRun(runId);
     const result: DecayResult = {
       scanned: Number(run.scanned ?? 0),
       lowered: Number(run.lowered ?? 0),
       decayFactor: d.decayFactor,
       floor: d.floor,
     };
-    await memories.putRun(ctx.jobId, { result: JSON.stringify(result) });
+    await memories.putRun(runId, { result: JSON.stringify(result) });
     await ctx.progress(100, 'complete', { ...result });
     return result;
   };

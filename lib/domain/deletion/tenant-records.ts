@@ -184,12 +184,14 @@ export class TenantRecords<T extends TenantRecord> implements TenantScopedStore 
   /** The newest `limit` records of a tenant (or of all), oldest first. */
   async newest(limit: number, tenant?: Tenant): Promise<T[]> {
     const index = tenant ? this.tenantIndex(tenant) : this.allKey;
-    const ids = (await this.redis.zrevrange(index, 0, limit - 1)).reverse();
-    const out: T[] = [];
-    for (let i = 0; i < ids.length; i += this.batch) {
-      for (const r of await this.getMany(ids.slice(i, i + this.batch))) if (r) out.push(r);
+    const pages: T[][] = [];
+    // Page by rank from the newest, so no single reply carries `limit` ids.
+    for (let start = 0; start < limit; start += this.batch) {
+      const ids = await this.redis.zrevrange(index, start, Math.min(start + this.batch, limit) - 1);
+      pages.push((await this.getMany(ids)).filter((r): r is T => r !== undefined));
+      if (ids.length < this.batch) break;
     }
-    return out;
+    return pages.flat().reverse();
   }
 
   /** Removes up to `limit` records scored below `score` (retention); returns how many. */

@@ -106,11 +106,6 @@ export class MemoryStore {
     return this.applyUpdate(id, ['embeddingId', embeddingId, 'updatedAt', String(now)], [], false);
   }
 
-  /** Forgets the memory's vector reference (its vector was deleted). */
-  async clearEmbedding(id: string, now = Date.now()): Promise<boolean> {
-    return this.applyUpdate(id, ['updatedAt', String(now)], ['embeddingId'], false);
-  }
-
   /** Records a read, so "last accessed" can inform what to keep. */
   async touch(id: string, now = Date.now()): Promise<boolean> {
     return this.applyUpdate(id, ['accessedAt', String(now)], [], false);
@@ -210,12 +205,12 @@ export class MemoryStore {
   }
 
   /**
-   * Lowers the importance of the memories named by `members` and moves the job's cursor
+   * Lowers the importance of the memories named by `members` and moves the run's cursor
    * to the last of them, in one script. Returns -1 (and changes nothing) when the run's
    * cursor is not `expectedCursor`: that batch was applied already.
    */
   async decayBatch(
-    jobId: string,
+    runId: string,
     members: readonly string[],
     opts: { factor: number; floor: number; expectedCursor: string },
     now = Date.now(),
@@ -224,7 +219,7 @@ export class MemoryStore {
     const result = await this.redis.eval(
       DECAY_BATCH,
       1 + members.length,
-      this.runKey(jobId),
+      this.runKey(runId),
       ...members.map((m) => this.memoryKey(idOfMember(m))),
       String(opts.factor),
       String(opts.floor),
@@ -236,13 +231,13 @@ export class MemoryStore {
     return Number(result);
   }
 
-  /** A job's run record (cursor, counters, result); empty when the job never ran here. */
-  async getRun(jobId: string): Promise<RunRecord> {
-    return this.redis.hgetall(this.runKey(jobId));
+  /** A job run's record (cursor, counters, result; see jobRunId); empty when it never ran. */
+  async getRun(runId: string): Promise<RunRecord> {
+    return this.redis.hgetall(this.runKey(runId));
   }
 
-  async putRun(jobId: string, fields: Record<string, string | number>): Promise<void> {
-    const key = this.runKey(jobId);
+  async putRun(runId: string, fields: Record<string, string | number>): Promise<void> {
+    const key = this.runKey(runId);
     await this.redis.multi().hset(key, fields).pexpire(key, RUN_RECORD_TTL_MS).exec();
   }
 
@@ -250,8 +245,8 @@ export class MemoryStore {
     return this.keys.tagged(TAG, 'm', id);
   }
 
-  private runKey(jobId: string): string {
-    return this.keys.tagged(TAG, 'run', jobId);
+  private runKey(runId: string): string {
+    return this.keys.tagged(TAG, 'run', runId);
   }
 
   private indexKey(scope: string[], kind?: MemoryKind): string {

@@ -1,4 +1,5 @@
-import type { Tenant } from '../../jobs/tenant';
+import { AppError } from '../../errors/app-error';
+import { tenantSchema, type Tenant } from '../../jobs/tenant';
 import type { RedisClient } from '../../redis/connection';
 import type { Keyspace } from '../../redis/keys';
 import { tenantCovers, tenantKey } from '../deletion/tenant-key';
@@ -28,6 +29,8 @@ export class UsageStore implements TenantScopedStore {
 
   /** Counts `count` jobs run for the tenant on `at`'s UTC day. */
   async recordJobs(tenant: Tenant, count = 1, at = Date.now()): Promise<void> {
+    if (!tenantSchema.safeParse(tenant).success) throw new AppError('VALIDATION', 'recordJobs needs a valid tenant {orgId, workspaceId?}');
+    if (!Number.isInteger(count) || count < 1) throw new AppError('VALIDATION', `count must be a positive integer, got ${count}`);
     const key = tenantKey(tenant);
     await execAll(this.redis.multi().hincrby(this.hashKey(key), `jobs:${utcDay(at)}`, count).sadd(this.setKey(tenant.orgId), key));
   }

@@ -5,6 +5,8 @@ import type { Keyspace } from '../../redis/keys';
 import { namespaceKey, vectorNamespaceSchema } from './namespace-key';
 
 export interface EmbeddingFailure {
+  /** The run the batch belongs to (see jobRunId): the job id, or its idempotency key's. */
+  runId: string;
   jobId: string;
   /** The batch's position in its job, from 0. */
   batch: number;
@@ -16,7 +18,7 @@ export interface EmbeddingFailure {
 
 /**
  * Record a failed embedding batch, keeping the newest `ARGV[3]`.
- * KEYS: 1 failures hash, 2 failures by time (zset). ARGV: 1 `<jobId>:<batch>`, 2 JSON,
+ * KEYS: 1 failures hash, 2 failures by time (zset). ARGV: 1 `<runId>:<batch>`, 2 JSON,
  * 3 cap, 4 now.
  */
 const RECORD = `
@@ -33,9 +35,10 @@ return 1
 
 /**
  * Failed embedding batches per namespace, so an operator can see which ids were not
- * embedded and why, beyond the job's own result. One record per (job, batch): a later
- * attempt of the same job that embeds the batch clears it, and one that fails again
- * overwrites it, so a retry never leaves two records of one failure.
+ * embedded and why, beyond the job's own result. One record per (run, batch): a later
+ * attempt of the same job (or a replay of a job dispatched with an idempotency key) that
+ * embeds the batch clears it, and one that fails again overwrites it, so a retry never
+ * leaves two records of one failure.
  */
 export class EmbeddingFailureLog {
   constructor(
@@ -53,16 +56,16 @@ export class EmbeddingFailureLog {
       2,
       this.key(ns, 'failures'),
       this.key(ns, 'failures-by-time'),
-      `${failure.jobId}:${failure.batch}`,
+      `${failure.runId}:${failure.batch}`,
       JSON.stringify(record),
       String(this.cap),
       String(now),
     );
   }
 
-  async clear(namespace: string, jobId: string, batch: number): Promise<void> {
+  async clear(namespace: string, runId: string, batch: number): Promise<void> {
     const ns = this.ns(namespace);
-    const field = `${jobId}:${batch}`;
+    const field = `${runId}:${batch}`;
     await this.redis.multi().hdel(this.key(ns, 'failures'), field).zrem(this.key(ns, 'failures-by-time'), field).exec();
   }
 

@@ -129,24 +129,29 @@ export class VectorIndex {
 
   /**
    * Builds a new snapshot from the vectors while searches go on against the old one,
-   * then swaps it in. Resolves when the new snapshot serves searches.
+   * then swaps it in. Resolves when a snapshot of the namespace's current generation (or
+   * a later one) serves searches: a build already running for an older generation is
+   * awaited and followed by another.
    */
   async rebuild(): Promise<void> {
     if (!this.current) return this.sync();
-    this.building ??= this.build().then(
-      async (fresh) => {
-        // Changes made while the build ran are in the log after the build's own seq.
-        await this.applyLog(fresh);
-        this.current = fresh;
-        this.building = undefined;
-        return fresh;
-      },
-      (err) => {
-        this.building = undefined;
-        throw err;
-      },
-    );
-    await this.building;
+    const { generation } = await this.store.position(this.namespace);
+    do {
+      this.building ??= this.build().then(
+        async (fresh) => {
+          // Changes made while the build ran are in the log after the build's own seq.
+          await this.applyLog(fresh);
+          this.current = fresh;
+          this.building = undefined;
+          return fresh;
+        },
+        (err) => {
+          this.building = undefined;
+          throw err;
+        },
+      );
+      await this.building;
+    } while (this.current.generation < generation);
   }
 
   private async catchUp(): Promise<void> {

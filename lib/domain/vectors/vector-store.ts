@@ -1,82 +1,26 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AppError } from '../../errors/app-error';
-import { tenantSchema, type Tenant } from '../../jobs/tenant';
+import type { Tenant } from '../../jobs/tenant';
 import type { RedisClient } from '../../redis/connection';
 import type { Keyspace } from '../../redis/keys';
 import { shardImbalance, shardOf } from './shards';
 import { decodeVector, encodeVector } from './vector-codec';
 import { namespaceKey, vectorNamespaceSchema } from './namespace-key';
+import {
+  hashText,
+  vectorInputSchema,
+  type IndexEntry,
+  type LogEntry,
+  type NamespaceStats,
+  type StoredVector,
+  type UpsertOutcome,
+  type VectorInput,
+} from './vector-record';
 import { DELETE, MOVE, NEW_GENERATION, UPSERT } from './vector-scripts';
 
 export { vectorNamespaceSchema };
-export const vectorIdSchema = z.string().min(1).max(256);
-
-export const vectorInputSchema = z.object({
-  id: vectorIdSchema,
-  /** The text the vector was made from: a reindex embeds it again. */
-  text: z.string().min(1).max(32_000),
-  vector: z.custom<Float32Array>((v) => v instanceof Float32Array, 'a Float32Array').refine((v) => v.length > 0 && v.length <= 8_192, 'from 1 to 8192 dimensions'),
-  model: z.string().min(1).max(200),
-  /** Whose vector; none for shared reference data that belongs to no tenant. */
-  tenant: tenantSchema.optional(),
-  metadata: z.record(z.string(), z.unknown()).default({}),
-});
-export type VectorInput = z.input<typeof vectorInputSchema>;
-
-export interface StoredVector {
-  namespace: string;
-  id: string;
-  /** The numeric key of this vector in the in-memory ANN graphs. */
-  label: number;
-  shard: number;
-  text: string;
-  textHash: string;
-  model: string;
-  vector: Float32Array;
-  tenant?: Tenant;
-  metadata: Record<string, unknown>;
-  createdAt: number;
-  updatedAt: number;
-}
-
-/** What an in-memory index needs of a vector (no text, no metadata). */
-export interface IndexEntry {
-  id: string;
-  label: number;
-  shard: number;
-  model: string;
-  vector: Float32Array;
-  orgId?: string;
-  workspaceId?: string;
-}
-
-export interface NamespaceStats {
-  namespace: string;
-  model?: string;
-  dimensions?: number;
-  shards: number;
-  live: number;
-  /** Deleted or replaced since the last rebuild: tombstones in the ANN graphs. */
-  deleted: number;
-  /** deleted / (live + deleted). */
-  deletedRatio: number;
-  shardSizes: number[];
-  /** (largest − smallest) / mean shard size. */
-  imbalance: number;
-  generation: number;
-  seq: number;
-}
-
-export interface LogEntry {
-  seq: number;
-  op: 'add' | 'del';
-  id: string;
-  label: number;
-  shard: number;
-}
-
-export type UpsertOutcome = 'added' | 'replaced' | 'unchanged';
+export type { IndexEntry, LogEntry, NamespaceStats, StoredVector, UpsertOutcome, VectorInput } from './vector-record';
+export { hashText, vectorInputSchema } from './vector-record';
 
 export interface VectorStoreOptions {
   /**
@@ -332,17 +276,17 @@ export class VectorStore {
   }
 
   /**
-   * Moves these ids from one shard to another and adds the number moved to the job's
-   * run record field `counter`, atomically; ids no longer in `from` are skipped.
+   * Moves these ids from one shard to another and adds the number moved to the run
+   * record's field `counter`, atomically; ids no longer in `from` are skipped.
    */
-  async move(namespace: string, jobId: string, counter: string, move: { from: number; to: number; ids: readonly string[] }): Promise<number> {
+  async move(namespace: string, runId: string, counter: string, move: { from: number; to: number; ids: readonly string[] }): Promise<number> {
     const ns = this.ns(namespace);
     if (move.ids.length === 0) return 0;
     return Number(
       await this.redis.eval(
         MOVE,
         3 + move.ids.length,
-        this.key(ns, 'run', jobId),
+        this.key(ns, 'run', runId),
         this.key(ns, 'shard', move.from),
         this.key(ns, 'shard', move.to),
         ...move.ids.map((id) => this.vectorKey(ns, id)),
@@ -366,13 +310,13 @@ export class VectorStore {
     return this.redis.zcard(this.tenantKey(this.ns(namespace), tenant));
   }
 
-  /** A job's run record in this namespace (cursor, plan, result); empty when it never ran. */
-  async getRun(namespace: string, jobId: string): Promise<Record<string, string>> {
-    return this.redis.hgetall(this.key(this.ns(namespace), 'run', jobId));
+  /** A job run's record in this namespace (cursor, plan, result; see jobRunId); empty when it never ran. */
+  async getRun(namespace: string, runId: string): Promise<Record<string, string>> {
+    return this.redis.hgetall(this.key(this.ns(namespace), 'run', runId));
   }
 
-  async putRun(namespace: string, jobId: string, fields: Record<string, string | number>): Promise<void> {
-    const key = this.key(this.ns(namespace), 'run', jobId);
+  async putRun(namespace: string, runId: string, fields: Record<string, string | number>): Promise<void> {
+    const key = this.key(this.ns(namespace), 'run', runId);
     await this.redis.multi().hset(key, fields).pexpire(key, RUN_RECORD_TTL_MS).exec();
   }
 
@@ -405,9 +349,6 @@ export class VectorStore {
   }
 }
 
-export function hashText(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 32);
-}
 
 function toStored(namespace: string, h: Record<string, Buffer> | null): StoredVector | undefined {
   if (!h || !h.id || !h.vec) return undefined;

@@ -1,0 +1,84 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { Suspense } from 'react';
+import { requireUser } from '@/app/_lib/require-user';
+import type { RouteProps } from '@/app/_lib/route-props';
+import { DeadLetterDetailView } from '@/components/dead-letters/dead-letter-detail';
+import { DeadLetterEntryActions } from '@/components/dead-letters/dead-letter-entry-actions';
+import { PayloadEditor } from '@/components/dead-letters/payload-editor';
+import { StatusPill } from '@/components/ui/badge';
+import { CardSkeleton } from '@/components/ui/skeleton';
+import { roleAtLeast } from '@/lib/auth/roles';
+import { getBullpen } from '@/lib/bullpen-singleton';
+import { readDeadLetterDetail } from '@/lib/dashboard/dead-letters-read';
+import { discardDeadLetter, replayDeadLetter } from '../actions';
+
+export const metadata: Metadata = { title: 'Dead letter' };
+
+export default async function DeadLetterPage({ params }: RouteProps<{ id: string }>) {
+  const { id } = await params;
+  const user = await requireUser('viewer', `/dead-letters/${encodeURIComponent(id)}`);
+  return (
+    <>
+      <nav className="breadcrumbs" aria-label="Breadcrumbs">
+        <Link href="/dead-letters">Dead letters</Link> › <span className="mono">{id}</span>
+      </nav>
+      <Suspense fallback={<CardSkeleton title="Dead letter" rows={8} />}>
+        <Entry id={id} canOperate={roleAtLeast(user.role, 'operator')} />
+      </Suspense>
+    </>
+  );
+}
+
+async function Entry({ id, canOperate }: { id: string; canOperate: boolean }) {
+  const entry = await readDeadLetterDetail(getBullpen(), id);
+  if (!entry) notFound();
+  const replayable = entry.knownType && (entry.status === 'pending' || entry.status === 'replayed');
+  return (
+    <>
+      <div className="page-head">
+        <h1>
+          {entry.jobType} <span className="muted">dead letter</span>
+        </h1>
+        <span className="row" data-testid="dlq-detail-status" data-status={entry.status}>
+          <StatusPill status={entry.status} />
+          {entry.replays > 0 && <span className="small muted">replayed {entry.replays}×</span>}
+        </span>
+      </div>
+      <DeadLetterDetailView
+        entry={entry}
+        actions={
+          canOperate && (
+            <section className="card stack" aria-labelledby="dlq-actions-h" data-testid="dlq-detail-actions">
+              <h2 id="dlq-actions-h">Replay or discard</h2>
+              <DeadLetterEntryActions
+                id={entry.id}
+                queue={entry.queue}
+                replays={entry.replays}
+                replayable={replayable}
+                actions={{ replay: replayDeadLetter, discard: discardDeadLetter }}
+              />
+              {!replayable && <p className="small muted">{notReplayableReason(entry.status, entry.knownType)}</p>}
+              {replayable && entry.payloadText !== undefined && (
+                <details>
+                  <summary data-testid="dlq-edit-payload">Edit the payload, then replay</summary>
+                  <PayloadEditor id={entry.id} queue={entry.queue} jobType={entry.jobType} replays={entry.replays} original={entry.payloadText} replay={replayDeadLetter} />
+                </details>
+              )}
+              {replayable && entry.payloadText === undefined && (
+                <p className="small muted">The payload is too large to edit in the browser; it can be replayed as it is.</p>
+              )}
+            </section>
+          )
+        }
+      />
+    </>
+  );
+}
+
+function notReplayableReason(status: string, knownType: boolean): string {
+  if (!knownType) return 'This build does not know the job type, so it cannot be replayed.';
+  if (status === 'replaying') return 'A replay is being enqueued right now.';
+  return 'Discarded dead letters are kept for the record and cannot be replayed.';
+}

@@ -1,0 +1,164 @@
+'use server';
+
+import { z } from 'zod';
+import { runAction, type ActionSpec } from '@/app/_lib/action';
+import { dashboardServices } from '@/app/_lib/dashboard-services';
+import type { ActionResult } from '@/lib/dashboard/action-result';
+import {
+  MAX_REPLAY_ALL,
+  MAX_SELECTED,
+  deadLetterIdSchema,
+  discardSelected,
+  replaySelected,
+  selectedEntrySchema,
+  startPurge,
+  startReplayAll,
+  type SelectedOutcome,
+} from '@/lib/dashboard/dead-letters-bulk';
+import { describeFilters, parseDeadLetterFilters, withoutPaging } from '@/lib/dashboard/dead-letters-filters';
+import { MAX_PAYLOAD_TEXT, parseJsonText } from '@/lib/dashboard/dead-letters-payload';
+import { AppError, isAppError } from '@/lib/errors/app-error';
+import type { DeadLetterActions } from '@/components/dead-letters/dlq-actions';
+import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
+
+/*
+ * Dead-letter mutations, each through runAction: authorise (operator replays and
+ * discards; admin purges and discards in bulk) → safeParse → lib → audit → revalidate.
+ */
+
+/** A filter as the page's URL carries it; refused when any part is unusable (never act on half a filter). */
+const filterQuery = z
+  .string()
+  .max(2_000)
+  .transform((qs, ctx) => {
+    const parsed = parseDeadLetterFilters(new URLSearchParams(qs));
+    if (parsed.ignored.length > 0) {
+      ctx.addIssue({ code: 'custom', message: `unusable filter: ${parsed.ignored.map((i) => `${i.param} (${i.reason})`).join(', ')}` });
+      return z.NEVER;
+    }
+    return withoutPaging(parsed.filters);
+  });
+
+const replaySchema = z
+  .object({
+    id: deadLetterIdSchema,
+    /** The replay count the operator saw (a double click or a second operator replays once). */
+    expectedReplays: z.number().int().min(0),
+    /** Edited payload as JSON text; absent: the original payload. */
+    payload: z.string().max(MAX_PAYLOAD_TEXT).optional(),
+  })
+  .strict();
+
+const idOnly = z.object({ id: deadLetterIdSchema }).strict();
+const selectedSchema = z.object({ entries: z.array(selectedEntrySchema).min(1).max(MAX_SELECTED) }).strict();
+const idsSchema = z.object({ ids: z.array(deadLetterIdSchema).min(1).max(MAX_SELECTED) }).strict();
+const replayAllSchema = z.object({ filter: filterQuery, limit: z.number().int().min(1).max(MAX_REPLAY_ALL) }).strict();
+const purgeSchema = z.object({ filter: filterQuery, confirm: z.literal('purge', 'type purge to confirm') }).strict();
+
+const entryPaths = (id: string) => ['/dead-letters', `/dead-letters/${id}`];
+const selectedTarget = (ids: string[]) => ({ kind: 'dead-letter', id: ids.length === 1 ? ids[0] : `${ids[0]} and ${ids.length - 1} more` });
+
+const replaySpec: ActionSpec<typeof replaySchema, { id: string; jobId: string; edited: boolean }> = {
+  name: 'dlq.replay',
+  minRole: 'operator',
+  schema: replaySchema,
+  async run(input, { user, bullpen }) {
+    let payload: unknown;
+    if (input.payload !== undefined) {
+      const json = parseJsonText(input.payload);
+      if (!json.ok) throw new AppError('VALIDATION', `The payload is not valid JSON: ${json.message}`, { fieldErrors: { payload: [json.message] } });
+      payload = json.value;
+    }
+    try {
+      const entry = await bullpen.dlq.replay(input.id, { by: user.username, expectedReplays: input.expectedReplays, payload });
+      const last = entry.replays[entry.replays.length - 1];
+      return { id: entry.id, jobId: last.newJobId, edited: last.edited };
+    } catch (err) {
+      // The store validated against the type's schema: put each issue under the editor.
+      const issues = isAppError(err) ? (err.details?.issues as Array<{ path: PropertyKey[]; message: string }> | undefined) : undefined;
+      if (isAppError(err) && issues) {
+        const lines = issues.map((i) => (i.path.length ? `${i.path.map(String).join('.')}: ${i.message}` : i.message));
+        throw new AppError(err.code, err.message, { fieldErrors: { payload: lines } });
+      }
+      throw err;
+    }
+  },
+  audit: (input, d) => ({ target: { kind: 'dead-letter', id: input.id }, details: { jobId: d.jobId, edited: d.edited } }),
+  revalidate: (input) => entryPaths(input.id),
+};
+
+const discardSpec: ActionSpec<typeof idOnly, { id: string }> = {
+  name: 'dlq.discard',
+  minRole: 'operator',
+  schema: idOnly,
+  run: async (input, { user, bullpen }) => ({ id: (await bullpen.dlq.discard(input.id, user.username)).id }),
+  audit: (input) => ({ target: { kind: 'dead-letter', id: input.id } }),
+  revalidate: (input) => entryPaths(input.id),
+};
+
+const replaySelectedSpec: ActionSpec<typeof selectedSchema, SelectedOutcome> = {
+  name: 'dlq.replay-selected',
+  minRole: 'operator',
+  schema: selectedSchema,
+  run: (input, { user, bullpen }) => replaySelected(bullpen, input.entries, user.username),
+  audit: (input, out) => ({
+    target: selectedTarget(input.entries.map((e) => e.id)),
+    details: { replayed: out.done, skipped: out.skipped.length, failed: out.failed.length },
+  }),
+  revalidate: () => ['/dead-letters'],
+};
+
+const discardSelectedSpec: ActionSpec<typeof idsSchema, SelectedOutcome> = {
+  name: 'dlq.discard-selected',
+  minRole: 'admin',
+  schema: idsSchema,
+  run: (input, { user, bullpen }) => discardSelected(bullpen, input.ids, user.username),
+  audit: (input, out) => ({ target: selectedTarget(input.ids), details: { discarded: out.done, skipped: out.skipped.length, failed: out.failed.length } }),
+  revalidate: () => ['/dead-letters'],
+};
+
+const replayAllSpec: ActionSpec<typeof replayAllSchema, BulkOperation> = {
+  name: 'dlq.replay-all',
+  minRole: 'operator',
+  schema: replayAllSchema,
+  async run(input, { user, bullpen }) {
+    const { operation } = await startReplayAll(bullpen, dashboardServices().bulk, input.filter, { by: user.username, limit: input.limit, now: Date.now() });
+    return operation;
+  },
+  audit: (input, d) => ({
+    target: { kind: 'dead-letters', id: describeFilters({ ...input.filter, status: input.filter.status ?? 'pending' }) },
+    details: { operation: d.id, limit: input.limit, total: d.total },
+  }),
+  revalidate: () => ['/dead-letters'],
+};
+
+const purgeSpec: ActionSpec<typeof purgeSchema, BulkOperation> = {
+  name: 'dlq.purge',
+  minRole: 'admin',
+  schema: purgeSchema,
+  async run(input, { user, bullpen }) {
+    const { operation } = await startPurge(bullpen, dashboardServices().bulk, input.filter, { by: user.username, now: Date.now() });
+    return operation;
+  },
+  audit: (input, d) => ({ target: { kind: 'dead-letters', id: describeFilters(input.filter) }, details: { operation: d.id, total: d.total } }),
+  revalidate: () => ['/dead-letters'],
+};
+
+export async function replayDeadLetter(input: Parameters<DeadLetterActions['replay']>[0]): Promise<ActionResult<{ id: string; jobId: string; edited: boolean }>> {
+  return runAction(replaySpec, input);
+}
+export async function discardDeadLetter(input: { id: string }): Promise<ActionResult<{ id: string }>> {
+  return runAction(discardSpec, input);
+}
+export async function replaySelectedDeadLetters(input: Parameters<DeadLetterActions['replaySelected']>[0]): Promise<ActionResult<SelectedOutcome>> {
+  return runAction(replaySelectedSpec, input);
+}
+export async function discardSelectedDeadLetters(input: { ids: string[] }): Promise<ActionResult<SelectedOutcome>> {
+  return runAction(discardSelectedSpec, input);
+}
+export async function replayAllDeadLetters(input: { filter: string; limit: number }): Promise<ActionResult<BulkOperation>> {
+  return runAction(replayAllSpec, input);
+}
+export async function purgeDeadLetters(input: { filter: string; confirm: string }): Promise<ActionResult<BulkOperation>> {
+  return runAction(purgeSpec, input);
+}

@@ -1,0 +1,90 @@
+'use client';
+
+import { useState } from 'react';
+import { Button } from '@/components/ui/button';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
+import { useAction } from '@/components/ui/use-action';
+import type { ActionResult } from '@/lib/dashboard/action-result';
+import type { SelectedOutcome } from '@/lib/dashboard/dead-letters-bulk';
+import type { DeadLetterActions } from './dlq-actions';
+
+/** "n selected": replay them (operators) or discard them (admins), with the outcome per entry. */
+export function DeadLetterSelectionBar({ chosen, actions, onDone }: { chosen: Array<{ id: string; replays: number }>; actions: DeadLetterActions; onDone(): void }) {
+  const replay = useAction(actions.replaySelected);
+  const discard = useAction(actions.discardSelected ?? noDiscard);
+  const [last, setLast] = useState<'replay' | 'discard' | null>(null);
+  const pending = replay.pending || discard.pending;
+  const result = last === 'replay' ? replay.result : last === 'discard' ? discard.result : null;
+  return (
+    <div className="stack">
+      <div className="row" role="group" aria-label="Selected dead letters">
+        <span className="small muted" data-testid="dlq-selected-count" aria-live="polite">
+          {chosen.length} selected
+        </span>
+        <Button
+          variant="primary"
+          size="sm"
+          disabled={chosen.length === 0 || pending}
+          onClick={async () => {
+            setLast('replay');
+            const r = await replay.run({ entries: chosen });
+            if (r.ok) onDone();
+          }}
+          data-testid="dlq-replay-selected"
+        >
+          {replay.pending ? 'Replaying…' : `Replay selected${chosen.length ? ` (${chosen.length})` : ''}`}
+        </Button>
+        {actions.discardSelected && (
+          <ConfirmDialog
+            size="sm"
+            testId="dlq-discard-selected"
+            triggerLabel={`Discard selected${chosen.length ? ` (${chosen.length})` : ''}`}
+            title={`Discard ${chosen.length} dead letters?`}
+            description={<p>They stay in the list as discarded (kept for the record, never replayed in bulk) until retention removes them.</p>}
+            confirmLabel="Discard"
+            disabled={chosen.length === 0 || pending}
+            onConfirm={async () => {
+              setLast('discard');
+              const r = await discard.run({ ids: chosen.map((c) => c.id) });
+              if (r.ok) onDone();
+            }}
+          />
+        )}
+      </div>
+      <SelectedResult result={result} verb={last === 'discard' ? 'Discarded' : 'Replayed'} />
+    </div>
+  );
+}
+
+async function noDiscard(): Promise<ActionResult<SelectedOutcome>> {
+  return { ok: false, code: 'FORBIDDEN', message: 'Discarding several dead letters at once needs the admin role' };
+}
+
+/** The per-entry outcome of a selected action, in words. */
+function SelectedResult({ result, verb }: { result: ActionResult<SelectedOutcome> | null; verb: string }) {
+  if (!result) return null;
+  if (!result.ok) {
+    return (
+      <p className="result error" role="alert" data-testid="action-result" data-ok="false" data-code={result.code}>
+        {result.message}
+      </p>
+    );
+  }
+  const { done, skipped, failed } = result.data;
+  const clean = skipped.length === 0 && failed.length === 0;
+  return (
+    <div className={`result ${clean ? 'ok' : 'info'}`} role="status" data-testid="action-result" data-ok="true" data-done={done.length}>
+      {verb} {done.length}.{skipped.length > 0 && ` Skipped ${skipped.length} that changed meanwhile.`}
+      {failed.length > 0 && ` ${failed.length} failed.`}
+      {(skipped.length > 0 || failed.length > 0) && (
+        <ul className="small" style={{ margin: '0.25rem 0 0', paddingLeft: '1.25rem' }}>
+          {[...failed, ...skipped].slice(0, 10).map((s) => (
+            <li key={s.id}>
+              <span className="mono">{s.id}</span>: {s.reason}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,128 @@
+'use client';
+
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useCallback, useState } from 'react';
+import { fetchJson } from '@/components/live/fetch-json';
+import { LiveStatus } from '@/components/live/live-status';
+import { Pagination } from '@/components/ui/pagination';
+import { Table } from '@/components/ui/table';
+import { deadLettersHref, type DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
+import type { DeadLetterList } from '@/lib/dashboard/dead-letters-read';
+import { queryKeys } from '@/lib/dashboard/query-keys';
+import { DeadLetterBulkPanel } from './dead-letter-bulk-panel';
+import { DeadLetterRow } from './dead-letter-row';
+import { DeadLetterSelectionBar } from './dead-letter-selection-bar';
+import { DeadLetterStatusTabs } from './dead-letter-status-tabs';
+import type { DeadLetterActions } from './dlq-actions';
+
+export interface DeadLetterTableProps {
+  initial: DeadLetterList;
+  filters: DeadLetterFilters;
+  /** The filters' canonical query string (the react-query key and the live URL's query). */
+  search: string;
+  liveUrl: string;
+  /** Absent for viewers: no checkbox, no button. */
+  actions?: DeadLetterActions;
+}
+
+/**
+ * The dead-letters list: status tabs, newest first, paged by URL, refreshed every few
+ * seconds. Operators select rows to replay them, or replay every match in the
+ * background; admins also discard in bulk and purge.
+ */
+export function DeadLetterTable({ initial, filters, search, liveUrl, actions }: DeadLetterTableProps) {
+  const client = useQueryClient();
+  const q = useQuery({
+    queryKey: queryKeys.deadLetters(search),
+    queryFn: ({ signal }) => fetchJson<DeadLetterList>(liveUrl, signal),
+    initialData: initial,
+  });
+  const list = q.data;
+  const [selected, setSelected] = useState<Set<string>>(() => new Set());
+  const refresh = useCallback(() => client.invalidateQueries({ queryKey: queryKeys.deadLetters(search) }), [client, search]);
+  // Only rows still on the page (and still actionable) stay selected as the list refreshes.
+  const selectable = list.rows.filter((r) => r.status === 'pending' || r.status === 'replayed');
+  const chosen = selectable.filter((r) => selected.has(r.id));
+  const allChosen = selectable.length > 0 && chosen.length === selectable.length;
+
+  const toggle = (id: string) =>
+    setSelected((s) => {
+      const next = new Set(s);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
+
+  return (
+    <div className="stack">
+      <DeadLetterStatusTabs filters={filters} counts={list.counts} />
+      <div className="row" style={{ justifyContent: 'space-between' }}>
+        <span data-testid="dlq-total" data-total={list.total}>
+          <strong>{list.total.toLocaleString('en')}</strong> {list.total === 1 ? 'dead letter matches' : 'dead letters match'}
+          {list.total > 0 && (
+            <span className="muted">
+              {' '}
+              · page {list.page.toLocaleString('en')} of {list.pageCount.toLocaleString('en')}
+            </span>
+          )}
+        </span>
+        <LiveStatus updatedAt={q.dataUpdatedAt} error={q.error} fetching={q.isFetching} />
+      </div>
+      {actions && (
+        <DeadLetterSelectionBar
+          chosen={chosen.map((r) => ({ id: r.id, replays: r.replays }))}
+          actions={actions}
+          onDone={() => {
+            setSelected(new Set());
+            void refresh();
+          }}
+        />
+      )}
+      {list.rows.length === 0 ? (
+        <div className="card" data-testid="dlq-empty">
+          <p>
+            {list.total === 0 ? 'No dead letter matches these filters.' : 'This page is past the last one.'}{' '}
+            {list.total > 0 && <Link href={deadLettersHref({ ...filters, page: 1 })}>Go to the first page</Link>}
+          </p>
+        </div>
+      ) : (
+        <Table caption="Dead letters, newest failure first" data-testid="dlq-table">
+          <thead>
+            <tr>
+              {actions && (
+                <th scope="col">
+                  <input
+                    type="checkbox"
+                    aria-label="Select every replayable dead letter on this page"
+                    checked={allChosen}
+                    disabled={selectable.length === 0}
+                    onChange={() => setSelected(allChosen ? new Set() : new Set(selectable.map((r) => r.id)))}
+                    data-testid="dlq-select-all"
+                  />
+                </th>
+              )}
+              <th scope="col">Failed</th>
+              <th scope="col">Type</th>
+              <th scope="col" className="hide-sm">
+                Tenant
+              </th>
+              <th scope="col">Error</th>
+              <th scope="col" className="num hide-sm">
+                Attempts
+              </th>
+              <th scope="col">Status</th>
+              {actions && <th scope="col">Actions</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {list.rows.map((row) => (
+              <DeadLetterRow key={row.id} row={row} filters={filters} selected={selected.has(row.id)} onToggle={toggle} actions={actions} onChanged={refresh} />
+            ))}
+          </tbody>
+        </Table>
+      )}
+      <Pagination page={list.page} pageCount={list.pageCount} hrefFor={(page) => deadLettersHref({ ...filters, page })} label="Dead-letter pages" />
+      {actions && <DeadLetterBulkPanel filters={filters} search={search} replayable={list.replayable} total={list.total} actions={actions} />}
+    </div>
+  );
+}

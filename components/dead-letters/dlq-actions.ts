@@ -1,0 +1,18 @@
+import type { ActionResult } from '@/lib/dashboard/action-result';
+import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
+import type { SelectedOutcome } from '@/lib/dashboard/dead-letters-bulk';
+
+/**
+ * The dead-letters segment's server actions, passed down as props (components never
+ * import app/). A viewer's page passes none; an operator's lacks the admin ones.
+ */
+export interface DeadLetterActions {
+  replay(input: { id: string; expectedReplays: number; payload?: string }): Promise<ActionResult<{ id: string; jobId: string; edited: boolean }>>;
+  discard(input: { id: string }): Promise<ActionResult<{ id: string }>>;
+  replaySelected(input: { entries: Array<{ id: string; replays: number }> }): Promise<ActionResult<SelectedOutcome>>;
+  replayAll(input: { filter: string; limit: number }): Promise<ActionResult<BulkOperation>>;
+  /** Admin only. */
+  discardSelected?(input: { ids: string[] }): Promise<ActionResult<SelectedOutcome>>;
+  /** Admin only. */
+  purge?(input: { filter: string; confirm: string }): Promise<ActionResult<BulkOperation>>;
+}

@@ -1,0 +1,86 @@
+'use client';
+
+import Link from 'next/link';
+import { useId, useMemo, useState } from 'react';
+import { Button } from '@/components/ui/button';
+import { InlineResult } from '@/components/ui/inline-result';
+import { useAction } from '@/components/ui/use-action';
+import { checkPayloadText } from '@/lib/dashboard/dead-letters-payload';
+import { jobPageHref } from '@/lib/dashboard/schedules-view';
+import type { DeadLetterActions } from './dlq-actions';
+import { PayloadCheckNote } from './payload-check-note';
+
+export interface PayloadEditorProps {
+  id: string;
+  queue: string;
+  jobType: string;
+  replays: number;
+  /** The original payload, pretty-printed. */
+  original: string;
+  replay: DeadLetterActions['replay'];
+}
+
+/**
+ * A JSON editor for the payload: parse errors (with line and column) and the job
+ * type's schema verdict are shown as the operator types; "Replay with this payload"
+ * is enabled only when both pass. The server validates the same schema again.
+ */
+export function PayloadEditor({ id, queue, jobType, replays, original, replay }: PayloadEditorProps) {
+  const fieldId = useId();
+  const [text, setText] = useState(original);
+  const check = useMemo(() => checkPayloadText(jobType, text), [jobType, text]);
+  const action = useAction(replay);
+  const edited = text !== original;
+  const serverErrors = action.result && !action.result.ok ? action.result.fieldErrors?.payload : undefined;
+  return (
+    <form
+      className="stack"
+      data-testid="dlq-payload-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void action.run({ id, expectedReplays: replays, ...(edited ? { payload: text } : {}) });
+      }}
+    >
+      <div className="field">
+        <label htmlFor={fieldId}>Payload (JSON)</label>
+        <textarea
+          id={fieldId}
+          className="mono"
+          rows={Math.min(24, Math.max(6, text.split('\n').length + 1))}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          spellCheck={false}
+          aria-invalid={!check.ok || undefined}
+          data-testid="dlq-payload-editor"
+        />
+        <PayloadCheckNote check={check} type={jobType} testId="dlq-payload-check" />
+        {serverErrors && (
+          <ul className="field-error" role="alert" style={{ margin: 0, paddingLeft: '1.25rem' }}>
+            {serverErrors.map((m) => (
+              <li key={m}>{m}</li>
+            ))}
+          </ul>
+        )}
+      </div>
+      <div className="row">
+        <Button type="submit" variant="primary" disabled={!check.ok || action.pending} data-testid="dlq-replay-edited">
+          {action.pending ? 'Replaying…' : edited ? 'Replay with this payload' : 'Replay with the original payload'}
+        </Button>
+        <Button disabled={!edited} onClick={() => setText(original)} data-testid="dlq-payload-reset">
+          Undo my edits
+        </Button>
+      </div>
+      {action.result?.ok ? (
+        <p className="result ok" role="status" data-testid="action-result" data-ok="true">
+          Replayed{action.result.data.edited ? ' with the edited payload' : ''} as{' '}
+          <Link href={jobPageHref(queue, action.result.data.jobId)} className="mono">
+            {action.result.data.jobId}
+          </Link>
+          .
+        </p>
+      ) : (
+        <InlineResult result={action.result} />
+      )}
+    </form>
+  );
+}

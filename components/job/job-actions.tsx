@@ -1,0 +1,94 @@
+'use client';
+
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { useState } from 'react';
+import type { ActionResult } from '@/lib/dashboard/action-result';
+import type { JobDetail } from '@/lib/dashboard/job-summary';
+import { Button } from '@/components/ui/button';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
+import { InlineResult } from '@/components/ui/inline-result';
+import { useAction } from '@/components/ui/use-action';
+import type { JobActions as Actions } from './types';
+
+/** Retry / promote / duplicate for operators, remove for admins; each shows its outcome in words. */
+export function JobActionBar({ job, actions, canOperate, canAdmin, onChanged }: { job: JobDetail; actions: Actions; canOperate: boolean; canAdmin: boolean; onChanged(): void }) {
+  const router = useRouter();
+  const retry = useAction(actions.retry);
+  const promote = useAction(actions.promote);
+  const duplicate = useAction(actions.duplicate);
+  const remove = useAction(actions.remove);
+  const [last, setLast] = useState<{ result: ActionResult<unknown>; success: React.ReactNode } | null>(null);
+  if (!canOperate) return null;
+  const input = { queue: job.queue, id: job.id };
+  const finishedOrFailed = job.state === 'failed' || job.state === 'completed';
+  const busy = retry.pending || promote.pending || duplicate.pending || remove.pending;
+  return (
+    <div className="stack">
+      <div className="row" role="toolbar" aria-label="Job actions">
+        {finishedOrFailed && (
+          <Button
+            variant="primary"
+            disabled={busy}
+            data-testid="job-retry"
+            onClick={async () => {
+              const r = await retry.run(input);
+              setLast({ result: r, success: `Retried with fresh attempts.` });
+              if (r.ok) onChanged();
+            }}
+          >
+            {job.state === 'failed' ? 'Retry' : 'Run again'}
+          </Button>
+        )}
+        {job.state === 'delayed' && (
+          <Button
+            disabled={busy}
+            data-testid="job-promote"
+            onClick={async () => {
+              const r = await promote.run(input);
+              setLast({ result: r, success: 'Promoted: the job is waiting now.' });
+              if (r.ok) onChanged();
+            }}
+          >
+            Promote now
+          </Button>
+        )}
+        {job.enveloped && (
+          <Button
+            disabled={busy}
+            data-testid="job-duplicate"
+            onClick={async () => {
+              const r = await duplicate.run(input);
+              setLast({
+                result: r,
+                success: r.ok ? (
+                  <>
+                    Duplicated as <Link href={`/queues/${encodeURIComponent(job.queue)}/jobs/${encodeURIComponent(r.data.jobId)}`}>job {r.data.jobId}</Link>.
+                  </>
+                ) : null,
+              });
+            }}
+          >
+            Duplicate
+          </Button>
+        )}
+        {canAdmin && job.state !== 'active' && (
+          <ConfirmDialog
+            triggerLabel="Remove"
+            title={`Remove job ${job.id}?`}
+            description={<p>The job, its data and its logs are deleted from {job.queue}. Its dead letter, if any, stays.</p>}
+            confirmLabel="Remove job"
+            disabled={busy}
+            testId="job-remove"
+            onConfirm={async () => {
+              const r = await remove.run(input);
+              setLast({ result: r, success: 'Removed.' });
+              if (r.ok) router.push(`/queues/${encodeURIComponent(job.queue)}`);
+            }}
+          />
+        )}
+      </div>
+      {last && <InlineResult result={last.result} success={last.success} />}
+    </div>
+  );
+}

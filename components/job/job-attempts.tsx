@@ -1,0 +1,32 @@
+import type { JobDetail } from '@/lib/dashboard/job-summary';
+
+/** The last error and every failed attempt's stack trace (BullMQ keeps one per attempt). */
+export function JobAttempts({ job }: { job: JobDetail }) {
+  if (!job.failedReason && job.stacktrace.length === 0) return null;
+  return (
+    <section className="card" aria-labelledby="errors-h">
+      <h2 id="errors-h">Errors</h2>
+      {job.failedReason && (
+        <p className="result error" data-testid="job-attempt-error">
+          {job.failedReason}
+        </p>
+      )}
+      {job.stacktrace.length > 0 && (
+        <ol className="stack" style={{ paddingLeft: '1.25rem' }}>
+          {job.stacktrace.map((s, i) => (
+            <li key={i}>
+              <details open={i === job.stacktrace.length - 1}>
+                <summary>
+                  Attempt {i + 1}: {s.split('\n')[0]}
+                </summary>
+                <pre className="logs" data-testid="job-stacktrace">
+                  {s}
+                </pre>
+              </details>
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,87 @@
+'use client';
+
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import type { JobPage } from '@/lib/dashboard/job-page';
+import { liveUrls, queryKeys } from '@/lib/dashboard/query-keys';
+import { fetchJson } from '@/components/live/fetch-json';
+import { LiveStatus } from '@/components/live/live-status';
+import { StatusPill } from '@/components/ui/badge';
+import { JsonView } from '@/components/ui/json-view';
+import { ProgressBar } from '@/components/ui/progress-bar';
+import { JobActionBar } from './job-actions';
+import { JobAttempts } from './job-attempts';
+import { JobFacts } from './job-facts';
+import { JobLogs } from './job-logs';
+import type { JobActions } from './types';
+
+export interface JobViewProps {
+  initial: JobPage;
+  logsPage: number;
+  canOperate: boolean;
+  canAdmin: boolean;
+  actions: JobActions;
+}
+
+/** The live job page: progress and state refresh every 3 s (every 10 s once finished). */
+export function JobView({ initial, logsPage, canOperate, canAdmin, actions }: JobViewProps) {
+  const { queue, id } = initial.job;
+  const url = `${liveUrls.job(queue, id)}${logsPage > 1 ? `?logs=${logsPage}` : ''}`;
+  const qc = useQueryClient();
+  const { data, error, dataUpdatedAt, isFetching } = useQuery({
+    queryKey: [...queryKeys.job(queue, id), logsPage],
+    queryFn: ({ signal }) => fetchJson<JobPage>(url, signal),
+    initialData: initial,
+    refetchInterval: (q) => (q.state.data?.job.state === 'completed' || q.state.data?.job.state === 'failed' ? 10_000 : 3_000),
+  });
+  const job = data.job;
+  return (
+    <div className="stack">
+      <div className="row" style={{ justifyContent: 'space-between' }}>
+        <div className="row">
+          <StatusPill status={job.state ?? 'unknown'} testId="job-state" />
+          {job.priorityName && <span className="badge tone-neutral">priority {job.priorityName}</span>}
+          {job.tenant && <span className="badge tone-info">org {job.tenant.orgId}{job.tenant.workspaceId ? ` / ${job.tenant.workspaceId}` : ''}</span>}
+        </div>
+        <LiveStatus updatedAt={dataUpdatedAt} error={error} fetching={isFetching} />
+      </div>
+      <section className="card" aria-labelledby="progress-h">
+        <h2 id="progress-h">Progress</h2>
+        <ProgressBar value={job.progress.percent} label={job.progress.phase} testId="job-progress" />
+        <p className="small" style={{ margin: '0.25rem 0 0' }}>
+          Phase: <strong data-testid="job-phase">{job.progress.phase ?? '—'}</strong>
+        </p>
+        {job.progress.detail && <JsonView value={job.progress.detail} testId="job-progress-detail" />}
+      </section>
+      <JobActionBar
+        job={job}
+        actions={actions}
+        canOperate={canOperate}
+        canAdmin={canAdmin}
+        onChanged={() => void qc.invalidateQueries({ queryKey: queryKeys.job(queue, id) })}
+      />
+      <div className="grid">
+        <JobFacts job={job} />
+        <section className="card" aria-labelledby="data-h">
+          <h2 id="data-h">Payload</h2>
+          <JsonView value={job.payload.value} truncated={job.payload.truncated} originalBytes={job.payload.bytes} testId="job-data" />
+        </section>
+      </div>
+      <JobAttempts job={job} />
+      <div className="grid">
+        <section className="card" aria-labelledby="rv-h">
+          <h2 id="rv-h">Return value</h2>
+          {job.returnValue.value === null ? (
+            <p className="muted" data-testid="job-return-value">None{job.state === 'completed' ? '' : ' yet'}.</p>
+          ) : (
+            <JsonView value={job.returnValue.value} truncated={job.returnValue.truncated} originalBytes={job.returnValue.bytes} testId="job-return-value" />
+          )}
+        </section>
+        <section className="card" aria-labelledby="opts-h">
+          <h2 id="opts-h">Options</h2>
+          <JsonView value={job.options.value} truncated={job.options.truncated} testId="job-options" />
+        </section>
+      </div>
+      <JobLogs logs={data.logs} queue={queue} id={id} />
+    </div>
+  );
+}

@@ -1,0 +1,13 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The identity under which a handler keeps its progress (cursor, plan, result). A retry
+ * keeps the job id, so the job id is enough for retries; a DLQ replay gets a new job
+ * id but keeps the envelope's idempotency key, so a job dispatched with a key keeps its
+ * progress under the key and a replay continues (or returns) the original run instead
+ * of applying its change a second time.
+ */
+export function jobRunId(ctx: { type: string; jobId: string; idempotencyKey?: string }): string {
+  if (!ctx.idempotencyKey) return ctx.jobId;
+  return `key-${createHash('sha256').update(`${ctx.type}\n${ctx.idempotencyKey}`).digest('hex').slice(0, 32)}`;
+}

@@ -1,0 +1,111 @@
+import type { Job } from 'bullmq';
+import type { JobEnvelope } from '../jobs/envelope';
+import type { JobTypeName } from '../jobs/registry';
+import type { Tenant } from '../jobs/tenant';
+import type { Logger } from '../logging/logger';
+import { TimeoutError } from '../errors/timeout-error';
+import type { JobContext, JobProgressValue } from './handler';
+import type { RuntimeHooks } from './processor';
+
+/**
+ * One attempt of one job, as its handler sees it. A class rather than an object of
+ * closures: at thousands of jobs per second, per-job closures, an eagerly built child
+ * logger and an eagerly built AbortSignal (slow on Node 20) cost more than the job's
+ * own bookkeeping. The signal and the logger are created only if the handler uses them.
+ */
+export class JobRun<P = unknown> implements JobContext<P> {
+  readonly jobId: string;
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  data!: P;
+  private controller?: AbortController;
+  private childLogger?: Logger;
+  private timer?: NodeJS.Timeout;
+  private expire?: (reason: TimeoutError) => void;
+  timedOut = false;
+
+  constructor(
+    private readonly job: Job,
+    readonly type: JobTypeName,
+    private readonly envelope: JobEnvelope | undefined,
+    private readonly rootLogger: Logger,
+    private readonly hooks: RuntimeHooks | undefined,
+  ) {
+    this.jobId = String(job.id);
+    this.attempt = job.attemptsMade + 1;
+    this.maxAttempts = job.opts.attempts ?? 1;
+  }
+
+  get tenant(): Tenant | undefined {
+    return this.envelope?.tenant;
+  }
+
+  get idempotencyKey(): string | undefined {
+    return this.envelope?.idempotencyKey;
+  }
+
+  get requestId(): string {
+    return this.envelope?.requestId ?? this.jobId;
+  }
+
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    return this.controller.signal;
+  }
+
+  get logger(): Logger {
+    const t = this.envelope?.tenant;
+    this.childLogger ??= this.rootLogger.child({
+      jobId: this.jobId,
+      queue: this.type,
+      attempt: this.attempt,
+      maxAttempts: this.maxAttempts,
+      requestId: this.envelope?.requestId,
+      tenant: t ? (t.workspaceId ? `${t.orgId}/${t.workspaceId}` : t.orgId) : undefined,
+      idempotencyKey: this.envelope?.idempotencyKey,
+    });
+    return this.childLogger;
+  }
+
+  async progress(percent: number, phase?: string, detail?: Record<string, unknown>): Promise<void> {
+    const value: JobProgressValue = { percent: Math.max(0, Math.min(100, Math.round(percent))), phase, detail };
+    await this.job.updateProgress(value as unknown as object);
+    this.hooks?.onProgress?.({ jobId: this.jobId, type: this.type, progress: value });
+  }
+
+  async log(line: string): Promise<void> {
+    await this.job.log(line);
+  }
+
+  /**
+   * Resolves or rejects with `work`, or rejects with a TimeoutError after `timeoutMs`
+   * (aborting the signal too), whichever comes first: a handler that ignores its signal
+   * cannot hold a worker slot forever.
+   */
+  race<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+    // Whatever a timed-out handler does later, nobody waits for it.
+    work.catch(noop);
+    const expired = new Promise<never>((_, reject) => {
+      this.expire = reject;
+    });
+    this.timer = setTimeout(onTimeout, timeoutMs, this, timeoutMs);
+    return Promise.race([work, expired]);
+  }
+
+  /** Clears the timer; call once the attempt is over. */
+  end(): void {
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  abortWith(reason: TimeoutError): void {
+    this.timedOut = true;
+    this.controller?.abort(reason);
+    this.expire?.(reason);
+  }
+}
+
+function onTimeout(run: JobRun, timeoutMs: number): void {
+  run.abortWith(new TimeoutError(timeoutMs));
+}
+
+function noop(): void {}

@@ -1,0 +1,22 @@
+import type { Locator, Page } from '@playwright/test';
+
+export type NavItem = 'overview' | 'queues' | 'dead-letters' | 'schedules' | 'health' | 'audit';
+
+/** The header of every signed-in page: who is signed in, the navigation, sign-out. */
+export class AppShell {
+  readonly currentUser: Locator;
+  readonly signOutButton: Locator;
+
+  constructor(readonly page: Page) {
+    this.currentUser = page.getByTestId('current-user');
+    this.signOutButton = page.getByTestId('sign-out');
+  }
+
+  nav(item: NavItem): Locator {
+    return this.page.getByTestId(`nav-${item}`);
+  }
+
+  async signOut(): Promise<void> {
+    await this.signOutButton.click();
+  }
+}

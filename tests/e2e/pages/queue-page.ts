@@ -1,0 +1,64 @@
+import type { Locator, Page } from '@playwright/test';
+
+/** `/queues/<name>`: state tabs, one page of jobs, queue-wide and per-job actions. */
+export class QueuePage {
+  readonly jobRows: Locator;
+  readonly pauseButton: Locator;
+  readonly resumeButton: Locator;
+  readonly promoteAllButton: Locator;
+  readonly retryAllButton: Locator;
+  readonly retrySelectedButton: Locator;
+  readonly cleanButton: Locator;
+  readonly selectAll: Locator;
+
+  constructor(
+    readonly page: Page,
+    readonly queue: string,
+  ) {
+    this.jobRows = page.getByTestId('job-row');
+    this.pauseButton = page.getByTestId('pause-queue');
+    this.resumeButton = page.getByTestId('resume-queue');
+    this.promoteAllButton = page.getByTestId('promote-all');
+    this.retryAllButton = page.getByTestId('retry-all');
+    this.retrySelectedButton = page.getByTestId('retry-selected');
+    this.cleanButton = page.getByTestId('clean-queue');
+    this.selectAll = page.getByTestId('select-all-jobs');
+  }
+
+  async goto(state?: string): Promise<void> {
+    await this.page.goto(`/queues/${encodeURIComponent(this.queue)}${state ? `?state=${state}` : ''}`);
+  }
+
+  stateTab(state: string): Locator {
+    return this.page.getByTestId(`queue-state-tab-${state}`);
+  }
+
+  jobRow(id: string): Locator {
+    return this.page.locator(`[data-testid="job-row"][data-job-id="${id}"]`);
+  }
+
+  jobLink(id: string): Locator {
+    return this.page.getByTestId(`job-link-${id}`);
+  }
+
+  retryJobButton(id: string): Locator {
+    return this.page.getByTestId(`retry-job-${id}`);
+  }
+
+  /** Every control on the page that changes something; a viewer must see none. */
+  mutatingControls(): Locator {
+    return this.page.locator(
+      [
+        '[data-testid="pause-queue"]',
+        '[data-testid="resume-queue"]',
+        '[data-testid="promote-all"]',
+        '[data-testid="retry-all"]',
+        '[data-testid="retry-selected"]',
+        '[data-testid="clean-queue"]',
+        '[data-testid="select-all-jobs"]',
+        '[data-testid^="retry-job-"]',
+        '[data-testid^="job-select-"]',
+      ].join(', '),
+    );
+  }
+}

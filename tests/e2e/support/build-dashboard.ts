@@ -1,0 +1,89 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The dashboard's production build for the e2e run, with the same rule as
+ * `scripts/start.ts` (the README's `npm start`): build when `.next/BUILD_ID` is missing
+ * or older than anything under app/, components/, lib/, next.config.js or
+ * package-lock.json. Kept in step with that script by hand: importing it would run it.
+ */
+
+/** Newest modification time under the dashboard's sources (the same set as scripts/start.ts). */
+export function newestSourceMtime(root: string): number {
+  let newest = 0;
+  const walk = (dir: string) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else newest = Math.max(newest, statSync(p).mtimeMs);
+    }
+  };
+  for (const dir of ['app', 'components', 'lib']) walk(path.join(root, dir));
+  for (const file of ['next.config.js', 'package-lock.json']) {
+    const p = path.join(root, file);
+    if (existsSync(p)) newest = Math.max(newest, statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** Whether `.next/BUILD_ID` exists and is newer than every source. */
+export function buildIsFresh(root: string): boolean {
+  const buildId = path.join(root, '.next', 'BUILD_ID');
+  return existsSync(buildId) && statSync(buildId).mtimeMs > newestSourceMtime(root);
+}
+
+/**
+ * PIDs of `next build` processes working in `root` (Linux /proc; elsewhere none are
+ * seen). Two builds writing one `.next` corrupt each other, and a build that replaces
+ * `.next` under a running `next start` breaks it, so the suite waits for one to end.
+ */
+function buildsRunningIn(root: string): number[] {
+  if (!existsSync('/proc')) return [];
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      const isNextBuild = cmd.some((a) => /next(\.js)?$|next\/dist\/bin\/next$/.test(a)) && cmd.includes('build');
+      if (isNextBuild && path.resolve(readlinkSync(`/proc/${name}/cwd`)) === path.resolve(root)) found.push(Number(name));
+    } catch {
+      // The process ended while we looked, or is not ours to read.
+    }
+  }
+  return found;
+}
+
+export interface BuildOptions {
+  /** Where progress lines go. @defaultValue console.log */
+  log?: (line: string) => void;
+  /**
+   * How long to wait for someone else's `next build` in the same tree.
+   * @defaultValue 600000 (a cold build on two cores takes a few minutes)
+   */
+  waitForOtherBuildMs?: number;
+}
+
+/** Builds the dashboard unless the build is fresh; throws when `next build` fails. */
+export async function buildDashboardIfNeeded(root: string, opts: BuildOptions = {}): Promise<'fresh' | 'built'> {
+  const log = opts.log ?? ((line: string) => console.log(line));
+  const deadline = Date.now() + (opts.waitForOtherBuildMs ?? 600_000);
+  let others = buildsRunningIn(root);
+  if (others.length) log(`e2e: waiting for the running next build (pid ${others.join(', ')}) to finish...`);
+  while (others.length) {
+    if (Date.now() > deadline) throw new Error(`another next build (pid ${others.join(', ')}) is still running in ${root}`);
+    await new Promise((r) => setTimeout(r, 2_000));
+    others = buildsRunningIn(root);
+  }
+  if (buildIsFresh(root)) return 'fresh';
+  log('e2e: building the dashboard (no build, or sources changed since it)...');
+  const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
+  const r = spawnSync(process.execPath, [nextBin, 'build'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+  });
+  if (r.status !== 0) throw new Error(`next build failed (exit ${r.status ?? r.signal}); see its output above`);
+  return 'built';
+}

@@ -1,0 +1,216 @@
+import { UnrecoverableError, Worker } from 'bullmq';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Bullpen } from '@/lib/bullpen';
+import { BulkOperations } from '@/lib/dashboard/bulk-operations';
+import { JobOperations } from '@/lib/dashboard/job-operations';
+import { QueueOperations } from '@/lib/dashboard/queue-operations';
+import { readOverview } from '@/lib/dashboard/queue-overview';
+import { deadLetterId } from '@/lib/dlq/entry';
+import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { backoffStrategy } from '@/lib/runtime/worker-pool';
+import { makeBullpen } from '../helpers/bullpen';
+import { startTestRedis } from '../helpers/redis';
+
+let redis: EmbeddedRedis;
+let bullpen: Bullpen;
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+});
+afterAll(async () => {
+  await redis.stop();
+});
+afterEach(async () => {
+  await bullpen?.close();
+});
+
+/** Makes `n` real failed webhook-dispatch jobs (one BullMQ script call each) with pending dead letters for the first `withDlq`. */
+async function failedJobs(b: Bullpen, n: number, withDlq = 0): Promise<string[]> {
+  const queue = b.queues.get('webhook-dispatch');
+  await queue.waitUntilReady();
+  const ids: string[] = [];
+  for (let start = 0; start < n; start += 500) {
+    const batch = await b.dispatcher.dispatchBulk(
+      Array.from({ length: Math.min(500, n - start) }, (_, k) => ({
+        type: 'webhook-dispatch' as const,
+        data: { webhookId: `w${start + k}`, event: 'e', payload: {} },
+        opts: { tenant: { orgId: '42' } },
+      })),
+    );
+    ids.push(...batch.map((r) => r.jobId));
+  }
+  // Move them to failed as a worker would: prioritized → failed with a finishedOn.
+  const now = Date.now() - 1_000;
+  const pipe = b.redis.pipeline();
+  for (const id of ids) {
+    pipe.zrem(queue.toKey('prioritized'), id);
+    pipe.hset(queue.toKey(id), { finishedOn: String(now), failedReason: 'HTTP 503', atm: '10' });
+    pipe.zadd(queue.toKey('failed'), now, id);
+  }
+  await pipe.exec();
+  for (const id of ids.slice(0, withDlq)) {
+    await b.dlq.record({
+      queue: 'webhook-dispatch',
+      jobId: id,
+      jobType: 'webhook-dispatch',
+      jobData: { payload: {}, requestId: 'r', dispatchedAt: now },
+      error: { message: 'HTTP 503', errorClass: 'server' },
+      attempts: 10,
+      failedAt: now,
+      source: 'runtime',
+    });
+  }
+  return ids;
+}
+
+describe('queue operations', () => {
+  it('retries all 1,200 failed jobs in batches, marks their dead letters and reports progress', async () => {
+    bullpen = makeBullpen(redis);
+    await failedJobs(bullpen, 1_200, 3);
+    const queue = bullpen.queues.get('webhook-dispatch');
+    const reports: number[] = [];
+    const counts = await new QueueOperations(bullpen).retryAllFailed(
+      'webhook-dispatch',
+      'olivia',
+      async (p) => {
+        reports.push(p.succeeded);
+        expect(p.total).toBe(1_200);
+      },
+      { batchSize: 250 },
+    );
+    expect(counts).toEqual({ succeeded: 1_200, skipped: 0, failed: 0 });
+    expect(await queue.getFailedCount()).toBe(0);
+    const back = await queue.getJobCounts('waiting', 'prioritized');
+    expect(back.waiting + back.prioritized).toBe(1_200);
+    // Progress after every batch of 250, cumulative.
+    expect(reports).toEqual([0, 250, 500, 750, 1_000, 1_200]);
+    // Fresh attempts.
+    const [one] = await queue.getJobs(['prioritized'], 0, 0);
+    expect(one.attemptsMade).toBe(0);
+    // The DLQ entries of retried jobs are marked, so the two views agree.
+    expect(await bullpen.dlq.counts()).toMatchObject({ replayed: 3, pending: 0 });
+  });
+
+  it('retries selected ids, skipping those no longer failed', async () => {
+    bullpen = makeBullpen(redis);
+    const ids = await failedJobs(bullpen, 5, 1);
+    const ops = new QueueOperations(bullpen);
+    expect(await ops.retrySelected('webhook-dispatch', [ids[0], ids[1], 'nope'], 'olivia')).toEqual({ succeeded: 2, skipped: 1, failed: 0 });
+    // A second retry of the same job is a skip, not an error.
+    expect(await ops.retrySelected('webhook-dispatch', [ids[0]], 'olivia')).toEqual({ succeeded: 0, skipped: 1, failed: 0 });
+    expect(await bullpen.queues.get('webhook-dispatch').getFailedCount()).toBe(3);
+    const entry = await bullpen.dlq.get(deadLetterId('webhook-dispatch', ids[0]));
+    expect(entry?.status).toBe('replayed');
+    await expect(ops.retrySelected('webhook-dispatch', Array.from({ length: 101 }, (_, i) => String(i)), 'x')).rejects.toMatchObject({ code: 'VALIDATION' });
+  });
+
+  it('pauses and resumes, promotes delayed jobs and cleans by state in batches', async () => {
+    bullpen = makeBullpen(redis);
+    const ops = new QueueOperations(bullpen);
+    const queue = bullpen.queues.get('session-cleanup');
+    await ops.pause('session-cleanup');
+    expect(await queue.isPaused()).toBe(true);
+    let overview = await readOverview(bullpen, Date.now());
+    expect(overview.queues.find((q) => q.name === 'session-cleanup')?.paused).toBe(true);
+    await ops.resume('session-cleanup');
+    expect(await queue.isPaused()).toBe(false);
+
+    for (let i = 0; i < 30; i++) await bullpen.dispatcher.dispatch('session-cleanup', {}, { delayMs: 3_600_000 });
+    expect(await queue.getDelayedCount()).toBe(30);
+    expect((await ops.promoteAll('session-cleanup')).succeeded).toBe(30);
+    expect(await queue.getDelayedCount()).toBe(0);
+
+    const ids = await failedJobs(bullpen, 40);
+    expect((await ops.clean('webhook-dispatch', 'failed', 0)).succeeded).toBe(40);
+    expect(await bullpen.queues.get('webhook-dispatch').getFailedCount()).toBe(0);
+    expect(await bullpen.queues.get('webhook-dispatch').getJob(ids[0])).toBeUndefined();
+    overview = await readOverview(bullpen, Date.now());
+    expect(overview.totals.failed).toBe(0);
+    await expect(ops.pause('nope')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('job operations', () => {
+  it('retries, duplicates, promotes and removes one job, refusing what does not apply', async () => {
+    bullpen = makeBullpen(redis);
+    const ops = new JobOperations(bullpen);
+    const [failedId] = await failedJobs(bullpen, 1, 1);
+    expect(await ops.retry('webhook-dispatch', failedId, 'olivia')).toEqual({ jobId: failedId, from: 'failed' });
+    expect((await bullpen.dlq.getByJob('webhook-dispatch', failedId))?.status).toBe('replayed');
+    await expect(ops.retry('webhook-dispatch', failedId, 'olivia')).rejects.toMatchObject({ code: 'CONFLICT' });
+
+    const dup = await ops.duplicate('webhook-dispatch', failedId);
+    expect(dup.jobId).not.toBe(failedId);
+    const copy = await bullpen.queues.get('webhook-dispatch').getJob(dup.jobId);
+    expect(copy?.data).toMatchObject({ payload: { webhookId: 'w0', event: 'e', payload: {} }, tenant: { orgId: '42' } });
+
+    const { jobId: delayedId } = await bullpen.dispatcher.dispatch('session-cleanup', {}, { delayMs: 60_000 });
+    await expect(ops.promote('webhook-dispatch', failedId)).rejects.toMatchObject({ code: 'CONFLICT' });
+    await ops.promote('session-cleanup', delayedId);
+    expect(await bullpen.queues.get('session-cleanup').getJobState(delayedId)).toBe('waiting');
+
+    await ops.remove('session-cleanup', delayedId);
+    expect(await bullpen.queues.get('session-cleanup').getJob(delayedId)).toBeUndefined();
+    await expect(ops.remove('session-cleanup', delayedId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('bulk operations and the overview', () => {
+  it('runs a bulk operation in the background with its progress in Redis and an audit entry at the end', async () => {
+    bullpen = makeBullpen(redis);
+    const bulk = new BulkOperations(bullpen.redis, bullpen.keys, bullpen.logger, bullpen.audit);
+    const { operation, finished } = await bulk.start({ kind: 'queue.retry-all', target: { kind: 'queue', id: 'q' }, by: 'olivia' }, async (report) => {
+      await report({ succeeded: 5, skipped: 0, failed: 0, total: 10 });
+      const mid = await bulk.get(operation.id);
+      expect(mid).toMatchObject({ status: 'running', done: 5, total: 10 });
+      return { succeeded: 10, skipped: 0, failed: 0, message: 'all retried' };
+    });
+    expect(operation.status).toBe('running');
+    await finished;
+    expect(await bulk.get(operation.id)).toMatchObject({ status: 'done', done: 10, succeeded: 10, message: 'all retried' });
+    const { entries } = await bullpen.audit.page({ limit: 5 });
+    expect(entries[0]).toMatchObject({ actor: 'olivia', action: 'queue.retry-all.finished', details: { succeeded: 10 } });
+
+    const failing = await bulk.start({ kind: 'queue.clean', target: { kind: 'queue', id: 'q' }, by: 'a' }, async () => {
+      throw new Error('redis went away');
+    });
+    expect(await failing.finished).toMatchObject({ status: 'failed', message: 'redis went away' });
+    expect(await bulk.get('not-a-uuid')).toBeUndefined();
+  });
+
+  it('reads counts, workers and the per-minute series from BullMQ metrics', async () => {
+    bullpen = makeBullpen(redis);
+    for (let i = 0; i < 6; i++) await bullpen.dispatcher.dispatch('quota-check', {});
+    const conn = bullpen.workerConnection();
+    let n = 0;
+    const worker = new Worker(
+      'quota-check',
+      async () => {
+        if (n++ % 3 === 2) throw new UnrecoverableError('boom');
+        return 'ok';
+      },
+      { connection: conn, prefix: bullpen.keys.queuePrefix('quota-check'), metrics: { maxDataPoints: 60 }, name: 'test-worker', settings: { backoffStrategy } },
+    );
+    await worker.waitUntilReady();
+    const deadline = Date.now() + 20_000;
+    let overview = await readOverview(bullpen, Date.now());
+    while (Date.now() < deadline) {
+      overview = await readOverview(bullpen, Date.now());
+      const q = overview.queues.find((x) => x.name === 'quota-check')!;
+      if (q.counts.waiting + q.counts.prioritized + q.counts.active === 0 && q.counts.delayed === 0) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const q = overview.queues.find((x) => x.name === 'quota-check')!;
+    expect(q.workers).toBe(1);
+    expect(q.workerNames).toEqual(['test-worker']);
+    expect(overview.totals.workers).toBe(1);
+    const finished = q.series.reduce((s, p) => s + p.completed + p.failed, 0);
+    // BullMQ records the first finish as the metric's start; every later one is counted.
+    expect(finished).toBeGreaterThanOrEqual(4);
+    expect(q.series).toHaveLength(60);
+    expect(overview.queues).toHaveLength(18);
+    expect(overview.deadLetters).toBe(0);
+    await worker.close();
+    conn.disconnect();
+  });
+});
