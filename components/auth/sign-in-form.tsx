@@ -1,6 +1,6 @@
 'use client';
 
-import { useActionState } from 'react';
+import { useActionState, useState } from 'react';
 import type { ActionResult } from '@/lib/dashboard/action-result';
 import { InlineResult } from '@/components/ui/inline-result';
 
@@ -8,13 +8,24 @@ type SignInAction = (prev: ActionResult<null> | null, form: FormData) => Promise
 
 export function SignInForm({ action, next }: { action: SignInAction; next: string }) {
   const [state, formAction, pending] = useActionState(action, null);
+  // Controlled, so React's reset of the form after a failed attempt keeps the name.
+  const [username, setUsername] = useState('');
   const fieldErrors = state && !state.ok ? state.fieldErrors : undefined;
   return (
     <form action={formAction} data-testid="sign-in-form">
       <input type="hidden" name="next" value={next} />
       <div className="field">
         <label htmlFor="username">User name</label>
-        <input id="username" name="username" autoComplete="username" required autoFocus data-testid="sign-in-username" />
+        <input
+          id="username"
+          name="username"
+          autoComplete="username"
+          required
+          autoFocus
+          value={username}
+          onChange={(e) => setUsername(e.target.value)}
+          data-testid="sign-in-username"
+        />
         {fieldErrors?.username && <span className="field-error">{fieldErrors.username.join(' ')}</span>}
       </div>
       <div className="field">

@@ -161,7 +161,7 @@ export function DeadLetterDetailView({ entry: e, actions }: { entry: DeadLetterD
                       {r.jobState === 'gone' ? (
                         <span className="mono small muted">{r.newJobId}</span>
                       ) : (
-                        <Link href={jobPageHref(e.queue, r.newJobId)} className="mono small">
+                        <Link href={jobPageHref(e.queue, r.newJobId)} className="mono small" data-testid="dlq-replay-job-link">
                           {r.newJobId}
                         </Link>
                       )}

@@ -71,7 +71,7 @@ export function JobView({ initial, logsPage, canOperate, canAdmin, actions }: Jo
         <section className="card" aria-labelledby="rv-h">
           <h2 id="rv-h">Return value</h2>
           {job.returnValue.value === null ? (
-            <p className="muted" data-testid="job-return-value">None{job.state === 'completed' ? '' : ' yet'}.</p>
+            <p className="muted" data-testid="job-return-value">{job.state === 'completed' || job.state === 'failed' ? 'None.' : 'None yet.'}</p>
           ) : (
             <JsonView value={job.returnValue.value} truncated={job.returnValue.truncated} originalBytes={job.returnValue.bytes} testId="job-return-value" />
           )}

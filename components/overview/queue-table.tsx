@@ -48,7 +48,7 @@ function QueueRow({ q }: { q: QueueOverview }) {
           {q.name}
         </Link>{' '}
         {q.paused && <StatusPill status="paused" />}
-        <div className="small muted">{q.group}</div>
+        <span className="small muted"> · {q.group}</span>
       </th>
       {STATES.map((s) => (
         <td key={s} className={`num${s === 'prioritized' || s === 'completed' ? ' hide-sm' : ''}`}>

@@ -1,5 +1,5 @@
 import Form from 'next/form';
-import { DEFAULT_PAGE_SIZE, PAGE_SIZES, queueHref, type QueueFilters } from '@/lib/dashboard/queue-filters';
+import { PAGE_SIZES, queueHref, type QueueFilters } from '@/lib/dashboard/queue-filters';
 
 /** Name and tenant filters as a GET form: the result is a shareable URL. */
 export function JobFilters({ queue, filters }: { queue: string; filters: QueueFilters }) {
@@ -19,7 +19,7 @@ export function JobFilters({ queue, filters }: { queue: string; filters: QueueFi
         <label htmlFor="filter-size">Per page</label>
         <select id="filter-size" name="size" defaultValue={String(filters.pageSize)}>
           {PAGE_SIZES.map((n) => (
-            <option key={n} value={n === DEFAULT_PAGE_SIZE ? '' : n}>
+            <option key={n} value={n}>
               {n}
             </option>
           ))}

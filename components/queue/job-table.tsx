@@ -103,8 +103,7 @@ export function JobTable({ queue, state, jobs, canOperate, actions, onChanged }:
               <td className="mono">
                 <Link href={jobHref(queue, j.id)} data-testid={`job-link-${j.id}`}>
                   {j.id}
-                </Link>{' '}
-                {j.priorityName && j.priorityName !== 'LOW' && <span className="badge tone-neutral">{j.priorityName}</span>}
+                </Link>
               </td>
               <td className="hide-sm truncate">{j.name}</td>
               <td className="mono">{j.tenant ? `${j.tenant.orgId}${j.tenant.workspaceId ? `/${j.tenant.workspaceId}` : ''}` : <span className="muted">—</span>}</td>

@@ -2,8 +2,14 @@ import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
 
 export interface RateLimitOptions {
-  /** Failed sign-ins allowed per window, per username and per client IP. @defaultValue 5 */
+  /** Failed sign-ins allowed per window for one user name. @defaultValue 5 */
   max?: number;
+  /**
+   * Failed sign-ins allowed per window from one client IP, across names. Higher than
+   * `max` because several operators may share an office NAT or VPN exit.
+   * @defaultValue 20
+   */
+  maxPerIp?: number;
   /** Window length. @defaultValue 900000 (15 minutes) */
   windowMs?: number;
 }
@@ -16,11 +22,12 @@ export interface RateLimitState {
 
 /**
  * Fixed-window counters of failed sign-ins in Redis, one per username and one per
- * IP, so a guesser is slowed whether it sprays one account or many. Shared by every
+ * IP, so a guesser is slowed whether it hammers one account or sprays many. Shared by every
  * dashboard process because it lives in Redis, not in memory.
  */
 export class SignInRateLimiter {
   readonly max: number;
+  readonly maxPerIp: number;
   readonly windowMs: number;
 
   constructor(
@@ -29,6 +36,7 @@ export class SignInRateLimiter {
     opts: RateLimitOptions = {},
   ) {
     this.max = opts.max ?? 5;
+    this.maxPerIp = opts.maxPerIp ?? 20;
     this.windowMs = opts.windowMs ?? 15 * 60_000;
   }
 
@@ -48,7 +56,7 @@ export class SignInRateLimiter {
     for (let i = 0; i < keys.length; i++) {
       const count = Number(res[i * 2]?.[1] ?? 0);
       const ttl = Number(res[i * 2 + 1]?.[1] ?? -2);
-      if (count >= this.max) retryAfterMs = Math.max(retryAfterMs, ttl > 0 ? ttl : this.windowMs);
+      if (count >= (i === 0 ? this.max : this.maxPerIp)) retryAfterMs = Math.max(retryAfterMs, ttl > 0 ? ttl : this.windowMs);
     }
     return { limited: retryAfterMs > 0, retryAfterMs };
   }

@@ -36,7 +36,7 @@ export function parseJsonText(text: string): JsonTextCheck {
       .replace(/^JSON\.parse: /, '')
       .replace(/\s*\(line \d+ column \d+\)/, '')
       .replace(/ in JSON at position \d+/, '')
-      .replace(/, ".*" is not valid JSON$/s, '');
+      .replace(/, (?:\.\.\.)?".*" is not valid JSON$/s, '');
     if (offset === undefined) return { ok: false, message };
     const before = text.slice(0, offset);
     const line = before.split('\n').length;

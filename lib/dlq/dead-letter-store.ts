@@ -356,6 +356,8 @@ function replayEnvelope(entry: DeadLetterEntry, payload: unknown): JobEnvelope {
     tenant: entry.tenant,
     dispatchedAt: Date.now(),
     replayOf: entry.id,
+    // Handlers keep their progress under the first job's id, so a replay continues it.
+    originJobId: (original.success && original.data.originJobId) || entry.originalJobId,
   };
 }
 

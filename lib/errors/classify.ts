@@ -1,4 +1,5 @@
 import { ZodError } from 'zod';
+import { AppError } from './app-error';
 import { HttpError } from './http-error';
 import { PermanentError } from './permanent-error';
 import { TimeoutError } from './timeout-error';
@@ -64,6 +65,15 @@ export function classifyError(err: unknown): Classification {
   const code = errorCode(err);
   const name = (err as { name?: string } | null)?.name;
 
+  if (err instanceof AppError) {
+    // Bullpen's own refusals: bad input stays bad; only "try later" codes retry.
+    if (err.code === 'RATE_LIMITED') return { errorClass: 'rate_limit', retryable: true, code: err.code };
+    if (err.code === 'UNAVAILABLE') return { errorClass: 'network', retryable: true, code: err.code };
+    // Inside Bullpen a conflict is contention (a lock held, a record moving): try later.
+    if (err.code === 'CONFLICT') return { errorClass: 'conflict', retryable: true, code: err.code };
+    if (err.code === 'VALIDATION' || err.code === 'INVALID_SCHEDULE') return { errorClass: 'validation', retryable: false, code: err.code };
+    return { errorClass: 'permanent', retryable: false, code: err.code };
+  }
   if (err instanceof ZodError || name === 'ZodError') {
     return { errorClass: 'validation', retryable: false, code };
   }

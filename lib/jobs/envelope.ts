@@ -14,6 +14,8 @@ export const envelopeSchema = z.object({
   dispatchedAt: z.number().int(),
   /** Set when the job was enqueued by a DLQ replay: the entry it came from. */
   replayOf: z.string().optional(),
+  /** Set on a DLQ replay: the id of the job the chain of replays started from. */
+  originJobId: z.string().optional(),
   /** Set when a Job Scheduler enqueued it: the schedule's name. */
   schedule: z.string().optional(),
 });

@@ -13,6 +13,13 @@ export interface JobContext<P = unknown> {
   data: P;
   tenant?: Tenant;
   idempotencyKey?: string;
+  /**
+   * On a DLQ replay, the id of the job that first failed; handlers that keep progress
+   * per job key it by `originJobId ?? jobId` so a replay continues the original run.
+   */
+  originJobId?: string;
+  /** On a DLQ replay, the dead letter it came from. */
+  replayOf?: string;
   requestId: string;
   /** 1 for the first attempt. */
   attempt: number;

@@ -44,6 +44,14 @@ export class JobRun<P = unknown> implements JobContext<P> {
     return this.envelope?.idempotencyKey;
   }
 
+  get originJobId(): string | undefined {
+    return this.envelope?.originJobId;
+  }
+
+  get replayOf(): string | undefined {
+    return this.envelope?.replayOf;
+  }
+
   get requestId(): string {
     return this.envelope?.requestId ?? this.jobId;
   }

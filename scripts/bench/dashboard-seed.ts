@@ -72,6 +72,8 @@ export function cloneEnvelope(template: JobEnvelope, id: number, tenants: number
 /** The envelope as a Lua `string.format` format: `%d` for the tenant number, then the id. */
 export function envelopeFormat(template: JobEnvelope): string {
   const json = JSON.stringify({ ...template, tenant: { orgId: 'org-@@ORG@@' }, requestId: 'bench-@@ID@@' });
+  // string.format takes the tenant number first: the tenant must come before the request id.
+  if (json.indexOf('@@ORG@@') > json.indexOf('@@ID@@')) throw new Error('the template envelope has requestId before tenant');
   return json.replace(/%/g, '%%').replace('@@ORG@@', '%d').replace('@@ID@@', '%d');
 }
 
@@ -91,8 +93,9 @@ export async function makeTemplate(bullpen: Bullpen, type: JobTypeName, payload:
       return { id: 'bench-template', created: true };
     },
   };
+  const connection = bullpen.workerConnection();
   const pool = new WorkerPool({
-    connection: bullpen.workerConnection(),
+    connection,
     keys: bullpen.keys,
     handlers: {
       [type]: async () => {
@@ -107,14 +110,20 @@ export async function makeTemplate(bullpen: Bullpen, type: JobTypeName, payload:
     name: 'bench-template',
   });
   await pool.start();
-  const { jobId } = await bullpen.dispatcher.dispatch(type, payload as never, { tenant: { orgId: 'org-0' }, attempts: 1 });
   const state = fail ? 'failed' : 'completed';
-  const deadline = Date.now() + 30_000;
-  while ((await queue.getJobState(jobId)) !== state) {
-    if (Date.now() > deadline) throw new Error(`the ${type} template job did not become ${state} within 30 s`);
-    await new Promise((r) => setTimeout(r, 20));
+  let jobId: string;
+  try {
+    ({ jobId } = await bullpen.dispatcher.dispatch(type, payload as never, { tenant: { orgId: 'org-0' }, attempts: 1 }));
+    const deadline = Date.now() + 30_000;
+    while ((await queue.getJobState(jobId)) !== state) {
+      if (Date.now() > deadline) throw new Error(`the ${type} template job did not become ${state} within 30 s`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  } finally {
+    await pool.close(5_000);
+    // The pool does not own its connection; left open it would keep the process alive.
+    connection.disconnect();
   }
-  await pool.close(5_000);
   const hash = await bullpen.redis.hgetall(queue.toKey(jobId));
   const fixed = Object.entries(hash)
     .filter(([k]) => !VARYING.has(k))
@@ -125,8 +134,8 @@ export async function makeTemplate(bullpen: Bullpen, type: JobTypeName, payload:
   return { type, state, fixed, envelope, deadLetter };
 }
 
-/** Writes `spec.count` clones of the template into its state; returns the ms it took. */
-export async function cloneJobs(bullpen: Bullpen, t: JobTemplate, spec: CloneSpec): Promise<number> {
+/** Writes `spec.count` clones of the template into its state. */
+export async function cloneJobs(bullpen: Bullpen, t: JobTemplate, spec: CloneSpec): Promise<{ ms: number; finishedAt: (id: number) => number }> {
   const queue = bullpen.queues.get(t.type);
   const step = spec.stepMs ?? 50;
   // The newest clone finishes a minute before now: every clone is in the past (retry-all's "before").
@@ -138,7 +147,8 @@ export async function cloneJobs(bullpen: Bullpen, t: JobTemplate, spec: CloneSpe
     const n = Math.min(CLONE_BATCH, spec.count - done);
     await bullpen.redis.eval(CLONE_SCRIPT, keys.length, ...keys, spec.firstId + done, n, base, step, spec.tenants, fmt, ...t.fixed);
   }
-  return performance.now() - t0;
+  // As the script computes it: finishedOn = base + id * step + 10.
+  return { ms: performance.now() - t0, finishedAt: (id) => base + id * step + 10 };
 }
 
 /**
@@ -203,6 +213,9 @@ export interface DeadLetterSpread {
   now: number;
 }
 
+/** Webhooks fail most in production (remote endpoints); the other types follow in registry order. */
+const TYPES_BY_FREQUENCY: JobTypeName[] = ['webhook-dispatch', ...JOB_TYPE_NAMES.filter((t) => t !== 'webhook-dispatch')];
+
 const MESSAGES: Record<ErrorClass, [string, string | undefined]> = {
   network: ['connect ECONNREFUSED 10.0.3.7:443', 'ECONNREFUSED'],
   timeout: ['The attempt timed out after 30000 ms', 'ETIMEDOUT'],
@@ -222,7 +235,7 @@ const MESSAGES: Record<ErrorClass, [string, string | undefined]> = {
  */
 export function spreadDeadLetter(i: number, rnd: () => number, s: DeadLetterSpread): DeadLetterInput {
   // Squaring skews towards the front of each list: webhook-dispatch, network, org-0 are the most common.
-  const type = JOB_TYPE_NAMES[Math.floor(rnd() ** 2 * JOB_TYPE_NAMES.length)];
+  const type = TYPES_BY_FREQUENCY[Math.floor(rnd() ** 2 * TYPES_BY_FREQUENCY.length)];
   const errorClass = ERROR_CLASSES[Math.floor(rnd() ** 2 * ERROR_CLASSES.length)];
   const orgId = `org-${Math.floor(rnd() ** 2 * s.tenants)}`;
   const [message, code] = MESSAGES[errorClass];

@@ -26,6 +26,8 @@ export function makeJobContext<P>(
     data,
     tenant: overrides.tenant,
     idempotencyKey: overrides.idempotencyKey,
+    originJobId: overrides.originJobId,
+    replayOf: overrides.replayOf,
     requestId: overrides.requestId ?? randomUUID(),
     attempt: overrides.attempt ?? 1,
     maxAttempts: overrides.maxAttempts ?? 3,

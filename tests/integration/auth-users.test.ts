@@ -93,7 +93,7 @@ describe('users', () => {
 describe('sign-in rate limit', () => {
   it('locks a name after 5 failures even with the right password, and counts per IP across names', async () => {
     bullpen = makeBullpen(redis);
-    const svc = new SignInService(bullpen.redis, bullpen.keys, { max: 5, windowMs: 60_000 });
+    const svc = new SignInService(bullpen.redis, bullpen.keys, { max: 5, maxPerIp: 8, windowMs: 60_000 });
     await svc.users.create({ username: 'olivia', role: 'operator', password: 'operator-pass-1' });
     await svc.users.create({ username: 'victor', role: 'viewer', password: 'viewer-pass-1' });
 
@@ -108,8 +108,8 @@ describe('sign-in rate limit', () => {
     expect(ttl).toBeGreaterThan(50_000);
     expect(ttl).toBeLessThanOrEqual(60_000);
 
-    // One IP spraying several names is limited too; another IP still signs in.
-    for (let i = 0; i < 5; i++) await expect(svc.signIn(`nobody${i}`, 'x-password', '10.9.9.9')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    // One IP spraying several names is limited at maxPerIp; another IP still signs in.
+    for (let i = 0; i < 8; i++) await expect(svc.signIn(`nobody${i}`, 'x-password', '10.9.9.9')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     await expect(svc.signIn('victor', 'viewer-pass-1', '10.9.9.9')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
     expect(await svc.signIn('victor', 'viewer-pass-1', '10.0.0.2')).toMatchObject({ username: 'victor' });
   });

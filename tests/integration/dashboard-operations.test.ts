@@ -6,6 +6,7 @@ import { JobOperations } from '@/lib/dashboard/job-operations';
 import { QueueOperations } from '@/lib/dashboard/queue-operations';
 import { readOverview } from '@/lib/dashboard/queue-overview';
 import { deadLetterId } from '@/lib/dlq/entry';
+import { waitReady } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { backoffStrategy } from '@/lib/runtime/worker-pool';
 import { makeBullpen } from '../helpers/bullpen';
@@ -147,7 +148,8 @@ describe('job operations', () => {
     const { jobId: delayedId } = await bullpen.dispatcher.dispatch('session-cleanup', {}, { delayMs: 60_000 });
     await expect(ops.promote('webhook-dispatch', failedId)).rejects.toMatchObject({ code: 'CONFLICT' });
     await ops.promote('session-cleanup', delayedId);
-    expect(await bullpen.queues.get('session-cleanup').getJobState(delayedId)).toBe('waiting');
+    // session-cleanup's default priority is LOW, so a promoted job is prioritized rather than plain waiting.
+    expect(await bullpen.queues.get('session-cleanup').getJobState(delayedId)).toBe('prioritized');
 
     await ops.remove('session-cleanup', delayedId);
     expect(await bullpen.queues.get('session-cleanup').getJob(delayedId)).toBeUndefined();
@@ -158,6 +160,7 @@ describe('job operations', () => {
 describe('bulk operations and the overview', () => {
   it('runs a bulk operation in the background with its progress in Redis and an audit entry at the end', async () => {
     bullpen = makeBullpen(redis);
+    await waitReady(bullpen.redis);
     const bulk = new BulkOperations(bullpen.redis, bullpen.keys, bullpen.logger, bullpen.audit);
     const { operation, finished } = await bulk.start({ kind: 'queue.retry-all', target: { kind: 'queue', id: 'q' }, by: 'olivia' }, async (report) => {
       await report({ succeeded: 5, skipped: 0, failed: 0, total: 10 });

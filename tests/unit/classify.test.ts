@@ -40,3 +40,14 @@ describe('error classification', () => {
     expect(classifyError(new Error('boom'))).toMatchObject({ errorClass: 'unknown', retryable: true });
   });
 });
+
+describe('Bullpen’s own errors', () => {
+  it('bad input is permanent; "try later" retries', async () => {
+    const { AppError } = await import('@/lib/errors/app-error');
+    expect(classifyError(new AppError('VALIDATION', 'x'))).toMatchObject({ errorClass: 'validation', retryable: false });
+    expect(classifyError(new AppError('NOT_FOUND', 'x'))).toMatchObject({ errorClass: 'permanent', retryable: false });
+    expect(classifyError(new AppError('CONFLICT', 'x'))).toMatchObject({ errorClass: 'conflict', retryable: true });
+    expect(classifyError(new AppError('UNAVAILABLE', 'x')).retryable).toBe(true);
+    expect(classifyError(new AppError('RATE_LIMITED', 'x')).retryable).toBe(true);
+  });
+});

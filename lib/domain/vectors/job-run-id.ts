@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
  * progress under the key and a replay continues (or returns) the original run instead
  * of applying its change a second time.
  */
-export function jobRunId(ctx: { type: string; jobId: string; idempotencyKey?: string }): string {
-  if (!ctx.idempotencyKey) return ctx.jobId;
+export function jobRunId(ctx: { type: string; jobId: string; idempotencyKey?: string; originJobId?: string }): string {
+  // A replay without a key carries the first job's id, under which that run's progress is.
+  if (!ctx.idempotencyKey) return ctx.originJobId ?? ctx.jobId;
   return `key-${createHash('sha256').update(`${ctx.type}\n${ctx.idempotencyKey}`).digest('hex').slice(0, 32)}`;
 }

@@ -1,0 +1,68 @@
+import type { Locator, Page } from '@playwright/test';
+
+const MUTATING = [
+  '[data-testid="dlq-select-all"]',
+  '[data-testid^="dlq-select-"]',
+  '[data-testid^="dlq-replay-"]:not([data-testid="dlq-replay-history"]):not([data-testid="dlq-replay-row"]):not([data-testid="dlq-replay-job-link"])',
+  '[data-testid^="dlq-discard-"]',
+  '[data-testid="dlq-replay-all"]',
+  '[data-testid="dlq-purge"]',
+  '[data-testid="dlq-detail-replay"]',
+  '[data-testid="dlq-detail-discard"]',
+  '[data-testid="dlq-replay-edited"]',
+  '[data-testid="dlq-payload-editor"]',
+].join(', ');
+
+/** `/dead-letters` (the filtered list) and `/dead-letters/<id>` (one entry). */
+export class DeadLettersPage {
+  readonly rows: Locator;
+  readonly total: Locator;
+  readonly detailStatus: Locator;
+  readonly replayHistory: Locator;
+  readonly replayRows: Locator;
+  readonly detailReplayButton: Locator;
+
+  constructor(readonly page: Page) {
+    this.rows = page.getByTestId('dlq-row');
+    this.total = page.getByTestId('dlq-total');
+    this.detailStatus = page.getByTestId('dlq-detail-status');
+    this.replayHistory = page.getByTestId('dlq-replay-history');
+    this.replayRows = page.getByTestId('dlq-replay-row');
+    this.detailReplayButton = page.getByTestId('dlq-detail-replay');
+  }
+
+  /** The list, filtered by the query string (e.g. `type=webhook-dispatch`). */
+  async goto(query = ''): Promise<void> {
+    await this.page.goto(`/dead-letters${query ? `?${query}` : ''}`);
+  }
+
+  async gotoEntry(id: string): Promise<void> {
+    await this.page.goto(`/dead-letters/${encodeURIComponent(id)}`);
+  }
+
+  row(id: string): Locator {
+    return this.page.locator(`[data-testid="dlq-row"][data-id="${id}"]`);
+  }
+
+  replayButton(id: string): Locator {
+    return this.page.getByTestId(`dlq-replay-${id}`);
+  }
+
+  discardButton(id: string): Locator {
+    return this.page.getByTestId(`dlq-discard-${id}`);
+  }
+
+  entryLink(id: string): Locator {
+    return this.page.getByTestId(`dlq-link-${id}`);
+  }
+
+  /** A replay in the entry's history, by the job it enqueued. */
+  replayRow(jobId: string): Locator {
+    return this.page.locator(`[data-testid="dlq-replay-row"][data-job-id="${jobId}"]`);
+  }
+
+  /** Every control on the list or entry page that changes something; a viewer must see none. */
+  mutatingControls(): Locator {
+    return this.page.locator(MUTATING);
+  }
+}

@@ -1,0 +1,28 @@
+import { expect } from '@playwright/test';
+import type { Bullpen } from '@/lib/bullpen';
+import type { DeadLetterEntry } from '@/lib/dlq/entry';
+import type { WebhookReceiver } from './webhook-receiver';
+
+export interface FailedDelivery {
+  webhookId: string;
+  jobId: string;
+  entry: DeadLetterEntry;
+}
+
+/**
+ * A real final failure, the way production makes one: a webhook whose receiver
+ * answers 4xx (set `receiver.answer` first) is not retried, so the worker fails the
+ * job at once and writes its dead letter. Resolves once the entry is there.
+ */
+export async function failWebhookDelivery(bullpen: Bullpen, receiver: WebhookReceiver, event: string): Promise<FailedDelivery> {
+  const webhook = await bullpen.webhooks.create({ url: receiver.url, description: `e2e ${event}` });
+  const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', { webhookId: webhook.id, event, payload: { e2e: true } });
+  let entry: DeadLetterEntry | undefined;
+  await expect
+    .poll(async () => (entry = await bullpen.dlq.getByJob('webhook-dispatch', jobId))?.status, {
+      message: `dead letter of webhook-dispatch job ${jobId}`,
+      timeout: 30_000,
+    })
+    .toBe('pending');
+  return { webhookId: webhook.id, jobId, entry: entry! };
+}
