@@ -129,7 +129,7 @@ async function main(): Promise<void> {
     log(`sign in with your dashboard user; the first admin's password is in ${path.join(config.dataDir, 'admin-password')}`);
   }
   if (demo) {
-    children.push({ name: 'demo', child: spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], { cwd: root, env, stdio: 'inherit' }) });
+    children.push({ name: 'demo', child: spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--follow'], { cwd: root, env, stdio: 'inherit' }) });
   }
   log('press Ctrl-C to stop');
 }

@@ -11,10 +11,16 @@ const noStore = { 'Cache-Control': 'no-store' };
 /**
  * Wraps a GET route handler's body for the dashboard's JSON endpoints: 401 JSON
  * without a session, 403 JSON below `minRole`, an AppError as its own status, and
- * `Cache-Control: no-store` (the freshness comes from the server's live cache).
+ * `Cache-Control: no-store` (the freshness comes from the server's live cache); 503
+ * JSON while Redis is unreachable.
  */
 export async function liveJson(load: (user: User) => Promise<unknown>, minRole: Role = 'viewer'): Promise<NextResponse> {
-  const user = await currentUser();
+  let user: User | null;
+  try {
+    user = await currentUser();
+  } catch {
+    return NextResponse.json({ code: 'UNAVAILABLE', message: 'Redis is unreachable' }, { status: 503, headers: noStore });
+  }
   if (!user) return NextResponse.json({ code: 'UNAUTHENTICATED', message: 'Sign in first' }, { status: 401, headers: noStore });
   if (!roleAtLeast(user.role, minRole)) {
     return NextResponse.json({ code: 'FORBIDDEN', message: `Requires the ${minRole} role` }, { status: 403, headers: noStore });

@@ -3,8 +3,8 @@
 import { z } from 'zod';
 import { runAction, type ActionSpec } from '@/app/_lib/action';
 import type { ActionResult } from '@/lib/dashboard/action-result';
-import { formFieldOf, formToEdit, scheduleFormSchema, type ScheduleFormInput } from '@/lib/dashboard/schedules-form';
-import { AppError, isAppError } from '@/lib/errors/app-error';
+import { saveScheduleForm } from '@/lib/dashboard/schedules-edit';
+import { scheduleFormSchema, type ScheduleFormInput } from '@/lib/dashboard/schedules-form';
 import { scheduleNameSchema } from '@/lib/schedules/schedule-definition';
 import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
 
@@ -23,22 +23,7 @@ const editSpec: ActionSpec<typeof scheduleFormSchema, ScheduleSummary> = {
   name: 'schedule.edit',
   minRole: 'operator',
   schema: scheduleFormSchema,
-  async run(input, { user, bullpen }) {
-    const current = await bullpen.schedules.get(input.name);
-    const change = formToEdit(current, input);
-    if (!change.ok) throw new AppError('INVALID_SCHEDULE', change.message, { fieldErrors: change.fieldErrors });
-    if (!change.edit) throw new AppError('VALIDATION', `Nothing to save: "${input.name}" already has this pattern, zone and data`);
-    try {
-      return await bullpen.schedules.edit(input.name, change.edit, user.username);
-    } catch (err) {
-      // The service names the field at fault; put its reason under that form field.
-      if (isAppError(err) && typeof err.details?.reason === 'string') {
-        const field = formFieldOf(err.details.field as string | undefined);
-        throw new AppError(err.code, err.message, { ...err.details, fieldErrors: { [field]: [err.details.reason] } });
-      }
-      throw err;
-    }
-  },
+  run: (input, { user, bullpen }) => saveScheduleForm(bullpen, input, user.username),
   audit: (input, s) => ({ target: target(input.name), details: { pattern: s.pattern, tz: s.tz } }),
   revalidate,
 };

@@ -25,11 +25,10 @@ export interface JobViewProps {
 /** The live job page: progress and state refresh every 3 s (every 10 s once finished). */
 export function JobView({ initial, logsPage, canOperate, canAdmin, actions }: JobViewProps) {
   const { queue, id } = initial.job;
-  const url = `${liveUrls.job(queue, id)}${logsPage > 1 ? `?logs=${logsPage}` : ''}`;
   const qc = useQueryClient();
   const { data, error, dataUpdatedAt, isFetching } = useQuery({
-    queryKey: [...queryKeys.job(queue, id), logsPage],
-    queryFn: ({ signal }) => fetchJson<JobPage>(url, signal),
+    queryKey: queryKeys.job(queue, id, logsPage),
+    queryFn: ({ signal }) => fetchJson<JobPage>(liveUrls.job(queue, id, logsPage), signal),
     initialData: initial,
     refetchInterval: (q) => (q.state.data?.job.state === 'completed' || q.state.data?.job.state === 'failed' ? 10_000 : 3_000),
   });
@@ -57,7 +56,7 @@ export function JobView({ initial, logsPage, canOperate, canAdmin, actions }: Jo
         actions={actions}
         canOperate={canOperate}
         canAdmin={canAdmin}
-        onChanged={() => void qc.invalidateQueries({ queryKey: queryKeys.job(queue, id) })}
+        onChanged={() => void qc.invalidateQueries({ queryKey: queryKeys.jobAll(queue, id) })}
       />
       <div className="grid">
         <JobFacts job={job} />

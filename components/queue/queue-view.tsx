@@ -67,7 +67,7 @@ export function QueueView({ initial, filters, canOperate, canAdmin, actions }: Q
         hrefFor={(page) => queueHref(name, { ...filters, page })}
         label={`Pages of ${data.state} jobs`}
       />
-      {data.total !== undefined && (
+      {data.total !== undefined && data.total > 0 && (
         <p className="small muted">
           {data.total.toLocaleString('en')} {data.state} jobs, newest first.
         </p>

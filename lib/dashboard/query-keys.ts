@@ -8,7 +8,10 @@ export const queryKeys = {
   overview: () => [...queryKeys.all, 'overview'] as const,
   queue: (name: string, search: string) => [...queryKeys.all, 'queue', name, search] as const,
   queueAll: (name: string) => [...queryKeys.all, 'queue', name] as const,
-  job: (queue: string, id: string) => [...queryKeys.all, 'job', queue, id] as const,
+  /** One job with one page of its log (1 = newest lines). */
+  job: (queue: string, id: string, logsPage = 1) => [...queryKeys.all, 'job', queue, id, logsPage] as const,
+  /** Every log page of a job: what an action on the job invalidates. */
+  jobAll: (queue: string, id: string) => [...queryKeys.all, 'job', queue, id] as const,
   bulk: (operationId: string) => [...queryKeys.all, 'bulk', operationId] as const,
   /** For the dead-letters page (its live route lives in that segment). */
   deadLetters: (search: string) => [...queryKeys.all, 'dead-letters', search] as const,
@@ -20,7 +23,8 @@ export const queryKeys = {
 export const liveUrls = {
   overview: () => '/api/live/overview',
   queue: (name: string, search: string) => `/api/live/queues/${encodeURIComponent(name)}${search ? `?${search}` : ''}`,
-  job: (queue: string, id: string) => `/api/live/queues/${encodeURIComponent(queue)}/jobs/${encodeURIComponent(id)}`,
+  job: (queue: string, id: string, logsPage = 1) =>
+    `/api/live/queues/${encodeURIComponent(queue)}/jobs/${encodeURIComponent(id)}${logsPage > 1 ? `?logs=${logsPage}` : ''}`,
   bulk: (operationId: string) => `/api/live/bulk/${encodeURIComponent(operationId)}`,
 };
 

@@ -3,11 +3,27 @@
  * rewrites docs/benchmarks.md with this run's figures. A benchmark, not a test: it
  * reports, it does not fail on a slow machine.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { freePort, startEmbeddedRedis } from '@/lib/redis/embedded-server';
+import { dashboardSection, runDashboardBench } from './dashboard';
 import { runRuntimeBench, runtimeSection } from './runtime';
+
+/** The `## ` heading line a section starts with. */
+const heading = (section: string) => section.split('\n', 1)[0].trim();
+
+/**
+ * This run's sections in place of the same sections of the existing file; sections
+ * not run this time (`index.ts dashboard` skips the runtime) are kept as they were.
+ */
+function mergeSections(existing: string, fresh: string[]): string[] {
+  const previous = existing.split(/^(?=## )/m).slice(1);
+  const byHeading = new Map(fresh.map((s) => [heading(s), s]));
+  const merged = previous.map((s) => byHeading.get(heading(s)) ?? s);
+  for (const s of fresh) if (!previous.some((p) => heading(p) === heading(s))) merged.push(s);
+  return merged.map((s) => `${s.trimEnd()}\n`);
+}
 
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
@@ -19,6 +35,10 @@ async function main(): Promise<void> {
       console.log('runtime benchmark...');
       const r = await runRuntimeBench({ redis, jobs: Number(process.env.BENCH_JOBS ?? 20_000), rounds: 3, latencySamples: 500 });
       sections.push(runtimeSection(r));
+    }
+    if (want('dashboard')) {
+      console.log('dashboard benchmark...');
+      sections.push(dashboardSection(await runDashboardBench({ redis })));
     }
   } finally {
     await redis.stop();
@@ -32,7 +52,8 @@ async function main(): Promise<void> {
     '',
   ].join('\n');
   const file = path.resolve(__dirname, '../../docs/benchmarks.md');
-  writeFileSync(file, `${header}\n${sections.join('\n')}`);
+  const kept = existsSync(file) ? mergeSections(readFileSync(file, 'utf8'), sections) : sections;
+  writeFileSync(file, `${header}\n${kept.join('\n')}`);
   console.log(`wrote ${path.relative(process.cwd(), file)}`);
 }
 

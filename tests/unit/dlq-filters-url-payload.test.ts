@@ -18,6 +18,12 @@ describe('parseJsonText', () => {
     expect(r.message).toMatch(/^line 3, column 3: /);
   });
 
+  it('keeps only the reason of an engine message that quotes the text back', () => {
+    const r = parseJsonText('{"a": }');
+    expect(r).toMatchObject({ ok: false, line: 1, column: 7 });
+    if (!r.ok) expect(r.message).not.toContain('is not valid JSON');
+  });
+
   it('places an unexpected end at the end of the text', () => {
     const r = parseJsonText('{"a":\n');
     expect(r).toMatchObject({ ok: false, line: 2 });

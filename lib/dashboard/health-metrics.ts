@@ -1,0 +1,19 @@
+import type { Bullpen } from '../bullpen';
+import { createQueueDepthSource } from '../metrics/queue-depth';
+import { WorkerMetrics } from '../metrics/worker-metrics';
+
+/**
+ * The dashboard's Prometheus registry: the worker metrics' names and labels (prefix
+ * METRICS_PREFIX), with queue depth of every job type read from Redis at scrape time
+ * (`getJobCounts`, O(1) per state, reused for 1 s across concurrent scrapes) and the
+ * pending DLQ size. This process runs no jobs, so the job counters and the duration
+ * histogram carry no samples here; the worker's own port serves those. Make one per
+ * process so the depth cache is shared.
+ */
+export function createDashboardMetrics(bullpen: Pick<Bullpen, 'config' | 'queues' | 'logger' | 'dlq'>): WorkerMetrics {
+  return new WorkerMetrics(
+    bullpen.config.METRICS_PREFIX,
+    createQueueDepthSource({ queues: bullpen.queues, logger: bullpen.logger }),
+    () => bullpen.dlq.pendingCount(),
+  );
+}

@@ -1,0 +1,188 @@
+/**
+ * The real dashboard for the HTTP half of the benchmark: a production build (`next
+ * build` when there is none or the sources are newer), `next start` on loopback
+ * against the benchmark's Redis and key prefix, and a signed-in viewer's session
+ * cookie — sealed exactly as the sign-in action seals it, for a user whose password
+ * was checked by the same SignInService.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sealData } from 'iron-session';
+import type { Bullpen } from '@/lib/bullpen';
+import { SESSION_COOKIE, SESSION_TTL_SECONDS, type SessionData } from '@/lib/auth/session-options';
+import { SignInService } from '@/lib/auth/sign-in';
+import { isAppError } from '@/lib/errors/app-error';
+import { freePort } from '@/lib/redis/embedded-server';
+
+const root = path.resolve(__dirname, '../..');
+const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
+const BUILD_ID = path.join(root, '.next', 'BUILD_ID');
+
+/** Newest modification time of what a build is made from (as scripts/start.ts reckons it). */
+function newestSource(): number {
+  let newest = 0;
+  const walk = (dir: string) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else newest = Math.max(newest, statSync(p).mtimeMs);
+    }
+  };
+  for (const dir of ['app', 'components', 'lib']) walk(path.join(root, dir));
+  for (const file of ['next.config.js', 'package-lock.json']) {
+    const p = path.join(root, file);
+    if (existsSync(p)) newest = Math.max(newest, statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** Whether another `next build` runs on this machine (the e2e suite builds too). */
+function buildRunning(): boolean {
+  const r = spawnSync('pgrep', ['-f', 'next[ -]build'], { encoding: 'utf8' });
+  return r.status === 0 && r.stdout.split('\n').some((pid) => pid.trim() && Number(pid) !== process.pid);
+}
+
+export interface BuildOutcome {
+  /** Seconds the build took, when this run built. */
+  builtInS?: number;
+  /** Why there is no usable build (the HTTP half is then skipped). */
+  unusable?: string;
+  /** The build is older than the sources (BENCH_NO_BUILD=1 kept it). */
+  stale?: boolean;
+}
+
+/**
+ * Makes sure `.next` holds a production build no older than the sources. Waits for a
+ * build someone else started rather than racing it. BENCH_NO_BUILD=1 uses what is
+ * there, stale or not.
+ */
+export async function ensureBuild(): Promise<BuildOutcome> {
+  const deadline = Date.now() + 10 * 60_000;
+  while (buildRunning()) {
+    if (Date.now() > deadline) return { unusable: 'another `next build` ran for over 10 minutes' };
+    await new Promise((r) => setTimeout(r, 5_000));
+  }
+  const fresh = () => existsSync(BUILD_ID) && statSync(BUILD_ID).mtimeMs > newestSource();
+  if (fresh()) return {};
+  if (process.env.BENCH_NO_BUILD === '1') {
+    return existsSync(BUILD_ID) ? { stale: true } : { unusable: 'no production build (.next/BUILD_ID) and BENCH_NO_BUILD=1' };
+  }
+  console.log('  building the dashboard (next build)...');
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, [nextBin, 'build'], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.status !== 0) {
+    const tail = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim().split('\n').slice(-15).join('\n');
+    console.error(tail);
+    return { unusable: '`next build` failed (its output is in the bench log)' };
+  }
+  return { builtInS: (performance.now() - t0) / 1_000 };
+}
+
+export interface RunningDashboard {
+  url: string;
+  /** `bullpen_session=…` for a signed-in viewer. */
+  cookie: string;
+  /** The server's output so far (for an error message). */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+/** Signs a viewer in through SignInService and seals the cookie the sign-in action would set. */
+async function viewerCookie(bullpen: Bullpen, secret: string): Promise<string> {
+  const auth = new SignInService(bullpen.redis, bullpen.keys);
+  const username = 'bench-viewer';
+  const password = randomBytes(18).toString('base64url');
+  try {
+    await auth.users.create({ username, role: 'viewer', password });
+  } catch (err) {
+    if (!isAppError(err) || err.code !== 'CONFLICT') throw err;
+    await auth.users.setPassword(username, password);
+  }
+  const user = await auth.signIn(username, password, '127.0.0.1');
+  const data: SessionData = { username: user.username, role: user.role, sessionEpoch: user.sessionEpoch, signedInAt: Date.now() };
+  const sealed = await sealData(data, { password: secret, ttl: SESSION_TTL_SECONDS });
+  return `${SESSION_COOKIE}=${sealed}`;
+}
+
+function stopGroup(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null || !child.pid) return resolve();
+    const pid = child.pid;
+    const kill = setTimeout(() => {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }, 10_000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    // The server was started detached: its pid leads a process group of its own.
+    process.kill(-pid, 'SIGTERM');
+  });
+}
+
+/**
+ * `next start` on a free loopback port, configured like a deployment pointed at the
+ * benchmark's Redis: REDIS_URL, the benchmark's key prefix, a throwaway data
+ * directory and a session secret of this run. Resolves once it answers HTTP.
+ */
+export async function startDashboard(bullpen: Bullpen, redisUrl: string): Promise<RunningDashboard> {
+  const port = await freePort();
+  const secret = randomBytes(32).toString('base64url');
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'bullpen-bench-'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    NEXT_TELEMETRY_DISABLED: '1',
+    REDIS_URL: redisUrl,
+    REDIS_CLUSTER_NODES: '',
+    BULLPEN_PREFIX: bullpen.keys.root,
+    BULLPEN_DATA_DIR: dataDir,
+    SESSION_SECRET: secret,
+    LOG_LEVEL: 'warn',
+    PORT: String(port),
+  };
+  const child = spawn(process.execPath, [nextBin, 'start', '-p', String(port), '-H', '127.0.0.1'], {
+    cwd: root,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout?.on('data', (d) => (log += String(d)));
+  child.stderr?.on('data', (d) => (log += String(d)));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    await stopGroup(child);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`next start exited (${child.exitCode}): ${log.trim().slice(-2_000)}`);
+      const up = await fetch(`${url}/api/health`).then(
+        (r) => r.status > 0,
+        () => false,
+      );
+      if (up) break;
+      if (Date.now() > deadline) throw new Error(`next start did not answer within 60 s: ${log.trim().slice(-2_000)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return { url, cookie: await viewerCookie(bullpen, secret), log: () => log, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * Dashboard benchmark (issue 3): a million completed jobs in one queue and 100,000
+ * dead letters; the median server time of the overview, the first and a deep page of
+ * the queue and a filtered dead-letter page — (a) as read models in this process and
+ * (b) as real pages from `next start` — and "retry all" on 10k/50k/100k failed jobs
+ * with its time and peak memory. Run alone: `node --import tsx scripts/bench/index.ts dashboard`.
+ */
+import { loadavg } from 'node:os';
+import { Bullpen } from '@/lib/bullpen';
+import { loadConfig } from '@/lib/config';
+import { readDeadLetterList } from '@/lib/dashboard/dead-letters-read';
+import { ERROR_CLASSES } from '@/lib/errors/classify';
+import { JOB_TYPE_NAMES } from '@/lib/jobs/registry';
+import { silentLogger } from '@/lib/logging/logger';
+import { waitReady } from '@/lib/redis/connection';
+import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { runHttp, type HttpTiming, type PageProbe } from './dashboard-http';
+import { ensureBuild, startDashboard } from './dashboard-next';
+import { runReads } from './dashboard-reads';
+import { fmt, median } from './stats';
+import { runRetryAll } from './dashboard-retry';
+import type { DashboardBenchResult, PageKey } from './dashboard-section';
+import { cloneJobs, makeTemplate, recordDeadLetters, seededRandom, spreadDeadLetter, verifyClones } from './dashboard-seed';
+
+export { dashboardSection, type DashboardBenchResult } from './dashboard-section';
+
+const QUEUE = 'webhook-dispatch' as const;
+const RETRY_QUEUE = 'slack-sync' as const;
+const PREFIX = 'bench-dash';
+const PAGE_SIZE = 50;
+const DLQ_TENANTS = 50;
+/** The filter of the dead-letter page: the commonest type and error class, so the intersections are the largest. */
+const DLQ_FILTER = { type: 'webhook-dispatch', errorClass: ERROR_CLASSES[0] };
+
+export interface DashboardBenchOptions {
+  redis: EmbeddedRedis;
+  /** Completed jobs in the queue. @defaultValue 1000000 */
+  jobs?: number;
+  /** Dead letters. @defaultValue 100000 */
+  deadLetters?: number;
+  /** Failed-set sizes "retry all" runs on. @defaultValue [10000, 50000, 100000] */
+  retrySizes?: number[];
+  /** Timed repetitions of each read model. @defaultValue 15 */
+  reps?: number;
+  /** Timed HTTP rounds. @defaultValue 10 */
+  httpReps?: number;
+  /** The deep page's number. @defaultValue 10000 */
+  deepPage?: number;
+}
+
+function commandLine(): string {
+  const args = process.argv.slice(2);
+  return args.length ? `node --import tsx scripts/bench/index.ts ${args.join(' ')}` : 'npm run bench';
+}
+
+async function redisMemory(bullpen: Bullpen): Promise<string> {
+  const info = await bullpen.redis.info('memory');
+  return /used_memory_human:(\S+)/.exec(info)?.[1] ?? 'unknown';
+}
+
+/** The real pages, checked against what the read models returned for the same URLs. */
+async function measureHttp(bullpen: Bullpen, redis: EmbeddedRedis, probes: PageProbe[], reps: number): Promise<DashboardBenchResult['http']> {
+  const build = await ensureBuild();
+  if (build.unusable) return { build };
+  let dashboard;
+  try {
+    dashboard = await startDashboard(bullpen, redis.url);
+  } catch (err) {
+    return { build, error: `next start failed: ${(err as Error).message.split('\n')[0]}` };
+  }
+  try {
+    const timings = (await runHttp(dashboard, probes, reps)) as Record<PageKey, HttpTiming>;
+    return { build, timings };
+  } catch (err) {
+    console.error(dashboard.log().slice(-2_000));
+    return { build, error: (err as Error).message };
+  } finally {
+    await dashboard.stop();
+  }
+}
+
+export async function runDashboardBench(opts: DashboardBenchOptions): Promise<DashboardBenchResult> {
+  const jobs = opts.jobs ?? 1_000_000;
+  const deadLetters = opts.deadLetters ?? 100_000;
+  const reps = opts.reps ?? 15;
+  const httpReps = opts.httpReps ?? 10;
+  const deepPage = opts.deepPage ?? 10_000;
+  if (deepPage * PAGE_SIZE > jobs) throw new Error(`page ${deepPage} of ${PAGE_SIZE} needs more than ${jobs} jobs`);
+  const started = performance.now();
+  const loadStart = loadavg()[0];
+  const bullpen = new Bullpen({
+    config: loadConfig({ LOG_LEVEL: 'warn' }),
+    redis: { host: '127.0.0.1', port: opts.redis.port },
+    prefix: PREFIX,
+    logger: silentLogger,
+  });
+  try {
+    await waitReady(bullpen.redis);
+    const completed = await makeTemplate(bullpen, QUEUE, { webhookId: 'wh-bench', event: 'order.created', payload: { orderId: 'o-1', total: 42 } }, false);
+    const failed = await makeTemplate(bullpen, RETRY_QUEUE, { channelId: 'C0BENCH01' }, true);
+
+    const spec = { firstId: 1, count: jobs, tenants: DLQ_TENANTS };
+    const cloned = await cloneJobs(bullpen, completed, spec);
+    await verifyClones(bullpen, completed, spec, jobs);
+    console.log(`  seeded ${jobs.toLocaleString('en-US')} completed jobs in ${(cloned.ms / 1_000).toFixed(1)} s`);
+    const rnd = seededRandom(3);
+    const now = Date.now();
+    const dlqMs = await recordDeadLetters(bullpen, deadLetters, (i) => spreadDeadLetter(i, rnd, { tenants: DLQ_TENANTS, windowMs: 7 * 24 * 3_600_000, now }));
+    const dlqTotal = (await bullpen.dlq.counts()).total;
+    if (dlqTotal !== deadLetters) throw new Error(`the DLQ holds ${dlqTotal} entries, expected ${deadLetters}`);
+    console.log(`  recorded ${deadLetters.toLocaleString('en-US')} dead letters in ${(dlqMs / 1_000).toFixed(1)} s`);
+    const seed = { jobsMs: cloned.ms, deadLettersMs: dlqMs, redisMemory: await redisMemory(bullpen) };
+
+    // org-0 (the commonest) is the warm filter; the read models' cold reads take org-1 … org-<reps>,
+    // the HTTP ones the tenants after those, so no cold read finds an intersection cached by another.
+    const tenants = Array.from({ length: reps + httpReps + 2 }, (_, i) => `org-${i}`);
+    if (tenants.length > DLQ_TENANTS) throw new Error(`${reps} + ${httpReps} repetitions need more than ${DLQ_TENANTS} tenants`);
+    const reads = await runReads(bullpen, { queue: QUEUE, jobs, pageSize: PAGE_SIZE, deepPage, dlqFilter: DLQ_FILTER, dlqTenants: tenants.slice(0, reps + 1), reps });
+    const m = (t: { samples: number[] }) => fmt(median(t.samples), 1);
+    console.log(
+      `  read models (median ms): overview ${m(reads.overview)}, page 1 ${m(reads.firstPage)}, page ${deepPage} ${m(reads.deepPage)}, dead letters ${m(reads.dlqCold)} cold / ${m(reads.dlqWarm)} warm`,
+    );
+
+    const probes = await pageProbes(bullpen, jobs, deepPage, tenants[0], tenants.slice(reps + 1));
+    const http = await measureHttp(bullpen, opts.redis, probes, httpReps);
+    console.log(http.timings ? '  HTTP pages measured' : `  HTTP pages skipped: ${http.error ?? http.build.unusable}`);
+
+    const retry = await runRetryAll(bullpen, opts.redis.port, failed, opts.retrySizes ?? [10_000, 50_000, 100_000]);
+    return {
+      command: commandLine(),
+      queue: QUEUE,
+      jobs,
+      deadLetters,
+      queues: JOB_TYPE_NAMES.length,
+      pageSize: PAGE_SIZE,
+      deepPage,
+      reps,
+      httpReps,
+      dlqFilter: { ...DLQ_FILTER, tenants: DLQ_TENANTS, warmTenant: tenants[0], warmMatches: reads.dlqMatches },
+      seed,
+      reads,
+      http,
+      retryQueue: RETRY_QUEUE,
+      retry,
+      load: { start: loadStart, end: loadavg()[0] },
+      totalS: (performance.now() - started) / 1_000,
+    };
+  } finally {
+    await bullpen.close();
+  }
+}
+
+/**
+ * The URLs of the measured pages and what each must show: job ids from both ends of
+ * the page, and the first dead letter of the filter as the read model finds it.
+ * Cold dead-letter rounds take `coldTenants` in turn (round −1, the warm-up, the first).
+ */
+async function pageProbes(bullpen: Bullpen, jobs: number, deepPage: number, warmTenant: string, coldTenants: string[]): Promise<PageProbe[]> {
+  const firstDlqId = async (tenant: string) => (await readDeadLetterList(bullpen, { ...DLQ_FILTER, tenant, page: 1, pageSize: PAGE_SIZE })).rows[0]?.id ?? '(none)';
+  const warmId = await firstDlqId(warmTenant);
+  const coldIds = await Promise.all(coldTenants.map(firstDlqId));
+  const jobLink = (id: number) => `/jobs/${id}`;
+  // Not the page's first id on page 1: it equals the count, which the page shows anyway.
+  const pageEnds = (page: number) => [jobLink(jobs - (page - 1) * PAGE_SIZE - 1), jobLink(jobs - page * PAGE_SIZE + 1)];
+  const queuePath = (page: number) => `/queues/${QUEUE}?state=completed&size=${PAGE_SIZE}${page > 1 ? `&page=${page}` : ''}`;
+  const dlqPath = (tenant: string) => `/dead-letters?type=${DLQ_FILTER.type}&tenant=${tenant}&class=${DLQ_FILTER.errorClass}`;
+  const cold = (round: number) => Math.min(round + 1, coldTenants.length - 1);
+  return [
+    { key: 'overview', path: () => '/', markers: () => [`/queues/${QUEUE}`, `/queues/${RETRY_QUEUE}`] },
+    { key: 'firstPage', path: () => queuePath(1), markers: () => pageEnds(1) },
+    { key: 'deepPage', path: () => queuePath(deepPage), markers: () => pageEnds(deepPage) },
+    { key: 'dlqCold', path: (round) => dlqPath(coldTenants[cold(round)]), markers: (round) => [coldIds[cold(round)]] },
+    { key: 'dlqWarm', path: () => dlqPath(warmTenant), markers: () => [warmId] },
+  ];
+}

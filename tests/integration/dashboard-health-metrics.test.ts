@@ -1,0 +1,60 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Bullpen } from '@/lib/bullpen';
+import { createDashboardMetrics } from '@/lib/dashboard/health-metrics';
+import { healthHttpStatus } from '@/lib/dashboard/health-view';
+import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { makeBullpen } from '../helpers/bullpen';
+import { startTestRedis } from '../helpers/redis';
+
+let redis: EmbeddedRedis;
+let bullpen: Bullpen;
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+});
+afterAll(async () => {
+  await redis.stop();
+});
+afterEach(async () => {
+  await bullpen?.close();
+});
+
+const sample = (body: string, line: string) => body.split('\n').find((l) => l.startsWith(line));
+
+describe('createDashboardMetrics', () => {
+  it('exposes queue depth by state for every job type and the pending DLQ size, under the configured prefix', async () => {
+    bullpen = makeBullpen(redis, { env: { METRICS_PREFIX: 'acme_' } });
+    const q = bullpen.queues.get('webhook-dispatch');
+    await q.add('webhook-dispatch', { payload: {}, requestId: 'r1', dispatchedAt: 0 });
+    await q.add('webhook-dispatch', { payload: {}, requestId: 'r2', dispatchedAt: 0 }, { delay: 60_000 });
+    for (let i = 0; i < 3; i++) {
+      await bullpen.dlq.record({
+        queue: 'webhook-dispatch',
+        jobId: `j${i}`,
+        jobType: 'webhook-dispatch',
+        jobData: { payload: {}, requestId: `r${i}`, dispatchedAt: 0 },
+        error: { message: 'boom', errorClass: 'server' },
+        attempts: 1,
+        failedAt: 1_000 + i,
+        source: 'runtime',
+      });
+    }
+    const { contentType, body } = await createDashboardMetrics(bullpen).render();
+    expect(contentType).toContain('text/plain');
+    expect(sample(body, 'acme_worker_queue_depth{type="webhook-dispatch",state="prioritized"}')).toMatch(/ 1$/);
+    expect(sample(body, 'acme_worker_queue_depth{type="webhook-dispatch",state="delayed"}')).toMatch(/ 1$/);
+    expect(sample(body, 'acme_worker_queue_depth{type="quota-check",state="waiting"}')).toMatch(/ 0$/);
+    expect(sample(body, 'acme_worker_dlq_size')).toBe('acme_worker_dlq_size 3');
+    // Every type and state appears, so dashboards never see a gap for an idle queue.
+    expect(body.match(/^acme_worker_queue_depth\{/gm)).toHaveLength(18 * 7);
+  });
+
+  it('the public health status code follows the checker’s overall status', async () => {
+    bullpen = makeBullpen(redis, { env: { HEALTH_MIN_WORKERS: '0' } });
+    const summary = await bullpen.health.publicSummary();
+    // No worker is required, Redis answers, nothing waits and the DLQ is empty.
+    expect(summary.status).toBe('healthy');
+    expect(healthHttpStatus(summary.status)).toBe(200);
+    expect(JSON.stringify(summary)).not.toMatch(/latency|details|pingMs/);
+  });
+});
