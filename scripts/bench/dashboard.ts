@@ -4,6 +4,8 @@
  * the queue and a filtered dead-letter page — (a) as read models in this process and
  * (b) as real pages from `next start` — and "retry all" on 10k/50k/100k failed jobs
  * with its time and peak memory. Run alone: `node --import tsx scripts/bench/index.ts dashboard`.
+ * Smaller trial runs: BENCH_DASHBOARD_JOBS, BENCH_DASHBOARD_DEAD_LETTERS and
+ * BENCH_DASHBOARD_RETRY (comma-separated sizes); BENCH_NO_BUILD=1 keeps a stale build.
  */
 import { loadavg } from 'node:os';
 import { Bullpen } from '@/lib/bullpen';
@@ -34,18 +36,27 @@ const DLQ_FILTER = { type: 'webhook-dispatch', errorClass: ERROR_CLASSES[0] };
 
 export interface DashboardBenchOptions {
   redis: EmbeddedRedis;
-  /** Completed jobs in the queue. @defaultValue 1000000 */
+  /** Completed jobs in the queue. @defaultValue BENCH_DASHBOARD_JOBS or 1000000 */
   jobs?: number;
-  /** Dead letters. @defaultValue 100000 */
+  /** Dead letters. @defaultValue BENCH_DASHBOARD_DEAD_LETTERS or 100000 */
   deadLetters?: number;
-  /** Failed-set sizes "retry all" runs on. @defaultValue [10000, 50000, 100000] */
+  /** Failed-set sizes "retry all" runs on. @defaultValue BENCH_DASHBOARD_RETRY or [10000, 50000, 100000] */
   retrySizes?: number[];
   /** Timed repetitions of each read model. @defaultValue 15 */
   reps?: number;
   /** Timed HTTP rounds. @defaultValue 10 */
   httpReps?: number;
-  /** The deep page's number. @defaultValue 10000 */
+  /** The deep page's number. @defaultValue 10000, or the last page of fewer jobs */
   deepPage?: number;
+}
+
+/** A positive integer from the environment (smaller trial runs), or undefined when unset. */
+function envInt(name: string): number | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return n;
 }
 
 function commandLine(): string {
@@ -80,12 +91,14 @@ async function measureHttp(bullpen: Bullpen, redis: EmbeddedRedis, probes: PageP
 }
 
 export async function runDashboardBench(opts: DashboardBenchOptions): Promise<DashboardBenchResult> {
-  const jobs = opts.jobs ?? 1_000_000;
-  const deadLetters = opts.deadLetters ?? 100_000;
+  const jobs = opts.jobs ?? envInt('BENCH_DASHBOARD_JOBS') ?? 1_000_000;
+  const deadLetters = opts.deadLetters ?? envInt('BENCH_DASHBOARD_DEAD_LETTERS') ?? 100_000;
+  const retrySizes = opts.retrySizes ?? process.env.BENCH_DASHBOARD_RETRY?.split(',').map(Number) ?? [10_000, 50_000, 100_000];
   const reps = opts.reps ?? 15;
   const httpReps = opts.httpReps ?? 10;
-  const deepPage = opts.deepPage ?? 10_000;
-  if (deepPage * PAGE_SIZE > jobs) throw new Error(`page ${deepPage} of ${PAGE_SIZE} needs more than ${jobs} jobs`);
+  const deepPage = opts.deepPage ?? Math.min(10_000, Math.floor(jobs / PAGE_SIZE));
+  if (deepPage < 1 || deepPage * PAGE_SIZE > jobs) throw new Error(`page ${deepPage} of ${PAGE_SIZE} needs more than ${jobs} jobs`);
+  if (retrySizes.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`retry-all sizes must be positive integers, got ${retrySizes.join(',')}`);
   const started = performance.now();
   const loadStart = loadavg()[0];
   const bullpen = new Bullpen({
@@ -125,7 +138,7 @@ export async function runDashboardBench(opts: DashboardBenchOptions): Promise<Da
     const http = await measureHttp(bullpen, opts.redis, probes, httpReps);
     console.log(http.timings ? '  HTTP pages measured' : `  HTTP pages skipped: ${http.error ?? http.build.unusable}`);
 
-    const retry = await runRetryAll(bullpen, opts.redis.port, failed, opts.retrySizes ?? [10_000, 50_000, 100_000]);
+    const retry = await runRetryAll(bullpen, opts.redis.port, failed, retrySizes);
     return {
       command: commandLine(),
       queue: QUEUE,

@@ -78,7 +78,13 @@ describe('HealthChecker against a real redis-server', () => {
   it('is healthy with a WorkerPool connected on every handled queue', async () => {
     setup();
     await startPool(TYPES);
-    const report = await bullpen.health.check();
+    // A PING over 100 ms (a loaded CI machine) reads as degraded; that is the rule
+    // working, not this wiring failing, so give a slow moment a few more chances.
+    let report = await bullpen.health.check();
+    for (let i = 0; i < 5 && check(report, 'redis').status === 'degraded'; i++) {
+      await new Promise((r) => setTimeout(r, 2_100)); // past bullpen.health's cache
+      report = await bullpen.health.check();
+    }
 
     expect(report.status).toBe('healthy');
     expect(report.checks.map((c) => c.name)).toEqual(['redis', 'workers', 'queues', 'deadLetters']);
@@ -363,7 +369,12 @@ describe('HealthChecker when Redis is down or hung', () => {
     try {
       bullpen = makeBullpen(own, { handledTypes: TYPES });
       const health = new HealthChecker({ redis: bullpen.redis, queues: bullpen.queues, types: TYPES, checkTimeoutMs: 300, cacheTtlMs: 0 });
-      expect(check(await health.check(), 'redis').status).toBe('healthy');
+      // The first check also connects; on a loaded machine that can take longer than 300 ms.
+      const ready = Date.now() + 10_000;
+      while (check(await health.check(), 'redis').status !== 'healthy') {
+        if (Date.now() > ready) throw new Error('redis check never became healthy');
+        await new Promise((r) => setTimeout(r, 50));
+      }
 
       process.kill(pid, 'SIGSTOP'); // the server keeps its sockets but answers nothing
       const started = Date.now();
