@@ -109,7 +109,8 @@ describe('npm run dlq (scripts/dlq.ts)', () => {
     const missing = await cli('replay', '--id', 'dlq-000000000000000000000000');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/No dead letter/);
-  });
+    // Several CLI processes, each loading TypeScript: give a busy machine room.
+  }, 180_000);
 
   it('purges by filter with --yes and reports the count', async () => {
     const a = await record('session-cleanup', 'org-p');
