@@ -25,8 +25,12 @@ export interface ActionSpec<S extends z.ZodType, T> {
   minRole: Role;
   schema: S;
   run(input: z.output<S>, ctx: ActionContext): Promise<T>;
-  /** The audit entry's target and details; every mutation writes one. */
-  audit(input: z.output<S>, data: T): Pick<AuditInput, 'target' | 'tenant' | 'details'>;
+  /**
+   * The audit entry's target and details; every mutation writes one. `'lib'` when the
+   * lib/ service called by `run` writes the entry itself (schedules do), so it is not
+   * written twice.
+   */
+  audit: ((input: z.output<S>, data: T) => Pick<AuditInput, 'target' | 'tenant' | 'details'>) | 'lib';
   /** Paths whose server-rendered data the action changed. */
   revalidate?(input: z.output<S>, data: T): string[];
 }
@@ -73,7 +77,7 @@ export async function runAction<S extends z.ZodType, T>(spec: ActionSpec<S, T>, 
     return { ok: false, code: 'INTERNAL', message: `${spec.name} failed: ${(err as Error).message ?? String(err)}` };
   }
   try {
-    await bullpen.audit.append({ actor: user.username, action: spec.name, ...spec.audit(parsed.data, data) });
+    if (spec.audit !== 'lib') await bullpen.audit.append({ actor: user.username, action: spec.name, ...spec.audit(parsed.data, data) });
   } catch (err) {
     // The change is done and cannot be undone here; make the missing entry loud.
     bullpen.logger.error({ err, action: spec.name, user: user.username }, 'audit entry could not be written');

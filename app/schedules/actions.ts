@@ -24,7 +24,8 @@ const editSpec: ActionSpec<typeof scheduleFormSchema, ScheduleSummary> = {
   minRole: 'operator',
   schema: scheduleFormSchema,
   run: (input, { user, bullpen }) => saveScheduleForm(bullpen, input, user.username),
-  audit: (input, s) => ({ target: target(input.name), details: { pattern: s.pattern, tz: s.tz } }),
+  // The schedule service audits every change as the signed-in user.
+  audit: 'lib',
   revalidate,
 };
 
@@ -33,7 +34,8 @@ const pauseSpec: ActionSpec<typeof nameOnly, ScheduleSummary> = {
   minRole: 'operator',
   schema: nameOnly,
   run: (input, { user, bullpen }) => bullpen.schedules.pause(input.name, user.username),
-  audit: (input) => ({ target: target(input.name) }),
+  // The schedule service audits every change as the signed-in user.
+  audit: 'lib',
   revalidate,
 };
 
@@ -42,7 +44,8 @@ const resumeSpec: ActionSpec<typeof nameOnly, ScheduleSummary> = {
   minRole: 'operator',
   schema: nameOnly,
   run: (input, { user, bullpen }) => bullpen.schedules.resume(input.name, user.username),
-  audit: (input) => ({ target: target(input.name) }),
+  // The schedule service audits every change as the signed-in user.
+  audit: 'lib',
   revalidate,
 };
 
@@ -51,7 +54,8 @@ const resetSpec: ActionSpec<typeof nameOnly, ScheduleSummary> = {
   minRole: 'operator',
   schema: nameOnly,
   run: (input, { user, bullpen }) => bullpen.schedules.resetToDefault(input.name, user.username),
-  audit: (input, s) => ({ target: target(input.name), details: { pattern: s.pattern, tz: s.tz } }),
+  // The schedule service audits every change as the signed-in user.
+  audit: 'lib',
   revalidate,
 };
 
@@ -64,7 +68,8 @@ const triggerSpec: ActionSpec<typeof nameOnly, { jobId: string; jobType: string 
     const { jobType } = await bullpen.schedules.get(input.name);
     return { jobId, jobType };
   },
-  audit: (input, data) => ({ target: target(input.name), details: { jobId: data.jobId } }),
+  // The schedule service audits every change as the signed-in user.
+  audit: 'lib',
   revalidate,
 };
 
