@@ -1,4 +1,6 @@
 import { Bullpen, type BullpenOptions } from '@/lib/bullpen';
+import { JobUsageRecorder } from '@/lib/domain/quotas/job-usage-recorder';
+import { UsageStore } from '@/lib/domain/quotas/usage-store';
 import { DeadLetterReconciler } from '@/lib/dlq/reconciler';
 import type { DeadLetterSink } from '@/lib/dlq/sink';
 import type { JobTypeName } from '@/lib/jobs/registry';
@@ -45,6 +47,8 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
   const types = (config.WORKER_TYPES as JobTypeName[] | undefined)?.filter((t) => t in handlers);
   const connection = bullpen.workerConnection();
   const sink = opts.sink ?? bullpen.dlq;
+  // The jobsPerDay quota: counted in memory per tenant and day, written every few seconds.
+  const usage = new JobUsageRecorder({ usage: new UsageStore(bullpen.redis, bullpen.keys), logger });
   const pool = new WorkerPool({
     connection,
     keys: bullpen.keys,
@@ -54,13 +58,14 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
     logger,
     metrics,
     // Scheduled runs record their outcome as the schedule's "last run".
-    hooks: bullpen.schedules.runHooks(opts.hooks),
+    hooks: bullpen.schedules.runHooks(usage.hooks(opts.hooks)),
     types,
     concurrency: opts.concurrency,
     stalledIntervalMs: config.STALLED_INTERVAL_MS,
     lockDurationMs: config.LOCK_DURATION_MS,
   });
   await pool.start();
+  usage.start();
   let stopReconciler: (() => Promise<void>) | undefined;
   if (opts.maintenance !== false) {
     const boot = await bullpen.schedules.bootstrap();
@@ -78,6 +83,8 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
       await server?.close();
       await stopReconciler?.();
       const result = await pool.close(graceMs);
+      // After the last job's hooks, before the connection it writes on closes.
+      await usage.stop();
       connection.disconnect();
       await bullpen.close();
       logger.info({ timedOut: result.timedOut }, 'worker stopped');

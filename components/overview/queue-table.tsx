@@ -11,6 +11,8 @@ import { formatCount, formatPercent, formatRate } from './format';
 import { useOverview } from './use-overview';
 
 const STATES = ['waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed'] as const;
+/** On a phone the table keeps what needs attention: waiting, active, failed. */
+const HIDE_ON_PHONE = new Set<string>(['delayed', 'prioritized', 'completed']);
 
 /** Every queue with its counts per state, workers and sparklines; live. */
 export function QueueTable({ initial }: { initial: Overview }) {
@@ -21,7 +23,7 @@ export function QueueTable({ initial }: { initial: Overview }) {
         <tr>
           <th scope="col">Queue</th>
           {STATES.map((s) => (
-            <th key={s} scope="col" className={`num${s === 'prioritized' || s === 'completed' ? ' hide-sm' : ''}`}>
+            <th key={s} scope="col" className={`num${HIDE_ON_PHONE.has(s) ? ' hide-sm' : ''}`}>
               {s}
             </th>
           ))}
@@ -48,10 +50,10 @@ function QueueRow({ q }: { q: QueueOverview }) {
           {q.name}
         </Link>{' '}
         {q.paused && <StatusPill status="paused" />}
-        <span className="small muted"> · {q.group}</span>
+        <span className="small muted hide-sm"> · {q.group}</span>
       </th>
       {STATES.map((s) => (
-        <td key={s} className={`num${s === 'prioritized' || s === 'completed' ? ' hide-sm' : ''}`}>
+        <td key={s} className={`num${HIDE_ON_PHONE.has(s) ? ' hide-sm' : ''}`}>
           {q.counts[s] > 0 ? (
             <Link href={queueHref(q.name, { state: s })} style={s === 'failed' ? { color: 'var(--danger)', fontWeight: 600 } : undefined}>
               {formatCount(q.counts[s])}

@@ -18,6 +18,8 @@ export interface JobTableProps {
   state: JobStateName;
   jobs: JobSummary[];
   canOperate: boolean;
+  /** A name or tenant filter is on (changes the empty-page message). */
+  filtered?: boolean;
   actions: QueueActions;
   onChanged(): void;
 }
@@ -25,7 +27,7 @@ export interface JobTableProps {
 const jobHref = (queue: string, id: string) => `/queues/${encodeURIComponent(queue)}/jobs/${encodeURIComponent(id)}`;
 
 /** The jobs of one page. Failed tab, operators: select rows and retry them, or retry one. */
-export function JobTable({ queue, state, jobs, canOperate, actions, onChanged }: JobTableProps) {
+export function JobTable({ queue, state, jobs, canOperate, filtered, actions, onChanged }: JobTableProps) {
   const selectable = canOperate && state === 'failed';
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const retrySelected = useAction(actions.retrySelected);
@@ -39,7 +41,13 @@ export function JobTable({ queue, state, jobs, canOperate, actions, onChanged }:
       else n.add(id);
       return n;
     });
-  if (jobs.length === 0) return <p className="card muted" data-testid="jobs-empty">No {state} jobs here.</p>;
+  if (jobs.length === 0) {
+    return (
+      <p className="card muted" data-testid="jobs-empty">
+        {filtered ? `No matching ${state} jobs on this page.` : `No ${state} jobs here.`}
+      </p>
+    );
+  }
   return (
     <div className="stack">
       {selectable && (
@@ -85,7 +93,7 @@ export function JobTable({ queue, state, jobs, canOperate, actions, onChanged }:
             <th scope="col">Id</th>
             <th scope="col" className="hide-sm">Name</th>
             <th scope="col">Tenant</th>
-            <th scope="col">Progress</th>
+            <th scope="col">Status</th>
             <th scope="col" className="num">Attempts</th>
             <th scope="col">{state === 'completed' || state === 'failed' ? 'Finished' : state === 'delayed' ? 'Runs' : 'Created'}</th>
             {state === 'failed' && <th scope="col">Reason</th>}

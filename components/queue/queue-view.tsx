@@ -59,7 +59,15 @@ export function QueueView({ initial, filters, canOperate, canAdmin, actions }: Q
             : `Searched ${data.scan.scanned.toLocaleString('en')} ${data.state} jobs.`}
         </p>
       )}
-      <JobTable queue={name} state={data.state} jobs={data.jobs} canOperate={canOperate} actions={actions} onChanged={refresh} />
+      <JobTable
+        queue={name}
+        state={data.state}
+        jobs={data.jobs}
+        canOperate={canOperate}
+        filtered={data.scan !== undefined}
+        actions={actions}
+        onChanged={refresh}
+      />
       <Pagination
         page={data.page}
         pageCount={data.pageCount}

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { tenantCovers } from '../domain/deletion/tenant-key';
 import { AppError, isAppError } from '../errors/app-error';
 import type { QueueRegistry } from '../jobs/queues';
 import { isJobType } from '../jobs/registry';
+import { tenantSchema, type Tenant } from '../jobs/tenant';
 import type { Logger } from '../logging/logger';
 import type { RedisClient } from '../redis/connection';
 import type { DeadLetterStore } from './dead-letter-store';
@@ -50,6 +52,8 @@ export type PurgeOptions = Omit<BulkOptions, 'limit'> & {
   /** Stop after this many entries; default: every match. */
   limit?: number;
 };
+
+export type PurgeTenantOptions = Pick<BulkOptions, 'by' | 'batchSize'>;
 
 export interface PruneOptions {
   /** Replayed/discarded entries untouched for longer than this are removed. @defaultValue 30 days */
@@ -123,6 +127,27 @@ export class DeadLetterBulk {
       if (processed >= (o.limit ?? Infinity)) break;
     }
     this.deps.logger.warn({ filter: f, by: o.by, removed }, 'dead letters purged');
+    return removed;
+  }
+
+  /**
+   * Removes a tenant's entries (an organisation's, or only one workspace's when the
+   * tenant names it) and their failed jobs, whatever their status: what data-deletion
+   * erases. An entry claimed by a replay right now is left to it, unless the claim was
+   * taken before `staleClaimsBefore` (its process died); the caller's count then shows it.
+   */
+  async purgeTenant(tenant: Tenant, options: PurgeTenantOptions, staleClaimsBefore: number): Promise<number> {
+    const t = parseOrThrow(tenantSchema, tenant, 'tenant');
+    const o = parseOrThrow(bulkOptionsSchema.pick({ by: true, batchSize: true }), options, 'purge options');
+    let removed = 0;
+    // One index (the organisation's), so the walk pages by cursor and our removals do not shift it.
+    for await (const rows of this.deps.pager.walk({ tenant: t.orgId }, o.batchSize)) {
+      const entries = (await this.deps.store.getMany(rows.map((r) => r.id))).filter((e) => tenantCovers(t, e.tenant));
+      removed += (await this.removeEntries(entries, ['pending', 'replayed', 'discarded'])).length;
+      const claimed = entries.filter((e) => e.status === 'replaying');
+      if (claimed.length) removed += (await this.removeEntries(claimed, ['replaying'], staleClaimsBefore)).length;
+    }
+    if (removed) this.deps.logger.warn({ tenant: t, by: o.by, removed }, 'dead letters of a tenant purged');
     return removed;
   }
 

@@ -5,10 +5,18 @@ import { AppError } from '../errors/app-error';
 import { envelopeSchema, type JobEnvelope } from '../jobs/envelope';
 import type { QueueRegistry } from '../jobs/queues';
 import { isJobType, jobType } from '../jobs/registry';
+import type { Tenant } from '../jobs/tenant';
 import { silentLogger, type Logger } from '../logging/logger';
 import { waitReady, type RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
-import { DeadLetterBulk, type BulkOptions, type BulkResult, type PruneOptions, type PurgeOptions } from './bulk-operations';
+import {
+  DeadLetterBulk,
+  type BulkOptions,
+  type BulkResult,
+  type PruneOptions,
+  type PurgeOptions,
+  type PurgeTenantOptions,
+} from './bulk-operations';
 import { DlqKeys } from './dlq-keys';
 import {
   DEAD_LETTER_STATUSES,
@@ -332,6 +340,17 @@ export class DeadLetterStore implements DeadLetterSink {
   async purge(filter: DeadLetterFilter, options: PurgeOptions): Promise<number> {
     await this.ready();
     return this.bulk.purge(filter, options);
+  }
+
+  /**
+   * Removes every entry of a tenant (an organisation, or one workspace of it) and its
+   * job still in BullMQ's failed set, whatever the entry's status: data-deletion's part
+   * of the DLQ. An entry in the middle of a replay is left to it unless its claim is
+   * stale. Idempotent; returns how many entries were removed.
+   */
+  async purgeTenant(tenant: Tenant, options: PurgeTenantOptions): Promise<number> {
+    await this.ready();
+    return this.bulk.purgeTenant(tenant, options, Date.now() - STALE_CLAIM_MS);
   }
 
   /** Retention: removes replayed and discarded entries untouched for `olderThanMs`; never pending ones. */

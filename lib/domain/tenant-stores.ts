@@ -1,4 +1,6 @@
 import type { Bullpen } from '../bullpen';
+import { DeadLetterTenantStore } from '../dlq/dead-letter-tenant-store';
+import { QueuedJobsTenantStore } from '../jobs/tenant-jobs-store';
 import { AuditStore } from './deletion/audit-store';
 import { ExportFiles } from './exports/export-files';
 import { TenantExporter } from './exports/tenant-exporter';
@@ -27,6 +29,10 @@ export function tenantStores(bullpen: Bullpen): TenantScopedStore[] {
   const { redis, keys, config } = bullpen;
   const sessions = new SessionStore(redis, keys);
   return [
+    // First, so no dead letter is replayed and no waiting job of the tenant runs and
+    // writes records into the stores below after they were erased.
+    new DeadLetterTenantStore(bullpen.dlq),
+    new QueuedJobsTenantStore(bullpen.queues, { logger: bullpen.logger }),
     new MemoryTenantStore(new MemoryStore(redis, keys)),
     // The process's shared vector service, so its in-memory indexes hear of the deletions.
     new VectorTenantStore(vectorServiceFor(bullpen).store),

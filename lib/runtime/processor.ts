@@ -5,21 +5,26 @@ import { classifyError, type Classification } from '../errors/classify';
 import { PermanentError } from '../errors/permanent-error';
 import type { DeadLetterSink } from '../dlq/sink';
 import { envelopeSchema, type JobEnvelope } from '../jobs/envelope';
-import { isTenant } from '../jobs/tenant';
+import { isTenant, type Tenant } from '../jobs/tenant';
 import { jobType, type JobTypeName } from '../jobs/registry';
 import type { Logger } from '../logging/logger';
 import type { WorkerMetrics } from '../metrics/worker-metrics';
 import type { JobHandler, JobProgressValue } from './handler';
 import { JobRun } from './job-run';
 
+/**
+ * Called synchronously on the job's path, so they must be cheap and must not throw.
+ * `tenant` is the envelope's (absent when the job has none or its envelope is invalid).
+ */
 export interface RuntimeHooks {
-  onStart?(ctx: { jobId: string; type: JobTypeName; attempt: number }): void;
+  onStart?(ctx: { jobId: string; type: JobTypeName; attempt: number; tenant?: Tenant }): void;
   onProgress?(ctx: { jobId: string; type: JobTypeName; progress: JobProgressValue }): void;
-  onComplete?(ctx: { jobId: string; type: JobTypeName; attempt: number; durationMs: number; result: unknown }): void;
+  onComplete?(ctx: { jobId: string; type: JobTypeName; attempt: number; durationMs: number; result: unknown; tenant?: Tenant }): void;
   onFailed?(ctx: {
     jobId: string;
     type: JobTypeName;
     attempt: number;
+    tenant?: Tenant;
     durationMs: number;
     error: Error;
     classification: Classification;
@@ -61,7 +66,7 @@ export function buildProcessor(deps: ProcessorDeps) {
     const run = new JobRun(job, deps.type, envelope.data, deps.logger, deps.hooks);
     const { jobId, attempt } = run;
     if (m) m.active++;
-    deps.hooks?.onStart?.({ jobId, type: deps.type, attempt });
+    deps.hooks?.onStart?.({ jobId, type: deps.type, attempt, tenant: envelope.data?.tenant });
 
     try {
       if (!envelope.data) {
@@ -79,7 +84,7 @@ export function buildProcessor(deps: ProcessorDeps) {
         m.completed++;
         m.observe(durationMs / 1000);
       }
-      deps.hooks?.onComplete?.({ jobId, type: deps.type, attempt, durationMs, result });
+      deps.hooks?.onComplete?.({ jobId, type: deps.type, attempt, durationMs, result, tenant: envelope.data?.tenant });
       // Completions are counted by the metrics; a line each is for debugging.
       if (debug) run.logger.debug({ latencyMs: Math.round(durationMs) }, 'job completed');
       return result;
@@ -93,7 +98,7 @@ export function buildProcessor(deps: ProcessorDeps) {
         else m.retried++;
         m.observe(durationMs / 1000);
       }
-      deps.hooks?.onFailed?.({ jobId, type: deps.type, attempt, durationMs, error, classification, final });
+      deps.hooks?.onFailed?.({ jobId, type: deps.type, attempt, tenant: envelope.data?.tenant, durationMs, error, classification, final });
       run.logger[final ? 'error' : 'warn'](
         {
           err: error,

@@ -13,8 +13,11 @@ export interface PageProbe {
   key: string;
   /** The path of round `round` (−1 is the warm-up); vary it to defeat the caches on purpose. */
   path(round: number): string;
-  /** Strings the page must contain in that round (ids it shows), or the sample is refused. */
-  markers(round: number): string[];
+  /**
+   * Strings the page must contain in that round (ids it shows), or the run fails.
+   * Asked after the round's GETs, so reading the expected ids cannot warm a cache for them.
+   */
+  markers(round: number): Promise<string[]> | string[];
 }
 
 export interface HttpTiming {
@@ -33,16 +36,25 @@ const ROUND_MS = LIVE_TTL_MS + 300;
 /** Rounds before measuring: the first requests load each route's code into the server. */
 const WARMUP_ROUNDS = 2;
 
-async function get(d: RunningDashboard, path: string, markers: string[]): Promise<{ ms: number; firstByteMs: number; bytes: number }> {
+interface Fetched {
+  ms: number;
+  firstByteMs: number;
+  body: string;
+}
+
+async function get(d: RunningDashboard, path: string): Promise<Fetched> {
   const t0 = performance.now();
   const res = await fetch(`${d.url}${path}`, { headers: { cookie: d.cookie, accept: 'text/html' }, redirect: 'manual' });
   const firstByteMs = performance.now() - t0;
   const body = await res.text();
   const ms = performance.now() - t0;
   if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status} ${res.headers.get('location') ?? ''}`.trim());
-  const missing = markers.filter((m) => !body.includes(m));
-  if (missing.length) throw new Error(`GET ${path} does not show ${missing.join(', ')} (${body.length} bytes)`);
-  return { ms, firstByteMs, bytes: Buffer.byteLength(body) };
+  return { ms, firstByteMs, body };
+}
+
+function check(path: string, f: Fetched, markers: string[]): void {
+  const missing = markers.filter((m) => !f.body.includes(m));
+  if (missing.length) throw new Error(`GET ${path} does not show ${missing.join(', ')} (${f.body.length} bytes)`);
 }
 
 export async function runHttp(d: RunningDashboard, probes: PageProbe[], reps: number): Promise<Record<string, HttpTiming>> {
@@ -53,14 +65,17 @@ export async function runHttp(d: RunningDashboard, probes: PageProbe[], reps: nu
     const r = Math.max(round, -1);
     for (const p of probes) {
       const path = p.path(r);
-      const fresh = await get(d, path, p.markers(r));
-      const cached = await get(d, path, p.markers(r));
+      const fresh = await get(d, path);
+      const cached = await get(d, path);
+      const markers = await p.markers(r);
+      check(path, fresh, markers);
+      check(path, cached, markers);
       if (round < 0) continue;
       const t = out[p.key];
       t.fresh.samples.push(fresh.ms);
       t.firstByte.samples.push(fresh.firstByteMs);
       t.cached.samples.push(cached.ms);
-      t.bytes = fresh.bytes;
+      t.bytes = Buffer.byteLength(fresh.body);
     }
     const left = ROUND_MS - (performance.now() - started);
     if (left > 0) await new Promise((res) => setTimeout(res, left));

@@ -73,13 +73,14 @@ function pageRows(r: DashboardBenchResult): string[] {
   const pages: Array<[PageKey, string]> = [
     ['overview', `Overview (${r.queues} queues: counts, paused, workers, 60 min of metrics; DLQ size; health)`],
     ['firstPage', `Queue \`${r.queue}\`, completed, page 1 (${r.pageSize}/page)`],
-    ['deepPage', `Queue \`${r.queue}\`, completed, page ${n(r.deepPage)} (jobs ${n(r.jobs - r.deepPage * r.pageSize + 1)}–${n(r.jobs - (r.deepPage - 1) * r.pageSize)} from the newest)`],
-    ['dlqCold', `Dead letters, type + tenant + error class, a new tenant each time (indexes intersected)`],
-    ['dlqWarm', `Dead letters, the same filter again (intersection reused, ${n(r.dlqFilter.warmMatches)} matches)`],
+    ['deepPage', `Queue \`${r.queue}\`, completed, page ${n(r.deepPage)} (jobs ${n((r.deepPage - 1) * r.pageSize + 1)}–${n(r.deepPage * r.pageSize)} counted from the newest)`],
+    ['dlqCold', `Dead letters, \`type=${r.dlqFilter.type}\` + tenant + \`class=${r.dlqFilter.errorClass}\`, another tenant each time (indexes intersected anew)`],
+    ['dlqWarm', `Dead letters, the same filter with tenant \`${r.dlqFilter.warmTenant}\` each time (intersection reused; ${n(r.dlqFilter.warmMatches)} matches)`],
   ];
   return pages.map(([key, label]) => {
     const http = r.http.timings?.[key];
-    const cells = [label, `${ms(r.reads[key])} (${range(r.reads[key])})`, ms(http?.fresh), ms(http?.firstByte), ms(http?.cached), verdict(judgedMs(r, key))];
+    const kib = http ? fmt(http.bytes / 1_024, 0) : '—';
+    const cells = [label, `${ms(r.reads[key])} (${range(r.reads[key])})`, ms(http?.fresh), ms(http?.firstByte), ms(http?.cached), kib, verdict(judgedMs(r, key))];
     return `| ${cells.join(' | ')} |`;
   });
 }
@@ -145,7 +146,7 @@ export function dashboardSection(r: DashboardBenchResult): string {
     'One job of each kind ran for real through the WorkerPool; its BullMQ hash was then cloned inside Redis by a Lua',
     'script (ids, tenants, timestamps varied) and read back through BullMQ before measuring. Dead letters went through',
     '`DeadLetterStore.record`, 1,000 at a time. Retention (`removeOnComplete: 100`) acts only when a job completes, so',
-    'the million stays: this is a queue configured to keep its history.',
+    'the seeded history stays: this stands for a queue configured to keep its completed jobs.',
     '',
     '| seeding | time (s) |',
     '|---|---:|',
@@ -157,8 +158,8 @@ export function dashboardSection(r: DashboardBenchResult): string {
     `\`bullpen.dlq.list\`), in the bench process: Redis and mapping, no rendering; median of ${r.reps} after a warm-up (min–max).`,
     ...httpNote(r),
     '',
-    `| page | read model, ms | HTTP fresh, ms | HTTP first byte, ms | HTTP cached, ms | < ${PAGE_TARGET_MS} ms |`,
-    '|---|---:|---:|---:|---:|---|',
+    `| page | read model, ms | HTTP fresh, ms | HTTP first byte, ms | HTTP cached, ms | HTML, KiB | < ${PAGE_TARGET_MS} ms |`,
+    '|---|---:|---:|---:|---:|---:|---|',
     ...pageRows(r),
     '',
     `**Deep page / first page: ${deepRatio(r.reads)}** (read model)${httpT ? `, **${deepRatio({ firstPage: httpT.firstPage.fresh, deepPage: httpT.deepPage.fresh })}** (HTTP)` : ''}: page ${n(r.deepPage)} is one`,

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { test as base, expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { test as base, expect, type BrowserContext, type Page } from '@playwright/test';
 import { Bullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
@@ -68,7 +68,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   contextAs: async ({ browser, e2e }, use) => {
     const opened: BrowserContext[] = [];
     await use(async (role, landing) => {
-      const context = await newContext(browser, e2e.baseURL);
+      const context = await browser.newContext({ baseURL: e2e.baseURL });
       opened.push(context);
       const page = await context.newPage();
       await signInAs(page, e2e, role, landing);
@@ -77,9 +77,5 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     for (const c of opened) await c.close();
   },
 });
-
-function newContext(browser: Browser, baseURL: string): Promise<BrowserContext> {
-  return browser.newContext({ baseURL });
-}
 
 export { expect };

@@ -13,6 +13,13 @@ export function utcDay(at: number): string {
   return new Date(at).toISOString().slice(0, 10);
 }
 
+/** `count` jobs of a tenant on the UTC day of `at` (epoch ms). */
+export interface JobUsage {
+  tenant: Tenant;
+  count: number;
+  at: number;
+}
+
 /**
  * Usage counters per tenant: one hash per tenant key holding `jobs:<YYYY-MM-DD>`
  * counters, so an increment is one HINCRBY. An organisation's usage is the sum over the
@@ -29,10 +36,26 @@ export class UsageStore implements TenantScopedStore {
 
   /** Counts `count` jobs run for the tenant on `at`'s UTC day. */
   async recordJobs(tenant: Tenant, count = 1, at = Date.now()): Promise<void> {
-    if (!tenantSchema.safeParse(tenant).success) throw new AppError('VALIDATION', 'recordJobs needs a valid tenant {orgId, workspaceId?}');
-    if (!Number.isInteger(count) || count < 1) throw new AppError('VALIDATION', `count must be a positive integer, got ${count}`);
-    const key = tenantKey(tenant);
-    await execAll(this.redis.multi().hincrby(this.hashKey(key), `jobs:${utcDay(at)}`, count).sadd(this.setKey(tenant.orgId), key));
+    await this.recordJobsBatch([{ tenant, count, at }]);
+  }
+
+  /**
+   * Many counters in one round trip (one MULTI): what the runtime's JobUsageRecorder
+   * flushes. Every item is checked first, so one bad item refuses the batch unwritten.
+   */
+  async recordJobsBatch(items: ReadonlyArray<JobUsage>): Promise<void> {
+    for (const { tenant, count, at } of items) {
+      if (!tenantSchema.safeParse(tenant).success) throw new AppError('VALIDATION', 'recordJobs needs a valid tenant {orgId, workspaceId?}');
+      if (!Number.isInteger(count) || count < 1) throw new AppError('VALIDATION', `count must be a positive integer, got ${count}`);
+      if (!Number.isSafeInteger(at) || at < 0) throw new AppError('VALIDATION', `at must be an epoch time in ms, got ${at}`);
+    }
+    if (items.length === 0) return;
+    const tx = this.redis.multi();
+    for (const { tenant, count, at } of items) {
+      const key = tenantKey(tenant);
+      tx.hincrby(this.hashKey(key), `jobs:${utcDay(at)}`, count).sadd(this.setKey(tenant.orgId), key);
+    }
+    await execAll(tx);
   }
 
   /** Jobs of the tenant (an organisation: with its workspaces) on a UTC day. */

@@ -1,16 +1,23 @@
 import type { Locator, Page } from '@playwright/test';
 
+/** Row controls carry the entry id, and entry ids start with `dlq-`: `dlq-replay-dlq-…`. */
 const MUTATING = [
-  '[data-testid="dlq-select-all"]',
-  '[data-testid^="dlq-select-"]',
-  '[data-testid^="dlq-replay-"]:not([data-testid="dlq-replay-history"]):not([data-testid="dlq-replay-row"]):not([data-testid="dlq-replay-job-link"])',
-  '[data-testid^="dlq-discard-"]',
-  '[data-testid="dlq-replay-all"]',
-  '[data-testid="dlq-purge"]',
-  '[data-testid="dlq-detail-replay"]',
-  '[data-testid="dlq-detail-discard"]',
-  '[data-testid="dlq-replay-edited"]',
-  '[data-testid="dlq-payload-editor"]',
+  '[data-testid^="dlq-replay-dlq-"]',
+  '[data-testid^="dlq-discard-dlq-"]',
+  '[data-testid^="dlq-select-dlq-"]',
+  ...[
+    'dlq-select-all',
+    'dlq-replay-selected',
+    'dlq-discard-selected',
+    'dlq-replay-all',
+    'dlq-replay-all-limit',
+    'dlq-purge',
+    'dlq-detail-replay',
+    'dlq-detail-discard',
+    'dlq-payload-editor',
+    'dlq-replay-edited',
+    'dlq-payload-reset',
+  ].map((id) => `[data-testid="${id}"]`),
 ].join(', ');
 
 /** `/dead-letters` (the filtered list) and `/dead-letters/<id>` (one entry). */
