@@ -50,7 +50,7 @@ export interface JobTemplate {
   /** The hash minus the varying fields, as field/value pairs. */
   fixed: string[];
   envelope: JobEnvelope;
-  /** Present for failed templates: the dead letter the runtime wrote for it. */
+  /** Present for failed templates: the dead-letter input the runtime handed its sink. */
   deadLetter?: DeadLetterInput;
 }
 

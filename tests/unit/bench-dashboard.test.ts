@@ -98,9 +98,10 @@ describe('summariseMemory', () => {
 const MiB = 1_048_576;
 const timing = (...samples: number[]) => ({ samples });
 
-function retryRun(jobs: number, heapGrowthMiB: number): RetryRun {
+function retryRun(jobs: number, heapGrowthMiB: number, heapCapMiB?: number): RetryRun {
   return {
     jobs,
+    heapCapMiB,
     ms: jobs / 2,
     seedMs: { jobs: 10, deadLetters: 20 },
     progressReports: jobs / 500 + 1,
@@ -160,7 +161,7 @@ function result(over: Partial<DashboardBenchResult> = {}): DashboardBenchResult 
       timings: { overview: http(90), firstPage: http(60), deepPage: http(66), dlqCold: http(40), dlqWarm: http(30) },
     },
     retryQueue: 'slack-sync',
-    retry: [retryRun(10_000, 18), retryRun(50_000, 19), retryRun(100_000, 21)],
+    retry: [retryRun(10_000, 18), retryRun(50_000, 19), retryRun(100_000, 21), retryRun(100_000, 4, 32)],
     load: { start: 2.5, end: 3.1 },
     totalS: 420,
     ...over,
@@ -178,7 +179,9 @@ describe('dashboardSection', () => {
     expect(md).toContain('Every page is under 150 ms (target met).');
     expect(md).not.toContain('missed');
     expect(md).toContain('| 100,000 | 50.0 | 2,000 | 201 | 21.0 | 30.0 | 0.5 |');
-    expect(md).toContain('**Memory is flat in N** (target met)');
+    expect(md).toContain('**Memory is flat in N** (target met): peak heap growth 18.0 MiB at 10,000 jobs and 21.0 MiB at 100,000 (10× the jobs, 1.2× the growth)');
+    expect(md).toContain('| 100,000, old space capped at 32 MiB | 50.0 |');
+    expect(md).toContain("Run again with V8's old space capped at 32 MiB (semi-space 1 MiB), 100,000 jobs were retried in 50.0 s with a peak heap of 24.0 MiB (+4.0)");
   });
 
   it('judges a page by its HTTP time and says plainly when the target is missed', () => {
@@ -199,9 +202,19 @@ describe('dashboardSection', () => {
     expect(md).not.toContain('(HTTP):');
   });
 
-  it('reports memory that grows with N as not flat', () => {
-    const r = result({ retry: [retryRun(10_000, 10), retryRun(100_000, 95)] });
+  it('reports memory that grows with N as not flat (the capped run is not part of the factor)', () => {
+    const r = result({ retry: [retryRun(10_000, 10), retryRun(100_000, 95), retryRun(100_000, 1, 32)] });
     expect(heapGrowthFactor(r.retry)).toBeCloseTo(9.5);
     expect(dashboardSection(r)).toContain('**Memory is not flat** (target missed)');
+  });
+
+  it('a capped run that ran out of heap makes memory not flat, whatever the peaks say', () => {
+    const r = result({
+      retry: [retryRun(10_000, 18), retryRun(100_000, 21)],
+      retryCappedFailure: { jobs: 100_000, heapCapMiB: 32, error: 'the retry-all child exited with 134 and no result' },
+    });
+    const md = dashboardSection(r);
+    expect(md).toContain('**Memory is not flat** (target missed)');
+    expect(md).toContain("**With V8's old space capped at 32 MiB, 100,000 jobs did not finish** (the retry-all child exited with 134 and no result)");
   });
 });

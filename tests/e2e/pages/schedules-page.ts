@@ -1,5 +1,10 @@
 import type { Locator, Page } from '@playwright/test';
 
+/** The controls that change a schedule; a viewer must see none. */
+const MUTATING = ['schedule-edit', 'schedule-pause', 'schedule-resume', 'schedule-trigger', 'schedule-reset', 'schedule-save']
+  .map((id) => `[data-testid="${id}"]`)
+  .join(', ');
+
 /** One schedule's card on `/schedules`, with its inline edit form. */
 export class ScheduleCard {
   readonly pattern: Locator;
@@ -41,9 +46,7 @@ export class ScheduleCard {
 
   /** Every control on the card that changes the schedule; a viewer must see none. */
   mutatingControls(): Locator {
-    return this.root.locator(
-      ['schedule-edit', 'schedule-pause', 'schedule-resume', 'schedule-trigger', 'schedule-reset', 'schedule-save'].map((id) => `[data-testid="${id}"]`).join(', '),
-    );
+    return this.root.locator(MUTATING);
   }
 }
 
@@ -65,8 +68,6 @@ export class SchedulesPage {
 
   /** Mutating controls on the whole page. */
   mutatingControls(): Locator {
-    return this.page.locator(
-      ['schedule-edit', 'schedule-pause', 'schedule-resume', 'schedule-trigger', 'schedule-reset', 'schedule-save'].map((id) => `[data-testid="${id}"]`).join(', '),
-    );
+    return this.page.locator(MUTATING);
   }
 }
