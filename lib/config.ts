@@ -110,3 +110,19 @@ export function getConfig(): Config {
   cached ??= loadConfig();
   return cached;
 }
+
+/**
+ * For a process's entry point: the configuration, or the ConfigError's message on
+ * stderr and exit 1 — a wrong variable stops the start with the rule, not a stack.
+ */
+export function loadConfigOrExit(env: Record<string, string | undefined> = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+}

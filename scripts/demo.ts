@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Bullpen } from '@/lib/bullpen';
-import { ConfigError, loadConfig } from '@/lib/config';
+import { loadConfigOrExit } from '@/lib/config';
 import type { BulkItem } from '@/lib/jobs/dispatcher';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { MemoryStore } from '@/lib/domain/memories/memory-store';
@@ -99,16 +99,7 @@ function mix(hooks: { refused: string; unreachable: string }): BulkItem[] {
 }
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   const follow = process.argv.includes('--follow');
   const bullpen = new Bullpen({ config });
   await waitReady(bullpen.redis);
@@ -132,7 +123,7 @@ async function main(): Promise<void> {
       .dispatchBulk([
         { type: 'embedding-batch', data: { namespace: `docs-${tenant.orgId}`, items: [{ id: `note-${rnd(1e6)}`, text: TOPICS[rnd(TOPICS.length)][0] }] }, opts: { tenant } },
         { type: 'quota-check', data: { orgId: tenant.orgId } },
-        ...(Math.random() < 0.1
+        ...(Math.random() < 0.03
           ? [{ type: 'webhook-dispatch' as const, data: { webhookId: hooks.refused, event: 'ping', payload: {} }, opts: { tenant } }]
           : []),
       ])

@@ -7,48 +7,20 @@
  *   bash scripts/up.sh            # installs what is missing, then runs this
  *   bash scripts/up.sh --demo     # also sends a realistic mix of demo jobs
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { ensureFirstAdmin } from '@/lib/auth/first-admin';
 import { Bullpen } from '@/lib/bullpen';
-import { ConfigError, loadConfig, type Config } from '@/lib/config';
+import { loadConfig, loadConfigOrExit } from '@/lib/config';
 import { waitReady } from '@/lib/redis/connection';
 import { startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { buildDashboardIfNeeded } from './dashboard-build';
 
 const root = path.resolve(__dirname, '..');
 const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
 
 function log(line: string): void {
   console.log(`bullpen: ${line}`);
-}
-
-/** Newest modification time under the dashboard's sources. */
-function newestSource(): number {
-  let newest = 0;
-  const walk = (dir: string) => {
-    if (!existsSync(dir)) return;
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(p);
-      else newest = Math.max(newest, statSync(p).mtimeMs);
-    }
-  };
-  for (const dir of ['app', 'components', 'lib']) walk(path.join(root, dir));
-  for (const file of ['next.config.js', 'package-lock.json']) {
-    const p = path.join(root, file);
-    if (existsSync(p)) newest = Math.max(newest, statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-/** Builds the dashboard when there is no build or the sources changed since it. */
-function buildDashboardIfNeeded(): void {
-  const buildId = path.join(root, '.next', 'BUILD_ID');
-  if (existsSync(buildId) && statSync(buildId).mtimeMs > newestSource()) return;
-  log('building the dashboard (first start, or sources changed; takes a minute or two)...');
-  const r = spawnSync(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
-  if (r.status !== 0) throw new Error('next build failed (see above)');
 }
 
 function startChild(name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
@@ -86,16 +58,7 @@ async function shutdown(code: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
+  let config = loadConfigOrExit();
   const demo = process.argv.includes('--demo');
   const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
 
@@ -111,7 +74,7 @@ async function main(): Promise<void> {
   const admin = await ensureFirstAdmin(bullpen);
   await bullpen.close();
 
-  buildDashboardIfNeeded();
+  await buildDashboardIfNeeded(root, { log });
 
   children.push({ name: 'worker', child: startChild('worker', ['--import', 'tsx', 'worker/main.ts'], env) });
   children.push({

@@ -5,9 +5,9 @@
  * cookie — sealed exactly as the sign-in action seals it, for a user whose password
  * was checked by the same SignInService.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sealData } from 'iron-session';
@@ -16,35 +16,11 @@ import { SESSION_COOKIE, SESSION_TTL_SECONDS, type SessionData } from '@/lib/aut
 import { SignInService } from '@/lib/auth/sign-in';
 import { isAppError } from '@/lib/errors/app-error';
 import { freePort } from '@/lib/redis/embedded-server';
+import { buildDashboardIfNeeded } from '../dashboard-build';
 
 const root = path.resolve(__dirname, '../..');
 const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
 const BUILD_ID = path.join(root, '.next', 'BUILD_ID');
-
-/** Newest modification time of what a build is made from (as scripts/start.ts reckons it). */
-function newestSource(): number {
-  let newest = 0;
-  const walk = (dir: string) => {
-    if (!existsSync(dir)) return;
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(p);
-      else newest = Math.max(newest, statSync(p).mtimeMs);
-    }
-  };
-  for (const dir of ['app', 'components', 'lib']) walk(path.join(root, dir));
-  for (const file of ['next.config.js', 'package-lock.json']) {
-    const p = path.join(root, file);
-    if (existsSync(p)) newest = Math.max(newest, statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-/** Whether another `next build` runs on this machine (the e2e suite builds too). */
-function buildRunning(): boolean {
-  const r = spawnSync('pgrep', ['-f', 'next[ -]build'], { encoding: 'utf8' });
-  return r.status === 0 && r.stdout.split('\n').some((pid) => pid.trim() && Number(pid) !== process.pid);
-}
 
 export interface BuildOutcome {
   /** Seconds the build took, when this run built. */
@@ -61,30 +37,21 @@ export interface BuildOutcome {
  * there, stale or not.
  */
 export async function ensureBuild(): Promise<BuildOutcome> {
-  const deadline = Date.now() + 10 * 60_000;
-  while (buildRunning()) {
-    if (Date.now() > deadline) return { unusable: 'another `next build` ran for over 10 minutes' };
-    await new Promise((r) => setTimeout(r, 5_000));
+  if (process.env.BENCH_NO_BUILD === '1' && !existsSync(BUILD_ID)) {
+    return { unusable: 'no production build (.next/BUILD_ID) and BENCH_NO_BUILD=1' };
   }
-  const fresh = () => existsSync(BUILD_ID) && statSync(BUILD_ID).mtimeMs > newestSource();
-  if (fresh()) return {};
-  if (process.env.BENCH_NO_BUILD === '1') {
-    return existsSync(BUILD_ID) ? { stale: true } : { unusable: 'no production build (.next/BUILD_ID) and BENCH_NO_BUILD=1' };
+  try {
+    const r = await buildDashboardIfNeeded(root, {
+      log: (line) => console.log(`  ${line}`),
+      reuseStale: process.env.BENCH_NO_BUILD === '1',
+      quiet: true,
+    });
+    if (r.outcome === 'stale') return { stale: true };
+    return r.seconds === undefined ? {} : { builtInS: r.seconds };
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : err);
+    return { unusable: '`next build` failed or another build held the tree (see the bench log)' };
   }
-  console.log('  building the dashboard (next build)...');
-  const t0 = performance.now();
-  const r = spawnSync(process.execPath, [nextBin, 'build'], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (r.status !== 0) {
-    const tail = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim().split('\n').slice(-15).join('\n');
-    console.error(tail);
-    return { unusable: '`next build` failed (its output is in the bench log)' };
-  }
-  return { builtInS: (performance.now() - t0) / 1_000 };
 }
 
 export interface RunningDashboard {

@@ -10,7 +10,7 @@ import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
 import { waitReady } from '@/lib/redis/connection';
 import { freePort, startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-server';
-import { buildDashboardIfNeeded } from './build-dashboard';
+import { buildDashboardIfNeeded } from '../../../scripts/dashboard-build';
 import { startControlServer, type ControlServer, type WorkerSupervisor } from './control-server';
 import { e2eStateSchema, type E2eState } from './e2e-state';
 import { ManagedProcess, waitForHttp, type ExitInfo } from './managed-process';
@@ -76,8 +76,12 @@ export class E2eStack implements WorkerSupervisor {
   private async boot(): Promise<void> {
     const { root } = this.opts;
     // The build first: it can take minutes, and nothing else should be running meanwhile.
-    const build = await buildDashboardIfNeeded(root, { log: this.log });
-    this.log(`e2e: dashboard build ${build === 'fresh' ? 'is up to date' : 'done'}`);
+    // BULLPEN_E2E_REUSE_BUILD=1 tests whatever build exists: for iterating on specs only, never in CI.
+    const build = await buildDashboardIfNeeded(root, {
+      log: (line) => this.log(`e2e: ${line}`),
+      reuseStale: process.env.BULLPEN_E2E_REUSE_BUILD === '1',
+    });
+    this.log(`e2e: dashboard build ${build.outcome === 'built' ? 'done' : 'is up to date'}`);
 
     this.dataDir = mkdtempSync(path.join(os.tmpdir(), 'bullpen-e2e-'));
     rmSync(this.logDir, { recursive: true, force: true });

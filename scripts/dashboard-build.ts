@@ -3,13 +3,13 @@ import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'n
 import path from 'node:path';
 
 /**
- * The dashboard's production build for the e2e run, with the same rule as
- * `scripts/start.ts` (the README's `npm start`): build when `.next/BUILD_ID` is missing
- * or older than anything under app/, components/, lib/, next.config.js or
- * package-lock.json. Kept in step with that script by hand: importing it would run it.
+ * The dashboard's production build, one rule for every caller (`npm start`, the e2e
+ * suite, the benchmark): build when `.next/BUILD_ID` is missing or older than anything
+ * under app/, components/, lib/, next.config.js or package-lock.json, and never while
+ * another `next build` works in the same tree.
  */
 
-/** Newest modification time under the dashboard's sources (the same set as scripts/start.ts). */
+/** Newest modification time under the dashboard's sources. */
 export function newestSourceMtime(root: string): number {
   let newest = 0;
   const walk = (dir: string) => {
@@ -39,7 +39,7 @@ export function buildIsFresh(root: string): boolean {
  * seen). Two builds writing one `.next` corrupt each other, and a build that replaces
  * `.next` under a running `next start` breaks it, so the suite waits for one to end.
  */
-function buildsRunningIn(root: string): number[] {
+export function buildsRunningIn(root: string): number[] {
   if (!existsSync('/proc')) return [];
   const found: number[] = [];
   for (const name of readdirSync('/proc')) {
@@ -63,32 +63,47 @@ export interface BuildOptions {
    * @defaultValue 600000 (a cold build on two cores takes a few minutes)
    */
   waitForOtherBuildMs?: number;
+  /** Use an existing build even when sources are newer (iterating on e2e specs, a benchmark rerun). */
+  reuseStale?: boolean;
+  /** Keep next build's output to return it instead of printing it. @defaultValue false */
+  quiet?: boolean;
+}
+
+export interface BuildResult {
+  outcome: 'fresh' | 'built' | 'stale';
+  /** Seconds `next build` took, when it ran. */
+  seconds?: number;
 }
 
 /** Builds the dashboard unless the build is fresh; throws when `next build` fails. */
-export async function buildDashboardIfNeeded(root: string, opts: BuildOptions = {}): Promise<'fresh' | 'built'> {
+export async function buildDashboardIfNeeded(root: string, opts: BuildOptions = {}): Promise<BuildResult> {
   const log = opts.log ?? ((line: string) => console.log(line));
   const deadline = Date.now() + (opts.waitForOtherBuildMs ?? 600_000);
   let others = buildsRunningIn(root);
-  if (others.length) log(`e2e: waiting for the running next build (pid ${others.join(', ')}) to finish...`);
+  if (others.length) log(`waiting for the running next build (pid ${others.join(', ')}) to finish...`);
   while (others.length) {
     if (Date.now() > deadline) throw new Error(`another next build (pid ${others.join(', ')}) is still running in ${root}`);
     await new Promise((r) => setTimeout(r, 2_000));
     others = buildsRunningIn(root);
   }
-  if (buildIsFresh(root)) return 'fresh';
-  // A development shortcut while iterating on specs only: test whatever build is there.
-  if (process.env.BULLPEN_E2E_REUSE_BUILD === '1' && existsSync(path.join(root, '.next', 'BUILD_ID'))) {
-    log('e2e: BULLPEN_E2E_REUSE_BUILD=1: using the existing build although sources are newer');
-    return 'fresh';
+  if (buildIsFresh(root)) return { outcome: 'fresh' };
+  if (opts.reuseStale && existsSync(path.join(root, '.next', 'BUILD_ID'))) {
+    log('using the existing dashboard build although sources are newer');
+    return { outcome: 'stale' };
   }
-  log('e2e: building the dashboard (no build, or sources changed since it)...');
+  log('building the dashboard (first start, or sources changed; a minute or two)...');
   const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
+  const started = performance.now();
   const r = spawnSync(process.execPath, [nextBin, 'build'], {
     cwd: root,
-    stdio: 'inherit',
+    stdio: opts.quiet ? 'pipe' : 'inherit',
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
   });
-  if (r.status !== 0) throw new Error(`next build failed (exit ${r.status ?? r.signal}); see its output above`);
-  return 'built';
+  if (r.status !== 0) {
+    const tail = opts.quiet ? `\n${`${r.stdout ?? ''}${r.stderr ?? ''}`.trim().split('\n').slice(-15).join('\n')}` : ' (see its output above)';
+    throw new Error(`next build failed (exit ${r.status ?? r.signal})${tail}`);
+  }
+  return { outcome: 'built', seconds: (performance.now() - started) / 1_000 };
 }
