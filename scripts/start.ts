@@ -26,10 +26,14 @@ function log(line: string): void {
 function startChild(name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   const child = spawn(process.execPath, args, { cwd: root, env, stdio: 'inherit' });
   child.on('exit', (code, signal) => {
-    if (!shuttingDown) {
-      log(`${name} exited (${signal ?? code}); stopping everything`);
-      void shutdown(1);
-    }
+    // Ctrl-C reaches every process of the terminal's group at once: a child may end
+    // before our own handler has run. Only an exit nobody asked for stops the rest.
+    setTimeout(() => {
+      if (!shuttingDown) {
+        log(`${name} exited (${signal ?? code}); stopping everything`);
+        void shutdown(1);
+      }
+    }, 1_000).unref();
   });
   return child;
 }

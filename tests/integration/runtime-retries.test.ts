@@ -10,12 +10,14 @@ import { WorkerPool } from '@/lib/runtime/worker-pool';
 import { makeBullpen } from '../helpers/bullpen';
 import { startTestRedis } from '../helpers/redis';
 
+/** The real DLQ store, with what the runtime handed it kept for assertions. */
 class ListSink implements DeadLetterSink {
   readonly entries: DeadLetterInput[] = [];
+  constructor(private readonly dlq: DeadLetterSink) {}
   async record(input: DeadLetterInput) {
-    const created = !this.entries.some((e) => e.queue === input.queue && e.jobId === input.jobId);
-    if (created) this.entries.push(input);
-    return { id: `${input.queue}/${input.jobId}`, created };
+    const result = await this.dlq.record(input);
+    if (result.created) this.entries.push(input);
+    return result;
   }
 }
 
@@ -39,7 +41,7 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
 
   async function run(handler: JobHandler, opts: { timeoutMs?: number } = {}) {
     bullpen = makeBullpen(redis);
-    sink = new ListSink();
+    sink = new ListSink(bullpen.dlq);
     pool = new WorkerPool({
       connection: bullpen.workerConnection(),
       keys: bullpen.keys,
@@ -109,6 +111,11 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
     });
     expect(sink.entries[0].error.message).toMatch(/Invalid webhook-dispatch payload/);
     expect(sink.entries[0].error.message).toMatch(/event/);
+    // ... and it is in the dead-letter queue, pending, findable by type and tenant.
+    const { entries } = await bullpen.dlq.list({ type: 'webhook-dispatch', tenant: 'org-9' });
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ originalJobId: job.id, status: 'pending', attempts: 1, error: { errorClass: 'validation' } });
+    expect(entries[0].error.message).toMatch(/Invalid webhook-dispatch payload/);
   });
 
   it('fails a 4xx at once, without using its remaining attempts', async () => {
