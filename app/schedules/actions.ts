@@ -9,55 +9,40 @@ import { scheduleNameSchema } from '@/lib/schedules/schedule-definition';
 import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
 
 /*
- * Schedule mutations, each through runAction (authorise → safeParse → lib → audit →
- * revalidate → typed result). The schedule service writes its own domain audit entry
- * (schedule.edit with the pattern's from → to, ...); runAction's entry records the
- * dashboard request that caused it.
+ * Schedule mutations, each through runAction (authorise → safeParse → lib → revalidate
+ * → typed result). The schedule service writes the audit entry itself, as the
+ * signed-in user (schedule.edit with the pattern's from → to, ...), hence `audit: 'lib'`.
  */
 
 const nameOnly = z.object({ name: scheduleNameSchema }).strict();
 const revalidate = () => ['/schedules'];
-const target = (name: string) => ({ kind: 'schedule', id: name });
 
 const editSpec: ActionSpec<typeof scheduleFormSchema, ScheduleSummary> = {
   name: 'schedule.edit',
   minRole: 'operator',
   schema: scheduleFormSchema,
   run: (input, { user, bullpen }) => saveScheduleForm(bullpen, input, user.username),
-  // The schedule service audits every change as the signed-in user.
   audit: 'lib',
   revalidate,
 };
 
-const pauseSpec: ActionSpec<typeof nameOnly, ScheduleSummary> = {
-  name: 'schedule.pause',
-  minRole: 'operator',
-  schema: nameOnly,
-  run: (input, { user, bullpen }) => bullpen.schedules.pause(input.name, user.username),
-  // The schedule service audits every change as the signed-in user.
-  audit: 'lib',
-  revalidate,
-};
+type ScheduleOp = 'pause' | 'resume' | 'resetToDefault';
 
-const resumeSpec: ActionSpec<typeof nameOnly, ScheduleSummary> = {
-  name: 'schedule.resume',
-  minRole: 'operator',
-  schema: nameOnly,
-  run: (input, { user, bullpen }) => bullpen.schedules.resume(input.name, user.username),
-  // The schedule service audits every change as the signed-in user.
-  audit: 'lib',
-  revalidate,
-};
+/** pause, resume and reset differ only in the service method they call. */
+function byNameSpec(name: string, op: ScheduleOp): ActionSpec<typeof nameOnly, ScheduleSummary> {
+  return {
+    name,
+    minRole: 'operator',
+    schema: nameOnly,
+    run: (input, { user, bullpen }) => bullpen.schedules[op](input.name, user.username),
+    audit: 'lib',
+    revalidate,
+  };
+}
 
-const resetSpec: ActionSpec<typeof nameOnly, ScheduleSummary> = {
-  name: 'schedule.reset',
-  minRole: 'operator',
-  schema: nameOnly,
-  run: (input, { user, bullpen }) => bullpen.schedules.resetToDefault(input.name, user.username),
-  // The schedule service audits every change as the signed-in user.
-  audit: 'lib',
-  revalidate,
-};
+const pauseSpec = byNameSpec('schedule.pause', 'pause');
+const resumeSpec = byNameSpec('schedule.resume', 'resume');
+const resetSpec = byNameSpec('schedule.reset', 'resetToDefault');
 
 const triggerSpec: ActionSpec<typeof nameOnly, { jobId: string; jobType: string }> = {
   name: 'schedule.trigger',
@@ -68,7 +53,6 @@ const triggerSpec: ActionSpec<typeof nameOnly, { jobId: string; jobType: string 
     const { jobType } = await bullpen.schedules.get(input.name);
     return { jobId, jobType };
   },
-  // The schedule service audits every change as the signed-in user.
   audit: 'lib',
   revalidate,
 };

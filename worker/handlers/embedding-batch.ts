@@ -1,4 +1,3 @@
-import { isAppError } from '@/lib/errors/app-error';
 import { classifyError } from '@/lib/errors/classify';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import type { PayloadOf } from '@/lib/jobs/registry';
@@ -127,11 +126,9 @@ export function createEmbeddingBatchHandler(deps: HandlerDeps): JobHandler<Paylo
       });
     }
 
-    if (result.failedBatches.length === batches.length) {
-      // A refusal by the store (another model, another tenant) would be refused again: no retry.
-      if (isAppError(lastError) && lastError.code === 'VALIDATION') throw new PermanentError(lastError.message, 'VALIDATION');
-      throw lastError;
-    }
+    // Every batch failed: the runtime classifies the last error (a store's VALIDATION
+    // refusal, another model or tenant, is permanent there; a network error retries).
+    if (result.failedBatches.length === batches.length) throw lastError;
     await ctx.progress(100, 'complete', { embedded: result.embedded, failed: result.failedBatches.length });
     return result;
   };
