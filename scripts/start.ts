@@ -39,18 +39,28 @@ function startChild(name: string, args: string[], env: NodeJS.ProcessEnv): Child
 }
 
 let shuttingDown = false;
-const children: Array<{ name: string; child: ChildProcess }> = [];
+/** `stopAfterMs`: how long a child may take to stop on SIGTERM before it is killed. */
+const children: Array<{ name: string; child: ChildProcess; stopAfterMs: number }> = [];
 let redis: EmbeddedRedis | undefined;
 
 async function shutdown(code: number): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
   // Dashboard first, then the worker (it finishes running jobs), then Redis.
-  for (const { name, child } of [...children].reverse()) {
+  for (const { name, child, stopAfterMs } of [...children].reverse()) {
     if (child.exitCode !== null || child.signalCode !== null) continue;
     log(`stopping ${name}...`);
     await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
+      // next start waits for open connections, and an open dashboard tab keeps polling:
+      // past its time the child is killed rather than holding the whole stop.
+      const timer = setTimeout(() => {
+        log(`${name} did not stop within ${stopAfterMs / 1_000} s; killing it`);
+        child.kill('SIGKILL');
+      }, stopAfterMs);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
       child.kill('SIGTERM');
     });
   }
@@ -80,10 +90,12 @@ async function main(): Promise<void> {
 
   await buildDashboardIfNeeded(root, { log });
 
-  children.push({ name: 'worker', child: startChild('worker', ['--import', 'tsx', 'worker/main.ts'], env) });
+  // The worker's own grace period lets running jobs finish; the dashboard holds no work.
+  children.push({ name: 'worker', child: startChild('worker', ['--import', 'tsx', 'worker/main.ts'], env), stopAfterMs: config.SHUTDOWN_GRACE_MS + 5_000 });
   children.push({
     name: 'dashboard',
     child: startChild('dashboard', [nextBin, 'start', '-p', String(config.PORT), '-H', process.env.HOST ?? '127.0.0.1'], env),
+    stopAfterMs: 5_000,
   });
 
   const url = `http://${process.env.HOST ?? '127.0.0.1'}:${config.PORT}`;
@@ -96,7 +108,7 @@ async function main(): Promise<void> {
     log(`sign in with your dashboard user; the first admin's password is in ${path.join(config.dataDir, 'admin-password')}`);
   }
   if (demo) {
-    children.push({ name: 'demo', child: spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--follow'], { cwd: root, env, stdio: 'inherit' }) });
+    children.push({ name: 'demo', stopAfterMs: 5_000, child: spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--follow'], { cwd: root, env, stdio: 'inherit' }) });
   }
   log('press Ctrl-C to stop');
 }

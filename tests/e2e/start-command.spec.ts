@@ -17,6 +17,8 @@ const root = path.resolve(__dirname, '../..');
  * dashboard, prints the URL and the first admin's password, and Ctrl-C stops all of it.
  */
 test('npm start brings up Redis, the worker and the dashboard with no configuration, and Ctrl-C stops them', async ({ page }) => {
+  // A cold start may run npm install and a build check before anything listens.
+  test.setTimeout(300_000);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bullpen-start-'));
   const [port, redisPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), BULLPEN_REDIS_PORT: String(redisPort), METRICS_PORT: String(metricsPort), BULLPEN_DATA_DIR: dataDir };
@@ -51,7 +53,9 @@ test('npm start brings up Redis, the worker and the dashboard with no configurat
     // Ctrl-C in a terminal reaches the whole foreground process group.
     if (child.pid && child.exitCode === null) process.kill(-child.pid, 'SIGINT');
   }
-  expect(await exited).toBe(0);
+  const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 60_000))]);
+  if (code === 'hung' && child.pid) process.kill(-child.pid, 'SIGKILL');
+  expect(code, `the start command's output:\n${out}`).toBe(0);
   // Nothing it started is left listening.
   await expect(fetch(`http://127.0.0.1:${port}/api/health`)).rejects.toThrow();
   await expect(fetch(`http://127.0.0.1:${metricsPort}/metrics`)).rejects.toThrow();
