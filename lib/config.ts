@@ -27,6 +27,12 @@ export const configSchema = z.object({
     .optional(),
   /** Port of the embedded redis-server. */
   BULLPEN_REDIS_PORT: port.default(6390),
+  /**
+   * The embedded redis-server's AOF fsync policy. `everysec` (Redis's default) can lose
+   * up to about one second of acknowledged writes on a crash; `always` loses none and
+   * costs throughput (docs/benchmarks.md measures it).
+   */
+  BULLPEN_REDIS_FSYNC: z.enum(['everysec', 'always']).default('everysec'),
   /** Root of every Redis key Bullpen writes; one hash tag per queue is added below it. */
   BULLPEN_PREFIX: z
     .string()
@@ -66,6 +72,11 @@ export const configSchema = z.object({
   WORKER_TYPES: list.optional(),
   /** Port of the dashboard. */
   PORT: port.default(3000),
+  /**
+   * Proxies (IPs or CIDRs) whose X-Forwarded-For / X-Forwarded-Proto the dashboard
+   * trusts. Unset: forwarding headers are ignored and the socket's peer is the client.
+   */
+  TRUSTED_PROXIES: list.default([]),
   /**
    * Seals the dashboard's session cookies (iron-session). Unset: a random secret is
    * generated once into `<dataDir>/session-secret` (mode 0600) and reused.
