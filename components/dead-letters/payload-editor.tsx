@@ -5,7 +5,7 @@ import { useId, useMemo, useState } from 'react';
 import { Button } from '@/components/ui/button';
 import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
-import { checkPayloadText } from '@/lib/dashboard/dead-letters-payload';
+import { checkPayloadText, lockedPayloadFields } from '@/lib/dashboard/dead-letters-payload';
 import { jobPageHref } from '@/lib/dashboard/schedules-view';
 import type { DeadLetterActions } from './dlq-actions';
 import { PayloadCheckNote } from './payload-check-note';
@@ -23,12 +23,15 @@ export interface PayloadEditorProps {
 /**
  * A JSON editor for the payload: parse errors (with line and column) and the job
  * type's schema verdict are shown as the operator types; "Replay with this payload"
- * is enabled only when both pass. The server validates the same schema again.
+ * is enabled only when both pass. Tenant and resource fields are locked (listed under
+ * the editor). The server runs the same checks again.
  */
 export function PayloadEditor({ id, queue, jobType, replays, original, replay }: PayloadEditorProps) {
   const fieldId = useId();
   const [text, setText] = useState(original);
-  const check = useMemo(() => checkPayloadText(jobType, text), [jobType, text]);
+  const originalValue = useMemo(() => JSON.parse(original) as unknown, [original]);
+  const check = useMemo(() => checkPayloadText(jobType, text, originalValue), [jobType, text, originalValue]);
+  const locked = useMemo(() => lockedPayloadFields(jobType), [jobType]);
   const action = useAction(replay);
   const edited = text !== original;
   const serverErrors = action.result && !action.result.ok ? action.result.fieldErrors?.payload : undefined;
@@ -54,6 +57,16 @@ export function PayloadEditor({ id, queue, jobType, replays, original, replay }:
           data-testid="dlq-payload-editor"
         />
         <PayloadCheckNote check={check} type={jobType} testId="dlq-payload-check" />
+        <p className="small muted" data-testid="dlq-locked-fields">
+          Locked (an edit may not change them, so a replay stays with its tenant and resources):{' '}
+          {locked.map((f, n) => (
+            <span key={f}>
+              {n > 0 && ', '}
+              <code>{f}</code>
+            </span>
+          ))}
+          .
+        </p>
         {serverErrors && (
           <ul className="field-error" role="alert" style={{ margin: 0, paddingLeft: '1.25rem' }}>
             {serverErrors.map((m) => (

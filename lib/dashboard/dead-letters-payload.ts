@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { isJobType, jobType } from '../jobs/registry';
+import { changedLockedFields } from '../jobs/locked-fields';
+import { isJobType, jobType, lockedFieldsOf } from '../jobs/registry';
 
 /**
  * Pure checks behind the payload editor: the browser runs them as the operator types,
@@ -148,24 +149,44 @@ export type PayloadCheck =
   | { ok: true; value: unknown }
   | { ok: false; stage: 'json'; message: string; line?: number; column?: number }
   | { ok: false; stage: 'schema'; message: string; issues: PayloadIssue[] }
+  | { ok: false; stage: 'locked'; message: string; fields: string[] }
   | { ok: false; stage: 'type'; message: string };
 
-/** Validates a payload against its job type's zod schema, field by field. */
-export function checkPayloadValue(type: string, value: unknown): PayloadCheck {
+/**
+ * Validates a payload against its job type's zod schema, field by field; with
+ * `original` (an edit-and-replay), also refuses a change to a locked field, as
+ * DeadLetterStore.replay does on the server.
+ */
+export function checkPayloadValue(type: string, value: unknown, original?: unknown): PayloadCheck {
   if (!isJobType(type)) {
     return { ok: false, stage: 'type', message: `"${type}" is not a job type this build knows; it cannot be replayed` };
   }
-  const parsed = jobType(type).schema.safeParse(value);
-  if (parsed.success) return { ok: true, value };
-  const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
-  return { ok: false, stage: 'schema', message: z.prettifyError(parsed.error), issues };
+  const schema = jobType(type).schema;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+    return { ok: false, stage: 'schema', message: z.prettifyError(parsed.error), issues };
+  }
+  if (original !== undefined) {
+    const before = schema.safeParse(original);
+    const fields = changedLockedFields(before.success ? before.data : original, parsed.data, lockedFieldsOf(type));
+    if (fields.length > 0) {
+      return { ok: false, stage: 'locked', message: `Locked, an edit may not change: ${fields.join(', ')}`, fields };
+    }
+  }
+  return { ok: true, value };
 }
 
-/** JSON text → parsed and checked against the type's schema: what the editor shows live. */
-export function checkPayloadText(type: string, text: string): PayloadCheck {
+/** JSON text → parsed and checked against the type's schema (and `original`'s locked fields): what the editor shows live. */
+export function checkPayloadText(type: string, text: string, original?: unknown): PayloadCheck {
   const json = parseJsonText(text);
   if (!json.ok) return { stage: 'json', ...json };
-  return checkPayloadValue(type, json.value);
+  return checkPayloadValue(type, json.value, original);
+}
+
+/** The payload fields of `type` an edit may not change; empty for a type this build does not know. */
+export function lockedPayloadFields(type: string): string[] {
+  return isJobType(type) ? lockedFieldsOf(type) : [];
 }
 
 /** A payload as the editor first shows it: pretty JSON, two-space indent. */

@@ -4,7 +4,8 @@ import type { Alerter } from '../alerts/alerter';
 import { AppError } from '../errors/app-error';
 import { envelopeSchema, type JobEnvelope } from '../jobs/envelope';
 import type { QueueRegistry } from '../jobs/queues';
-import { isJobType, jobType } from '../jobs/registry';
+import { changedLockedFields } from '../jobs/locked-fields';
+import { isJobType, jobType, lockedFieldsOf } from '../jobs/registry';
 import type { Tenant } from '../jobs/tenant';
 import { silentLogger, type Logger } from '../logging/logger';
 import { waitReady, type RedisClient } from '../redis/connection';
@@ -244,6 +245,17 @@ export class DeadLetterStore implements DeadLetterSink {
       if (!parsed.success) {
         throw new AppError('VALIDATION', `Invalid ${entry.jobType} payload: ${z.prettifyError(parsed.error)}`, {
           issues: parsed.error.issues,
+        });
+      }
+      // The edit may fix data, never retarget the job: same tenant, same resources.
+      // Compared after the schema on both sides, so a default filled in is no change.
+      const before = jobType(entry.jobType).schema.safeParse(entry.payload);
+      const locked = changedLockedFields(before.success ? before.data : entry.payload, parsed.data, lockedFieldsOf(entry.jobType));
+      if (locked.length > 0) {
+        const issues = locked.map((f) => ({ path: [f], message: `locked: an edit may not change it (dispatch a new job to target another ${f})` }));
+        throw new AppError('VALIDATION', `Refused: the edit changes locked field${locked.length > 1 ? 's' : ''} ${locked.join(', ')}`, {
+          issues,
+          lockedFields: locked,
         });
       }
       payload = parsed.data;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lockedFieldsFor } from './locked-fields';
 import { PRIORITY, type PriorityName } from './priority';
 import * as memory from './schemas/memory';
 import * as embedding from './schemas/embedding';
@@ -44,6 +45,11 @@ export interface JobTypeDefinition<S extends z.ZodType = z.ZodType> {
   rateLimit?: { max: number; durationMs: number };
   /** A final failure of this type raises an alert (the ADR's critical types). */
   critical: boolean;
+  /**
+   * Payload fields that name another resource: an edit-and-replay may not change them
+   * (nor the tenant's orgId/workspaceId, locked for every type; lib/jobs/locked-fields.ts).
+   */
+  resourceFields?: readonly string[];
 }
 
 function define<S extends z.ZodType>(d: JobTypeDefinition<S>): JobTypeDefinition<S> {
@@ -65,6 +71,7 @@ export const JOB_TYPES = {
     priority: 'MEDIUM',
     concurrency: 2,
     critical: false,
+    resourceFields: ['userId'],
   }),
   'memory-cleanup': define({
     group: 'memory',
@@ -98,6 +105,7 @@ export const JOB_TYPES = {
     priority: 'HIGH',
     concurrency: 4,
     critical: false,
+    resourceFields: ['namespace'],
   }),
   'embedding-reindex': define({
     group: 'embedding',
@@ -109,6 +117,7 @@ export const JOB_TYPES = {
     priority: 'LOW',
     concurrency: 1,
     critical: false,
+    resourceFields: ['namespace'],
   }),
   'trajectory-process': define({
     group: 'learning',
@@ -120,6 +129,7 @@ export const JOB_TYPES = {
     priority: 'MEDIUM',
     concurrency: 2,
     critical: false,
+    resourceFields: ['trajectoryIds'],
   }),
   'pattern-training': define({
     group: 'learning',
@@ -131,6 +141,7 @@ export const JOB_TYPES = {
     priority: 'LOW',
     concurrency: 1,
     critical: false,
+    resourceFields: ['modelName'],
   }),
   'ewc-consolidation': define({
     group: 'learning',
@@ -142,6 +153,7 @@ export const JOB_TYPES = {
     priority: 'LOW',
     concurrency: 1,
     critical: false,
+    resourceFields: ['modelName'],
   }),
   'session-cleanup': define({
     group: 'session',
@@ -175,6 +187,7 @@ export const JOB_TYPES = {
     priority: 'LOW',
     concurrency: 1,
     critical: false,
+    resourceFields: ['namespace'],
   }),
   'index-rebalance': define({
     group: 'index',
@@ -186,6 +199,7 @@ export const JOB_TYPES = {
     priority: 'LOW',
     concurrency: 1,
     critical: false,
+    resourceFields: ['namespace'],
   }),
   'webhook-dispatch': define({
     group: 'integration',
@@ -197,6 +211,7 @@ export const JOB_TYPES = {
     priority: 'HIGH',
     concurrency: 20,
     critical: true,
+    resourceFields: ['webhookId', 'deliveryId'],
   }),
   'slack-sync': define({
     group: 'integration',
@@ -210,6 +225,7 @@ export const JOB_TYPES = {
     // Slack's Web API allows roughly one call per second per method for most tiers.
     rateLimit: { max: 50, durationMs: MINUTE },
     critical: false,
+    resourceFields: ['channelId'],
   }),
   'quota-check': define({
     group: 'maintenance',
@@ -271,6 +287,12 @@ export function isJobType(name: string): name is JobTypeName {
 
 export function jobType<K extends JobTypeName>(name: K): (typeof JOB_TYPES)[K] {
   return JOB_TYPES[name];
+}
+
+/** The payload fields of `name` an edit-and-replay may not change (tenant ids and resource names). */
+export function lockedFieldsOf(name: JobTypeName): string[] {
+  const def: JobTypeDefinition = JOB_TYPES[name];
+  return lockedFieldsFor(def.resourceFields);
 }
 
 /** Retention of finished jobs (the queue ADR): the last 100 completed, 1,000 failed. */

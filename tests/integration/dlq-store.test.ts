@@ -222,7 +222,8 @@ describe('DeadLetterStore', () => {
     expect(await bullpen.dlq.get(id)).toEqual(before);
     expect(await queued(bullpen.queues.get('webhook-dispatch'))).toBe(0);
 
-    const edited = { webhookId: 'wh-2', event: 'order.fixed', payload: { fixed: true } };
+    // The webhook id is locked (tests/integration/tenant-isolation.test.ts); the event and body may change.
+    const edited = { webhookId: 'wh-1', event: 'order.fixed', payload: { fixed: true } };
     const entry = await bullpen.dlq.replay(id, { by: 'alice', payload: edited });
     expect(entry.replays[0]).toMatchObject({ by: 'alice', edited: true });
     const job = await bullpen.queues.get('webhook-dispatch').getJob(entry.replays[0].newJobId);

@@ -1,5 +1,6 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { resolveInside } from '../../fs/resolve-inside';
 import type { Tenant } from '../../jobs/tenant';
 import { tenantCovers } from '../deletion/tenant-key';
 import type { TenantScopedStore } from '../tenant-store';
@@ -33,7 +34,7 @@ export class ExportFiles implements TenantScopedStore {
   async deleteByTenant(tenant: Tenant): Promise<number> {
     const found = await this.matching(tenant);
     if (!tenant.workspaceId) {
-      await rm(path.join(this.root, tenant.orgId), { recursive: true, force: true });
+      await rm(resolveInside(this.root, tenant.orgId), { recursive: true, force: true });
       return found.length;
     }
     for (const { dir } of found) await rm(dir, { recursive: true, force: true });
@@ -41,7 +42,7 @@ export class ExportFiles implements TenantScopedStore {
   }
 
   private async matching(tenant: Tenant): Promise<Array<{ dir: string; meta: Record<string, unknown> }>> {
-    const orgDir = path.join(this.root, tenant.orgId);
+    const orgDir = resolveInside(this.root, tenant.orgId);
     let names: string[];
     try {
       names = (await readdir(orgDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { resolveInside } from '../../fs/resolve-inside';
 import type { Tenant } from '../../jobs/tenant';
 import { syncDir } from '../sessions/jsonl-files';
 import { exportManifestSchema, exportProgressSchema, type ExportedStore, type ExportManifest, type ExportProgress } from './export-manifest';
@@ -52,7 +53,7 @@ export class TenantExporter {
   }
 
   dirOf(orgId: string, exportId: string): string {
-    return path.join(this.root, orgId, exportId);
+    return resolveInside(this.root, orgId, exportId);
   }
 
   async run(req: ExportRequest): Promise<{ manifest: ExportManifest; dir: string; resumed: boolean }> {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { resolveInside } from '../../fs/resolve-inside';
 import type { Tenant } from '../../jobs/tenant';
 import type { RedisClient } from '../../redis/connection';
 import type { Keyspace } from '../../redis/keys';
@@ -109,7 +110,7 @@ export class SessionArchive implements TenantScopedStore {
     const inFlight = inFlightSchema.parse(JSON.parse(raw));
     const onDisk = new Set<string>();
     for (const f of inFlight.files) {
-      for (const line of await recoverTail(path.join(this.root, f.path), f.size)) {
+      for (const line of await recoverTail(resolveInside(this.root, ...f.path.split('/')), f.size)) {
         onDisk.add((line as ArchivedSession).id);
       }
     }
@@ -123,16 +124,17 @@ export class SessionArchive implements TenantScopedStore {
     const day = new Date(now).toISOString().slice(0, 10);
     const byFile = new Map<string, Session[]>();
     for (const s of batch) {
-      const rel = path.join(s.tenant.orgId, `${day}.jsonl`);
+      // `<orgId>/<day>.jsonl`; every use below goes through resolveInside.
+      const rel = `${s.tenant.orgId}/${day}.jsonl`;
       byFile.set(rel, [...(byFile.get(rel) ?? []), s]);
     }
     const files = await Promise.all(
-      [...byFile.keys()].sort().map(async (rel) => ({ path: rel, size: (await sizeOf(path.join(this.root, rel))) ?? 0 })),
+      [...byFile.keys()].sort().map(async (rel) => ({ path: rel, size: (await sizeOf(resolveInside(this.root, ...rel.split('/')))) ?? 0 })),
     );
     await this.redis.set(this.inFlightKey, JSON.stringify({ owner, ids: batch.map((s) => s.id), files }));
     for (const { path: rel } of files) {
       const lines = byFile.get(rel)!.map((s) => `${JSON.stringify({ ...s, archivedAt: now } satisfies ArchivedSession)}\n`);
-      await appendDurably(path.join(this.root, rel), lines.join(''));
+      await appendDurably(resolveInside(this.root, ...rel.split('/')), lines.join(''));
     }
     await this.sessions.removeArchived(batch.map((s) => s.id));
     await this.redis.del(this.inFlightKey);
@@ -177,6 +179,6 @@ export class SessionArchive implements TenantScopedStore {
   }
 
   private orgDir(orgId: string): string {
-    return path.join(this.root, orgId);
+    return resolveInside(this.root, orgId);
   }
 }
