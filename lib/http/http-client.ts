@@ -10,6 +10,9 @@ import { parseRetryAfter } from './retry-after';
 /** 1 MiB: enough for any JSON answer a worker acts on, small enough to never hurt memory. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
+/** Redirects followed for one request when the client follows them itself (fetch's own limit is 20). */
+export const MAX_REDIRECTS = 5;
+
 export interface HttpClientOptions {
   /** @defaultValue a silent logger */
   logger?: Logger;
@@ -24,6 +27,14 @@ export interface HttpClientOptions {
   maxBodyBytes?: number;
   /** @defaultValue `bullpen/0.1` */
   userAgent?: string;
+  /**
+   * Checks every target a request reaches, redirects included (e.g. `(url) =>
+   * guard.check(url)`); a throw ends the request with that error. When set, `follow`
+   * redirects are followed here, hop by hop, instead of by fetch: fetch connects to an
+   * IP-literal Location without the dispatcher's lookup, so a pinned dispatcher alone
+   * would not see it.
+   */
+  checkTarget?: (url: URL) => Promise<unknown>;
   /** The fetch implementation; tests may pass one. @defaultValue globalThis.fetch */
   fetch?: typeof fetch;
   /** Passed to withRetry (tests). */
@@ -117,7 +128,7 @@ export class HttpClient {
         attempts++;
         const started = performance.now();
         const init = { method, headers, body, signal, redirect: req.redirect ?? 'follow', dispatcher } as RequestInit;
-        const res = await this.send(target, init);
+        const res = await this.sendChecked(target, init);
         const read = await readCapped(res, maxBytes);
         const response: HttpResponse<T> = {
           status: res.status,
@@ -151,6 +162,25 @@ export class HttpClient {
    * error as its cause; a refusal from the SSRF guard's lookup is unwrapped so it stays
    * permanent instead of looking like a network blip.
    */
+  private async sendChecked(url: string, init: RequestInit): Promise<Response> {
+    const check = this.opts.checkTarget;
+    if (!check) return this.send(url, init);
+    const follow = init.redirect === 'follow';
+    let target = new URL(url);
+    let hop = { ...init, redirect: 'manual' as const };
+    for (let hops = 0; ; hops++) {
+      await check(target);
+      const res = await this.send(target.href, hop);
+      const location = res.headers.get('location');
+      if (!follow || !REDIRECT_STATUSES.has(res.status) || !location) return res;
+      await res.body?.cancel().catch(() => undefined);
+      if (hops >= MAX_REDIRECTS) throw new PermanentError(`Request refused: more than ${MAX_REDIRECTS} redirects`, 'TOO_MANY_REDIRECTS');
+      const next = new URL(location, target);
+      hop = redirectedInit(hop, res.status, target, next);
+      target = next;
+    }
+  }
+
   private async send(url: string, init: RequestInit): Promise<Response> {
     try {
       return await this.fetchFn(url, init);
@@ -160,6 +190,24 @@ export class HttpClient {
       throw err;
     }
   }
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * The next hop's request as fetch would make it: 303 (and 301/302 after a POST) turn
+ * into a GET without a body; credentials are not carried to another origin.
+ */
+function redirectedInit(init: RequestInit, status: number, from: URL, to: URL): RequestInit {
+  const headers = { ...(init.headers as Record<string, string>) };
+  if (from.origin !== to.origin) {
+    delete headers.authorization;
+    delete headers.cookie;
+  }
+  const toGet = status === 303 || ((status === 301 || status === 302) && init.method === 'POST');
+  if (!toGet) return { ...init, headers };
+  delete headers['content-type'];
+  return { ...init, headers, method: 'GET', body: undefined };
 }
 
 /** Reads at most `maxBytes` of the body, then cancels the rest of the stream. */

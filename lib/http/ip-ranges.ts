@@ -29,7 +29,9 @@ const IPV6: readonly Range[] = [
   ['::', 128, 'unspecified'],
   ['::1', 128, 'loopback'],
   ['100::', 64, 'discard-only'],
+  ['2001::', 32, 'Teredo tunnel (its IPv4 endpoint is obfuscated)'],
   ['2001:db8::', 32, 'documentation'],
+  ['64:ff9b:1::', 48, 'local-use NAT64 (RFC 8215): translates into private networks'],
   ['fc00::', 7, 'unique-local'],
   ['fe80::', 10, 'link-local'],
   ['fec0::', 10, 'site-local (deprecated)'],
@@ -65,16 +67,25 @@ export function blockedAddressReason(ip: string): string | undefined {
   return V6.find((r) => r.list.check(address, 'ipv6'))?.reason;
 }
 
-/** The IPv4 address inside an IPv4-mapped, IPv4-compatible or NAT64 IPv6 address. */
+/**
+ * The IPv4 address inside an IPv6 address that carries one, or undefined:
+ * IPv4-mapped `::ffff:0:0/96`, IPv4-translated `::ffff:0:0:0/96`, IPv4-compatible
+ * `::/96`, well-known NAT64 `64:ff9b::/96` (all with the IPv4 address in the last 32
+ * bits) and 6to4 `2002::/16` (in bits 16-47). A request to any of these reaches that
+ * IPv4 host, so it is judged by the IPv4 rules.
+ */
 export function embeddedIpv4(ipv6: string): string | undefined {
   const groups = expandIpv6(ipv6);
   if (!groups) return undefined;
   const allZero = (from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
+  const dotted = (hi: number, lo: number) => [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join('.');
+  if (groups[0] === 0x2002) return dotted(groups[1], groups[2]);
   const mapped = allZero(0, 5) && groups[5] === 0xffff;
+  const translated = allZero(0, 4) && groups[4] === 0xffff && groups[5] === 0;
   const compatible = allZero(0, 6) && (groups[6] !== 0 || groups[7] > 1);
   const nat64 = groups[0] === 0x64 && groups[1] === 0xff9b && allZero(2, 6);
-  if (!mapped && !compatible && !nat64) return undefined;
-  return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join('.');
+  if (!mapped && !translated && !compatible && !nat64) return undefined;
+  return dotted(groups[6], groups[7]);
 }
 
 /** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail included), or undefined. */

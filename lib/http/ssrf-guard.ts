@@ -145,16 +145,24 @@ export class SsrfGuard {
     for (const { address } of addresses) {
       const reason = this.addressRefusal(address);
       if (reason) {
-        const shown = literal ? address : `${hostname} (${address})`;
-        throw refuse(`${shown} is a ${reason} address; add it to WEBHOOK_ALLOW_HOSTS to allow it`);
+        // The message reaches dead letters and delivery records, which viewers read: it
+        // names the host but not what it resolved to inside the network. The address and
+        // the range go to the worker's log through `detail`.
+        const shown = literal ? `${hostname} is` : `${hostname} resolves to`;
+        throw refuse(`${shown} a private or reserved address; add the host to WEBHOOK_ALLOW_HOSTS to allow it`, {
+          hostname,
+          address,
+          range: reason,
+        });
       }
     }
     return addresses;
   }
 }
 
-function refuse(reason: string): PermanentError {
-  return new PermanentError(`Request refused: ${reason}`, SSRF_REFUSED);
+/** A refusal; `detail` (the resolved address and its range) is for the server's log only. */
+function refuse(reason: string, detail?: Record<string, string>): PermanentError & { detail?: Record<string, string> } {
+  return Object.assign(new PermanentError(`Request refused: ${reason}`, SSRF_REFUSED), detail ? { detail } : {});
 }
 
 /** Lower case, without IPv6 brackets and a trailing root dot. */

@@ -165,7 +165,8 @@ describe('HttpClient with the SSRF guard’s pinned dispatcher', () => {
       .catch((e: unknown) => e);
     await guard.close();
     expect(err).toBeInstanceOf(PermanentError);
-    expect((err as Error).message).toMatch(/rebinding\.example \(127\.0\.0\.1\) is a loopback address/);
+    expect((err as Error).message).toMatch(/rebinding\.example resolves to a private or reserved address/);
+    expect((err as Error).message).not.toMatch(/127\.0\.0\.1/);
     expect(seen).toHaveLength(0);
   });
 
@@ -188,5 +189,74 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('Tue, 31 Dec 2024 00:00:00 GMT', now)).toBe(0);
     expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(parseRetryAfter(null, now)).toBeUndefined();
+  });
+});
+
+describe('redirects under an SSRF guard', () => {
+  /** A second loopback server on 127.0.0.2: the forbidden target a redirect points at. */
+  let inner: http.Server;
+  let innerHits = 0;
+  let innerPort = 0;
+
+  beforeAll(async () => {
+    inner = http.createServer((_req, res) => {
+      innerHits++;
+      res.end('internal');
+    });
+    await new Promise<void>((r) => inner.listen(0, '127.0.0.2', r));
+    innerPort = (inner.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise<void>((r) => inner.close(() => r()));
+  });
+  beforeEach(() => {
+    innerHits = 0;
+  });
+
+  /** Only the first hop's address (127.0.0.1) is allowed; 127.0.0.2 is loopback and refused. */
+  function guarded() {
+    const guard = new SsrfGuard({ allowHosts: ['127.0.0.1'] });
+    const client = new HttpClient({ dispatcher: guard.dispatcher(), checkTarget: (url) => guard.check(url), policy: { maxAttempts: 1 } });
+    return { guard, client };
+  }
+
+  it.each([301, 302, 303, 307, 308])('a %i to an IP literal the guard refuses is not followed', async (status) => {
+    replies.push((_r, w) => {
+      w.writeHead(status, { location: `http://127.0.0.2:${innerPort}/metadata` });
+      w.end();
+    });
+    const { guard, client } = guarded();
+    const err = await client.request(`${base}/hop`, { method: 'POST', json: { a: 1 } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await guard.close();
+    expect(err).toBeInstanceOf(PermanentError);
+    expect((err as Error).message).toMatch(/127\.0\.0\.2 is a private or reserved address/);
+    expect(innerHits).toBe(0);
+  });
+
+  it('follows an allowed redirect, turning a 303 after POST into a GET', async () => {
+    replies.push((_r, w) => {
+      w.writeHead(303, { location: '/landed' });
+      w.end();
+    });
+    const { guard, client } = guarded();
+    const res = await client.request(`${base}/start`, { method: 'POST', json: { a: 1 } });
+    await guard.close();
+    expect(res.status).toBe(200);
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(['POST /start', 'GET /landed']);
+  });
+
+  it('stops after five redirects', async () => {
+    for (let i = 0; i < 7; i++) {
+      replies.push((_r, w) => {
+        w.writeHead(302, { location: `/loop-${i}` });
+        w.end();
+      });
+    }
+    const { guard, client } = guarded();
+    await expect(client.request(`${base}/loop`)).rejects.toThrow(/more than 5 redirects/);
+    await guard.close();
   });
 });

@@ -249,7 +249,7 @@ describe('webhook-dispatch through the runtime', () => {
     expect(received).toHaveLength(0);
     const letter = await sink.waitFor('webhook-dispatch', jobId);
     expect(letter.error).toMatchObject({ errorClass: 'permanent' });
-    expect(letter.error.message).toMatch(/127\.0\.0\.1 is a loopback address/);
+    expect(letter.error.message).toMatch(/127\.0\.0\.1 is a private or reserved address/);
     const [delivery] = await bullpen.webhooks.deliveries(webhook.id);
     expect(delivery).toMatchObject({ ok: false, latencyMs: 0 });
     expect(delivery.statusCode).toBeUndefined();

@@ -135,7 +135,8 @@ function buildClients(deps: HandlerDeps, opts: WebhookDispatchOptions): { guard:
       'undici Agent unavailable: webhook targets are checked before each request but not pinned (DNS-rebinding window open)',
     );
   }
-  return { guard, http: new HttpClient({ dispatcher, logger: bullpen.logger }) };
+  // Every target, redirects included, passes the guard (lib/http/http-client.ts checkTarget).
+  return { guard, http: new HttpClient({ dispatcher, checkTarget: (url) => guard.check(url), logger: bullpen.logger }) };
 }
 
 async function loadEnabled(deps: HandlerDeps, webhookId: string): Promise<Webhook> {
