@@ -35,8 +35,8 @@ const nextConfig = {
       {
         source: '/:path*',
         headers: [
+          // The Content-Security-Policy (with frame-ancestors 'none') is set per request in proxy.ts.
           { key: 'X-Frame-Options', value: 'DENY' },
-          { key: 'Content-Security-Policy', value: "frame-ancestors 'none'" },
           { key: 'X-Content-Type-Options', value: 'nosniff' },
           { key: 'Referrer-Policy', value: 'same-origin' },
         ],

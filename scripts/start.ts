@@ -17,7 +17,6 @@ import { startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-ser
 import { buildDashboardIfNeeded } from './dashboard-build';
 
 const root = path.resolve(__dirname, '..');
-const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
 
 function log(line: string): void {
   console.log(`bullpen: ${line}`);
@@ -94,7 +93,7 @@ async function main(): Promise<void> {
   children.push({ name: 'worker', child: startChild('worker', ['--import', 'tsx', 'worker/main.ts'], env), stopAfterMs: config.SHUTDOWN_GRACE_MS + 5_000 });
   children.push({
     name: 'dashboard',
-    child: startChild('dashboard', [nextBin, 'start', '-p', String(config.PORT), '-H', process.env.HOST ?? '127.0.0.1'], env),
+    child: startChild('dashboard', ['--import', 'tsx', 'scripts/web-server.ts'], { ...env, PORT: String(config.PORT), HOST: process.env.HOST ?? '127.0.0.1' }),
     stopAfterMs: 5_000,
   });
 

@@ -8,9 +8,9 @@ import { readyBullpen } from '@/lib/bullpen-singleton';
 import type { AuditInput } from '@/lib/audit/audit-log';
 import type { Role } from '@/lib/auth/roles';
 import type { User } from '@/lib/auth/user-store';
+import { actionFailure } from '@/lib/dashboard/action-failure';
 import type { ActionResult } from '@/lib/dashboard/action-result';
 import { liveCache } from '@/lib/dashboard/live-cache';
-import { isAppError } from '@/lib/errors/app-error';
 import { authorize } from './require-user';
 
 export interface ActionContext {
@@ -69,12 +69,7 @@ export async function runAction<S extends z.ZodType, T>(spec: ActionSpec<S, T>, 
     data = await spec.run(parsed.data, { user, bullpen });
   } catch (err) {
     unstable_rethrow(err);
-    if (isAppError(err)) {
-      const fieldErrors = err.details?.fieldErrors as Record<string, string[]> | undefined;
-      return { ok: false, code: err.code, message: err.message, ...(fieldErrors ? { fieldErrors } : {}) };
-    }
-    bullpen.logger.error({ err, action: spec.name, user: user.username }, 'dashboard action failed');
-    return { ok: false, code: 'INTERNAL', message: `${spec.name} failed: ${(err as Error).message ?? String(err)}` };
+    return actionFailure(err, spec.name, bullpen.logger, { user: user.username });
   }
   try {
     if (spec.audit !== 'lib') await bullpen.audit.append({ actor: user.username, action: spec.name, ...spec.audit(parsed.data, data) });

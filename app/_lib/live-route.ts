@@ -3,6 +3,7 @@ import { NextResponse } from 'next/server';
 import { roleAtLeast, type Role } from '@/lib/auth/roles';
 import type { User } from '@/lib/auth/user-store';
 import { isAppError } from '@/lib/errors/app-error';
+import { errorReference } from '@/lib/errors/error-reference';
 import { getBullpen } from '@/lib/bullpen-singleton';
 import { currentUser } from './session';
 
@@ -31,7 +32,11 @@ export async function liveJson(load: (user: User) => Promise<unknown>, minRole: 
     if (isAppError(err)) {
       return NextResponse.json({ code: err.code, message: err.message }, { status: err.status, headers: noStore });
     }
-    getBullpen().logger.error({ err }, 'live endpoint failed');
-    return NextResponse.json({ code: 'INTERNAL', message: 'The read failed; see the dashboard log' }, { status: 500, headers: noStore });
+    const ref = errorReference();
+    getBullpen().logger.error({ err, ref }, 'live endpoint failed');
+    return NextResponse.json(
+      { code: 'INTERNAL', message: `The read failed; the dashboard log has the details under reference ${ref}`, ref },
+      { status: 500, headers: noStore },
+    );
   }
 }

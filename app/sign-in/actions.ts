@@ -6,7 +6,7 @@ import type { ActionResult } from '@/lib/dashboard/action-result';
 import { getBullpen, readyBullpen } from '@/lib/bullpen-singleton';
 import { isAppError } from '@/lib/errors/app-error';
 import { signInService } from '@/app/_lib/auth-services';
-import { clientIp, getSession } from '@/app/_lib/session';
+import { getSession, requestClient } from '@/app/_lib/session';
 import { safeNextPath } from './safe-next-path';
 
 const signInSchema = z.object({
@@ -35,11 +35,12 @@ export async function signIn(_prev: ActionResult<null> | null, form: FormData): 
     };
   }
   const bullpen = getBullpen();
-  const ip = await clientIp();
+  const { ip } = await requestClient();
   try {
     await readyBullpen();
     const user = await signInService().signIn(parsed.data.username, parsed.data.password, ip);
     const session = await getSession();
+    session.sid = await signInService().sessions.open(user.username);
     session.username = user.username;
     session.role = user.role;
     session.sessionEpoch = user.sessionEpoch;
@@ -50,6 +51,15 @@ export async function signIn(_prev: ActionResult<null> | null, form: FormData): 
     unstable_rethrow(err);
     if (isAppError(err)) {
       bullpen.logger.warn({ username: parsed.data.username, ip, code: err.code }, 'sign-in refused');
+      // Every refused sign-in is in the audit log (never the password), throttled ones included.
+      await bullpen.audit
+        .append({
+          actor: 'anonymous',
+          action: 'auth.sign-in-failed',
+          target: { kind: 'user', id: parsed.data.username.trim().toLowerCase().slice(0, 64) },
+          details: { ip, reason: err.code },
+        })
+        .catch((auditErr: unknown) => bullpen.logger.error({ err: auditErr }, 'audit entry could not be written'));
       return { ok: false, code: err.code, message: err.message };
     }
     bullpen.logger.error({ err }, 'sign-in failed');
@@ -58,10 +68,16 @@ export async function signIn(_prev: ActionResult<null> | null, form: FormData): 
   redirect(safeNextPath(parsed.data.next));
 }
 
-/** Signs out (POST only: a link could be triggered by a prefetch or another site). */
+/**
+ * Signs out (POST only: a link could be triggered by a prefetch or another site). The
+ * server-side session is closed first, so a copy of the cookie stops working too.
+ */
 export async function signOut(): Promise<void> {
   const session = await getSession();
   const username = session.username;
+  await readyBullpen()
+    .then(() => signInService().sessions.close(session.sid))
+    .catch((err: unknown) => getBullpen().logger.error({ err }, 'could not close the session in Redis'));
   session.destroy();
   if (username) {
     await getBullpen()

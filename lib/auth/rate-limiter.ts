@@ -1,33 +1,95 @@
+import { LuaScript } from '../dlq/lua-script';
 import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
 
 export interface RateLimitOptions {
-  /** Failed sign-ins allowed per window for one user name. @defaultValue 5 */
-  max?: number;
+  /** Failed sign-ins one client may make against one account before delays start. @defaultValue 3 */
+  freeFailures?: number;
+  /** The first delay after the free failures; each further failure doubles it. @defaultValue 1000 */
+  baseDelayMs?: number;
+  /** The longest delay between two attempts of one (account, client) pair. @defaultValue 900000 (15 min) */
+  maxDelayMs?: number;
+  /** Failed sign-ins one client may make across all accounts per window (a sprayer). @defaultValue 30 */
+  maxPerClient?: number;
   /**
-   * Failed sign-ins allowed per window from one client IP, across names. Higher than
-   * `max` because several operators may share an office NAT or VPN exit.
-   * @defaultValue 20
+   * Failed sign-ins from everyone per window: the cap on distributed guessing (many
+   * clients, one account). Reaching it pauses sign-in for everyone until the window
+   * ends, so it sits far above what people mistyping produce. @defaultValue 300
    */
-  maxPerIp?: number;
-  /** Window length. @defaultValue 900000 (15 minutes) */
+  globalMax?: number;
+  /** Window of the per-client and global counts. @defaultValue 900000 (15 min) */
   windowMs?: number;
 }
 
-export interface RateLimitState {
-  limited: boolean;
-  /** When limited: how long until the oldest window expires. */
-  retryAfterMs: number;
-}
+export type Reservation =
+  | { allowed: true }
+  | { allowed: false; scope: 'pair' | 'client' | 'global'; retryAfterMs: number };
 
 /**
- * Fixed-window counters of failed sign-ins in Redis, one per username and one per
- * IP, so a guesser is slowed whether it hammers one account or sprays many. Shared by every
- * dashboard process because it lives in Redis, not in memory.
+ * Reserves one attempt atomically: refused while the pair waits out its delay or a cap
+ * is reached; otherwise the attempt is counted as a failure *before* the password is
+ * checked (a success withdraws it), so parallel guesses cannot all pass one check.
+ *
+ * KEYS: pair hash, client counter, global counter
+ * ARGV: now, freeFailures, baseDelayMs, maxDelayMs, maxPerClient, globalMax, windowMs
+ * Returns {1} or {0, scope, retryAfterMs}.
+ */
+const RESERVE = new LuaScript(
+  'auth-reserve',
+  `
+local now = tonumber(ARGV[1])
+local free, base, maxDelay = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local maxClient, maxGlobal, window = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local function wait(key)
+  local t = redis.call('PTTL', key)
+  if t < 0 then t = window end
+  return t
+end
+if tonumber(redis.call('GET', KEYS[3]) or '0') >= maxGlobal then return {0, 'global', wait(KEYS[3])} end
+if tonumber(redis.call('GET', KEYS[2]) or '0') >= maxClient then return {0, 'client', wait(KEYS[2])} end
+local fails = tonumber(redis.call('HGET', KEYS[1], 'fails') or '0')
+local last = tonumber(redis.call('HGET', KEYS[1], 'last') or '0')
+if fails >= free then
+  local delay = math.min(base * 2 ^ (fails - free), maxDelay)
+  if now < last + delay then return {0, 'pair', math.ceil(last + delay - now)} end
+end
+redis.call('HSET', KEYS[1], 'fails', fails + 1, 'last', now)
+redis.call('PEXPIRE', KEYS[1], maxDelay * 2)
+for i = 2, 3 do
+  redis.call('INCR', KEYS[i])
+  if redis.call('PTTL', KEYS[i]) < 0 then redis.call('PEXPIRE', KEYS[i], window) end
+end
+return {1}
+`,
+);
+
+/** A success: the pair starts over, and the counts the reservation added are withdrawn. */
+const RELEASE = new LuaScript(
+  'auth-release',
+  `
+redis.call('DEL', KEYS[1])
+for i = 2, 3 do
+  if tonumber(redis.call('GET', KEYS[i]) or '0') > 0 then redis.call('DECR', KEYS[i]) end
+end
+return 1
+`,
+);
+
+/**
+ * Sign-in throttling in Redis, shared by every dashboard process (docs/security.md):
+ * - per (account, client): a few free failures, then delays that double up to a cap, so
+ *   a guesser slows down while the real user signing in from elsewhere is never locked
+ *   out by someone else's failures;
+ * - per client across accounts, against spraying one password over many names;
+ * - a global cap, against one account guessed from many clients.
+ * Reserve and count are one script: 30 parallel guesses cannot all be checked.
  */
 export class SignInRateLimiter {
-  readonly max: number;
-  readonly maxPerIp: number;
+  readonly freeFailures: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly maxPerClient: number;
+  readonly globalMax: number;
   readonly windowMs: number;
 
   constructor(
@@ -35,45 +97,41 @@ export class SignInRateLimiter {
     private readonly keys: Keyspace,
     opts: RateLimitOptions = {},
   ) {
-    this.max = opts.max ?? 5;
-    this.maxPerIp = opts.maxPerIp ?? 20;
+    this.freeFailures = opts.freeFailures ?? 3;
+    this.baseDelayMs = opts.baseDelayMs ?? 1_000;
+    this.maxDelayMs = opts.maxDelayMs ?? 15 * 60_000;
+    this.maxPerClient = opts.maxPerClient ?? 30;
+    this.globalMax = opts.globalMax ?? 300;
     this.windowMs = opts.windowMs ?? 15 * 60_000;
   }
 
-  private counterKeys(username: string, ip: string): string[] {
+  /** The three counters of one attempt, all under the `auth` tag (one slot on a cluster). */
+  private counterKeys(username: string, client: string): string[] {
+    const who = client || 'unknown';
     return [
-      this.keys.tagged('auth', 'fail', 'user', username.toLowerCase()),
-      this.keys.tagged('auth', 'fail', 'ip', ip || 'unknown'),
+      this.keys.tagged('auth', 'fail', 'pair', username.toLowerCase(), who),
+      this.keys.tagged('auth', 'fail', 'client', who),
+      this.keys.tagged('auth', 'fail', 'global'),
     ];
   }
 
-  async state(username: string, ip: string): Promise<RateLimitState> {
-    const keys = this.counterKeys(username, ip);
-    const pipe = this.redis.multi();
-    for (const k of keys) pipe.get(k).pttl(k);
-    const res = (await pipe.exec()) ?? [];
-    let retryAfterMs = 0;
-    for (let i = 0; i < keys.length; i++) {
-      const count = Number(res[i * 2]?.[1] ?? 0);
-      const ttl = Number(res[i * 2 + 1]?.[1] ?? -2);
-      if (count >= (i === 0 ? this.max : this.maxPerIp)) retryAfterMs = Math.max(retryAfterMs, ttl > 0 ? ttl : this.windowMs);
-    }
-    return { limited: retryAfterMs > 0, retryAfterMs };
+  /** Takes one attempt for `username` from `client`, or says who must wait and how long. */
+  async reserve(username: string, client: string, now = Date.now()): Promise<Reservation> {
+    const reply = (await RESERVE.run(this.redis, this.counterKeys(username, client), [
+      now,
+      this.freeFailures,
+      this.baseDelayMs,
+      this.maxDelayMs,
+      this.maxPerClient,
+      this.globalMax,
+      this.windowMs,
+    ])) as [number, string?, number?];
+    if (reply[0] === 1) return { allowed: true };
+    return { allowed: false, scope: reply[1] as 'pair' | 'client' | 'global', retryAfterMs: Number(reply[2]) };
   }
 
-  /** Counts one failure against both the name and the IP. */
-  async recordFailure(username: string, ip: string): Promise<void> {
-    const pipe = this.redis.multi();
-    for (const k of this.counterKeys(username, ip)) {
-      pipe.incr(k);
-      // NX: the window starts at the first failure and is not extended by later ones.
-      pipe.call('PEXPIRE', k, String(this.windowMs), 'NX');
-    }
-    await pipe.exec();
-  }
-
-  /** A successful sign-in clears the name's counter (the IP's stays: it may be spraying). */
-  async clearUser(username: string): Promise<void> {
-    await this.redis.del(this.counterKeys(username, '')[0]);
+  /** After a successful sign-in: the pair starts over and the reservation is not a failure. */
+  async release(username: string, client: string): Promise<void> {
+    await RELEASE.run(this.redis, this.counterKeys(username, client), []);
   }
 }

@@ -6,8 +6,12 @@ export const SESSION_COOKIE = 'bullpen_session';
 /** A session lasts 12 hours: one long shift, then sign in again. */
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;
 
-/** What the sealed cookie holds. The user record in Redis is re-read on every request. */
+/**
+ * What the sealed cookie holds. The session id must be open in Redis
+ * (lib/auth/session-registry.ts) and the user record is re-read on every request.
+ */
 export const sessionDataSchema = z.object({
+  sid: z.string(),
   username: z.string(),
   role: roleSchema,
   sessionEpoch: z.number().int(),

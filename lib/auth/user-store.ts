@@ -4,6 +4,7 @@ import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
 import { generatePassword, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './password';
 import { roleSchema, type Role } from './roles';
+import { SessionRegistry } from './session-registry';
 
 export const usernameSchema = z
   .string()
@@ -42,12 +43,15 @@ let dummyHash: Promise<string> | undefined;
  */
 export class UserStore {
   private readonly indexKey: string;
+  /** The users' open sessions, closed at once when a password or role changes. */
+  readonly sessions: SessionRegistry;
 
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keyspace,
   ) {
     this.indexKey = keys.tagged('auth', 'users');
+    this.sessions = new SessionRegistry(redis, keys);
   }
 
   private userKey(username: string): string {
@@ -100,6 +104,7 @@ export class UserStore {
       .hset(this.userKey(user.username), 'passwordHash', hash)
       .hincrby(this.userKey(user.username), 'sessionEpoch', 1)
       .exec();
+    await this.sessions.closeAll(user.username);
   }
 
   /** Changes the role and signs the user out everywhere (a demoted session must not keep its power). */
@@ -110,12 +115,14 @@ export class UserStore {
       .hset(this.userKey(user.username), 'role', parseOrThrow(roleSchema, role, 'role'))
       .hincrby(this.userKey(user.username), 'sessionEpoch', 1)
       .exec();
+    await this.sessions.closeAll(user.username);
   }
 
-  /** Removes a user; their sessions stop working at their next request. */
+  /** Removes a user and closes their sessions. */
   async remove(username: string): Promise<void> {
     const user = await this.require(username);
     await this.redis.multi().del(this.userKey(user.username)).srem(this.indexKey, user.username).exec();
+    await this.sessions.closeAll(user.username);
   }
 
   /**

@@ -12,8 +12,11 @@ export type ActionResult<T> =
       message: string;
       /** Per-field messages from zod, keyed by the input's field name. */
       fieldErrors?: Record<string, string[]>;
+      /** For INTERNAL: the reference of the server's log line that holds the error. */
+      ref?: string;
     };
 
 export function actionOk<T>(data: T): ActionResult<T> {
   return { ok: true, data };
 }
+

@@ -5,6 +5,7 @@ import { envelopeSchema } from '../jobs/envelope';
 import { priorityName } from '../jobs/priority';
 import type { JobTypeName } from '../jobs/registry';
 import { requireQueueName } from './queue-page';
+import { findJob } from './find-job';
 
 export type RetryOutcome = 'retried' | 'skipped';
 
@@ -74,7 +75,7 @@ export class JobOperations {
 
   private async load(queueName: string, id: string): Promise<{ type: JobTypeName; job: Job }> {
     const type = requireQueueName(queueName);
-    const job = await this.bullpen.queues.get(type).getJob(id);
+    const job = await findJob(this.bullpen.queues.get(type), id);
     if (!job?.id) throw new AppError('NOT_FOUND', `No job ${id} in ${type}`, { queue: type, jobId: id });
     return { type, job };
   }

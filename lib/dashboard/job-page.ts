@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Bullpen } from '../bullpen';
+import { findJob } from './find-job';
 import { formatJobDetail, jobDetailSchema, type JobSummary } from './job-summary';
 import { pageCountOf } from './pagination';
 import { requireQueueName } from './queue-page';
@@ -20,8 +21,7 @@ export const jobPageSchema = z.object({
 });
 export type JobPage = z.infer<typeof jobPageSchema>;
 
-/** Job ids are BullMQ's (numbers, or our deterministic `idem-…`/`replay-…` ids). */
-export const jobIdSchema = z.string().trim().min(1).max(512);
+export { jobIdSchema } from './find-job';
 
 /**
  * Everything the job page shows, or null when the job is gone (never existed,
@@ -30,17 +30,15 @@ export const jobIdSchema = z.string().trim().min(1).max(512);
  */
 export async function readJobPage(bullpen: Bullpen, queueName: string, id: string, logsPage = 1): Promise<JobPage | null> {
   const type = requireQueueName(queueName);
-  const jobId = jobIdSchema.safeParse(id);
-  if (!jobId.success) return null;
   const queue = bullpen.queues.get(type);
-  const job = await queue.getJob(jobId.data);
-  if (!job) return null;
+  const job = await findJob(queue, id);
+  if (!job?.id) return null;
   const page = Math.max(1, Math.floor(logsPage) || 1);
   const start = (page - 1) * LOG_PAGE_SIZE;
   const [state, logs] = await Promise.all([
     job.getState(),
     // desc: index 0 is the newest line, so page 1 is the tail of the log.
-    queue.getJobLogs(jobId.data, start, start + LOG_PAGE_SIZE - 1, false),
+    queue.getJobLogs(job.id, start, start + LOG_PAGE_SIZE - 1, false),
   ]);
   return {
     job: formatJobDetail(job, type, state as JobSummary['state']),

@@ -5,6 +5,7 @@ import type { BulkCounts, ReportProgress } from './bulk-operations';
 import { cleanableStateSchema, type CleanableState } from './clean-states';
 import { markDeadLetterRetried } from './job-operations';
 import { requireQueueName } from './queue-page';
+import { findJob } from './find-job';
 
 /** Ids a "retry selected" may carry: one page's worth. */
 export const MAX_SELECTED = 100;
@@ -123,7 +124,7 @@ export class QueueOperations {
     const worker = async () => {
       while (next < ids.length) {
         const id = ids[next++];
-        const job = await queue.getJob(id);
+        const job = await findJob(queue, id);
         if (!job) {
           counts.skipped++;
           continue;

@@ -167,7 +167,7 @@ export class HttpClient {
     if (!check) return this.send(url, init);
     const follow = init.redirect === 'follow';
     let target = new URL(url);
-    let hop = { ...init, redirect: 'manual' as const };
+    let hop: RequestInit = { ...init, redirect: 'manual' };
     for (let hops = 0; ; hops++) {
       await check(target);
       const res = await this.send(target.href, hop);

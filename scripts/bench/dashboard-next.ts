@@ -19,7 +19,6 @@ import { freePort } from '@/lib/redis/embedded-server';
 import { buildDashboardIfNeeded } from '../dashboard-build';
 
 const root = path.resolve(__dirname, '../..');
-const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
 const BUILD_ID = path.join(root, '.next', 'BUILD_ID');
 
 export interface BuildOutcome {
@@ -75,7 +74,8 @@ async function viewerCookie(bullpen: Bullpen, secret: string): Promise<string> {
     await auth.users.setPassword(username, password);
   }
   const user = await auth.signIn(username, password, '127.0.0.1');
-  const data: SessionData = { username: user.username, role: user.role, sessionEpoch: user.sessionEpoch, signedInAt: Date.now() };
+  const sid = await auth.sessions.open(user.username);
+  const data: SessionData = { sid, username: user.username, role: user.role, sessionEpoch: user.sessionEpoch, signedInAt: Date.now() };
   const sealed = await sealData(data, { password: secret, ttl: SESSION_TTL_SECONDS });
   return `${SESSION_COOKIE}=${sealed}`;
 }
@@ -120,8 +120,9 @@ export async function startDashboard(bullpen: Bullpen, redisUrl: string): Promis
     SESSION_SECRET: secret,
     LOG_LEVEL: 'warn',
     PORT: String(port),
+    HOST: '127.0.0.1',
   };
-  const child = spawn(process.execPath, [nextBin, 'start', '-p', String(port), '-H', '127.0.0.1'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'web-server.ts')], {
     cwd: root,
     env,
     detached: true,

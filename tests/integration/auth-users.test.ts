@@ -5,7 +5,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { ensureFirstAdmin } from '@/lib/auth/first-admin';
 import { resolveSessionSecret } from '@/lib/auth/session-secret';
+import { SignInRateLimiter } from '@/lib/auth/rate-limiter';
 import { SignInService } from '@/lib/auth/sign-in';
+import { waitReady } from '@/lib/redis/connection';
+import type { AppError } from '@/lib/errors/app-error';
 import { UserStore } from '@/lib/auth/user-store';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { makeBullpen } from '../helpers/bullpen';
@@ -90,38 +93,134 @@ describe('users', () => {
   });
 });
 
-describe('sign-in rate limit', () => {
-  it('locks a name after 5 failures even with the right password, and counts per IP across names', async () => {
+describe('sign-in throttling', () => {
+  /** Wrong guesses as fast as they go; returns the codes. */
+  async function guesses(svc: SignInService, name: string, client: string, n: number): Promise<string[]> {
+    const codes: string[] = [];
+    for (let i = 0; i < n; i++) codes.push(await svc.signIn(name, `guess-${i}`, client).then(() => 'OK', (e: { code: string }) => e.code));
+    return codes;
+  }
+
+  it('slows one client on one account with doubling delays, but never locks the account for another client', async () => {
     bullpen = makeBullpen(redis);
-    const svc = new SignInService(bullpen.redis, bullpen.keys, { max: 5, maxPerIp: 8, windowMs: 60_000 });
-    await svc.users.create({ username: 'olivia', role: 'operator', password: 'operator-pass-1' });
-    await svc.users.create({ username: 'victor', role: 'viewer', password: 'viewer-pass-1' });
-
-    expect(await svc.signIn('olivia', 'operator-pass-1', '10.0.0.1')).toMatchObject({ username: 'olivia' });
-    for (let i = 0; i < 5; i++) {
-      await expect(svc.signIn('olivia', `guess-${i}`, `10.0.1.${i}`)).rejects.toMatchObject({ code: 'UNAUTHENTICATED', status: 401 });
-    }
-    const limited = svc.signIn('olivia', 'operator-pass-1', '10.0.0.9');
-    await expect(limited).rejects.toMatchObject({ code: 'RATE_LIMITED', status: 429 });
-    await expect(limited).rejects.toThrow(/Try again in 1 minute/);
-    const ttl = await bullpen.redis.pttl(bullpen.keys.tagged('auth', 'fail', 'user', 'olivia'));
-    expect(ttl).toBeGreaterThan(50_000);
-    expect(ttl).toBeLessThanOrEqual(60_000);
-
-    // One IP spraying several names is limited at maxPerIp; another IP still signs in.
-    for (let i = 0; i < 8; i++) await expect(svc.signIn(`nobody${i}`, 'x-password', '10.9.9.9')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
-    await expect(svc.signIn('victor', 'viewer-pass-1', '10.9.9.9')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
-    expect(await svc.signIn('victor', 'viewer-pass-1', '10.0.0.2')).toMatchObject({ username: 'victor' });
+    const svc = new SignInService(bullpen.redis, bullpen.keys, { limits: { freeFailures: 3, baseDelayMs: 60_000 } });
+    await svc.users.create({ username: 'admin', role: 'admin', password: 'admin-pass-01' });
+    expect(await guesses(svc, 'admin', '203.0.113.5', 4)).toEqual(['UNAUTHENTICATED', 'UNAUTHENTICATED', 'UNAUTHENTICATED', 'RATE_LIMITED']);
+    const limited = await svc.signIn('admin', 'admin-pass-01', '203.0.113.5').catch((e: AppError) => e);
+    expect(limited).toMatchObject({ code: 'RATE_LIMITED', status: 429, details: { scope: 'pair' } });
+    expect((limited as AppError).message).toMatch(/for this name from your address. Try again in/);
+    // Five wrong passwords from five addresses used to lock the admin out for 15 minutes.
+    for (let i = 0; i < 5; i++) await guesses(svc, 'admin', `198.51.100.${i}`, 3);
+    expect(await svc.signIn('admin', 'admin-pass-01', '192.0.2.10')).toMatchObject({ username: 'admin' });
   });
 
-  it('clears the name’s counter on success', async () => {
+  it('the delay doubles with each failure past the free ones, up to the cap', async () => {
     bullpen = makeBullpen(redis);
-    const svc = new SignInService(bullpen.redis, bullpen.keys, { max: 3, windowMs: 60_000 });
+    await waitReady(bullpen.redis);
+    const limiter = new SignInRateLimiter(bullpen.redis, bullpen.keys, { freeFailures: 2, baseDelayMs: 1_000, maxDelayMs: 5_000 });
+    let now = 1_000_000;
+    const waits: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const r = await limiter.reserve('eve', 'c1', now);
+      if (r.allowed) {
+        waits.push(0);
+        now += 1;
+        continue;
+      }
+      waits.push(r.retryAfterMs);
+      now += r.retryAfterMs;
+      expect((await limiter.reserve('eve', 'c1', now)).allowed).toBe(true);
+      now += 1;
+    }
+    // Two free, then 1 s, 2 s, 4 s, 5 s (capped), 5 s.
+    expect(waits.map((w) => Math.round(w / 1_000))).toEqual([0, 0, 1, 2, 4, 5, 5]);
+  });
+
+  it('caps one client spraying many names, and everyone past the global cap', async () => {
+    bullpen = makeBullpen(redis);
+    const svc = new SignInService(bullpen.redis, bullpen.keys, { limits: { maxPerClient: 4, globalMax: 10 } });
+    await svc.users.create({ username: 'victor', role: 'viewer', password: 'viewer-pass-1' });
+    for (let i = 0; i < 4; i++) await guesses(svc, `nobody${i}`, '10.9.9.9', 1);
+    await expect(svc.signIn('victor', 'viewer-pass-1', '10.9.9.9')).rejects.toMatchObject({ code: 'RATE_LIMITED', details: { scope: 'client' } });
+    expect(await svc.signIn('victor', 'viewer-pass-1', '10.0.0.2')).toMatchObject({ username: 'victor' });
+    for (let i = 0; i < 6; i++) await guesses(svc, 'victor', `10.1.0.${i}`, 1);
+    await expect(svc.signIn('victor', 'viewer-pass-1', '10.2.0.1')).rejects.toMatchObject({ code: 'RATE_LIMITED', details: { scope: 'global' } });
+  });
+
+  it('30 parallel guesses: only the free ones reach a password check (reserve and count are one step)', async () => {
+    bullpen = makeBullpen(redis);
+    const svc = new SignInService(bullpen.redis, bullpen.keys, { limits: { freeFailures: 3 }, hashing: { limit: 2, maxWaiting: 40 } });
     await svc.users.create({ username: 'admin', role: 'admin', password: 'admin-pass-01' });
-    await expect(svc.signIn('admin', 'nope-nope', '1.1.1.1')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
-    await expect(svc.signIn('admin', 'nope-nope', '1.1.1.2')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
-    await svc.signIn('ADMIN ', 'admin-pass-01', '1.1.1.3');
-    expect(await bullpen.redis.exists(bullpen.keys.tagged('auth', 'fail', 'user', 'admin'))).toBe(0);
+    let checked = 0;
+    const verify = svc.users.verifyCredentials.bind(svc.users);
+    svc.users.verifyCredentials = async (n, p) => {
+      checked++;
+      return verify(n, p);
+    };
+    const codes = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => svc.signIn('admin', `guess-${i}`, '203.0.113.9').then(() => 'OK', (e: { code: string }) => e.code)),
+    );
+    expect(checked).toBe(3);
+    expect(codes.filter((c) => c === 'UNAUTHENTICATED')).toHaveLength(3);
+    expect(codes.filter((c) => c === 'RATE_LIMITED')).toHaveLength(27);
+  });
+
+  it('a success starts the pair over and does not count as a failure', async () => {
+    bullpen = makeBullpen(redis);
+    const svc = new SignInService(bullpen.redis, bullpen.keys, { limits: { freeFailures: 3 } });
+    await svc.users.create({ username: 'admin', role: 'admin', password: 'admin-pass-01' });
+    await guesses(svc, 'admin', '1.1.1.1', 2);
+    await svc.signIn('ADMIN ', 'admin-pass-01', '1.1.1.1');
+    expect(await bullpen.redis.exists(bullpen.keys.tagged('auth', 'fail', 'pair', 'admin', '1.1.1.1'))).toBe(0);
+    expect(await bullpen.redis.get(bullpen.keys.tagged('auth', 'fail', 'global'))).toBe('2');
+  });
+
+  it('bounds concurrent password hashing: past the waiting room an attempt is refused at once', async () => {
+    bullpen = makeBullpen(redis);
+    await waitReady(bullpen.redis);
+    const svc = new SignInService(bullpen.redis, bullpen.keys, { limits: { freeFailures: 100 }, hashing: { limit: 1, maxWaiting: 1 } });
+    let running = 0;
+    let peak = 0;
+    svc.users.verifyCredentials = async () => {
+      running++;
+      peak = Math.max(peak, running);
+      await new Promise((r) => setTimeout(r, 100));
+      running--;
+      return undefined;
+    };
+    const codes = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => svc.signIn(`u${i}`, 'pw', `10.3.0.${i}`).then(() => 'OK', (e: AppError) => `${e.code}:${e.message}`)),
+    );
+    expect(peak).toBe(1);
+    expect(codes.filter((c) => c.startsWith('UNAUTHENTICATED'))).toHaveLength(2);
+    expect(codes.filter((c) => c.startsWith('RATE_LIMITED:Sign-in is busy'))).toHaveLength(3);
+  });
+});
+
+describe('server-side sessions', () => {
+  it('sign-out closes the session at once; a password or role change closes all of the user’s sessions', async () => {
+    bullpen = makeBullpen(redis);
+    const svc = new SignInService(bullpen.redis, bullpen.keys);
+    await svc.users.create({ username: 'olivia', role: 'operator', password: 'operator-pass-1' });
+    const a = await svc.sessions.open('olivia');
+    const b = await svc.sessions.open('olivia');
+    expect(await svc.sessions.isOpen(a, 'olivia')).toBe(true);
+    expect(await svc.sessions.isOpen(a, 'mallory')).toBe(false);
+    expect(await svc.sessions.isOpen('forged', 'olivia')).toBe(false);
+    expect(await bullpen.redis.ttl(bullpen.keys.tagged('auth', 'session', a))).toBeGreaterThan(11 * 3600);
+
+    await svc.sessions.close(a);
+    expect(await svc.sessions.isOpen(a, 'olivia')).toBe(false);
+    expect(await svc.sessions.isOpen(b, 'olivia')).toBe(true);
+
+    await svc.users.setRole('olivia', 'viewer');
+    expect(await svc.sessions.isOpen(b, 'olivia')).toBe(false);
+    const c = await svc.sessions.open('olivia');
+    await svc.users.setPassword('olivia', 'another-pass-2');
+    expect(await svc.sessions.isOpen(c, 'olivia')).toBe(false);
+    const d = await svc.sessions.open('olivia');
+    await svc.users.remove('olivia');
+    expect(await svc.sessions.isOpen(d, 'olivia')).toBe(false);
   });
 });
 

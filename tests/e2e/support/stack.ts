@@ -30,7 +30,7 @@ export interface StackOptions {
 
 /**
  * The product as the README runs it in production — `npm run worker` and `npm run web`
- * (`next start`) beside a redis-server — isolated for one e2e run: its own
+ * (`scripts/web-server.ts`, the Next.js handler behind node:http) beside a redis-server — isolated for one e2e run: its own
  * redis-server on a free port with data in a temp dir, free ports for the dashboard
  * and the worker's metrics, a random key prefix, the first admin created the way
  * `npm start` creates it, plus an operator and a viewer.
@@ -112,8 +112,8 @@ export class E2eStack implements WorkerSupervisor {
     await this.startWorker();
     this.dashboard = ManagedProcess.start(
       'dashboard',
-      [path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'start', '-p', String(webPort), '-H', '127.0.0.1'],
-      { cwd: root, env: this.childEnv(), logFile: path.join(this.logDir, 'dashboard.log') },
+      ['--import', 'tsx', path.join(root, 'scripts', 'web-server.ts')],
+      { cwd: root, env: { ...this.childEnv(), PORT: String(webPort), HOST: '127.0.0.1' }, logFile: path.join(this.logDir, 'dashboard.log') },
     );
     const baseURL = `http://127.0.0.1:${webPort}`;
     await waitForHttp(`${baseURL}/api/health`, { proc: this.dashboard, timeoutMs: 60_000 });

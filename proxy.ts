@@ -1,0 +1,36 @@
+import { NextResponse, type NextRequest } from 'next/server';
+import { CLIENT_HEADER, CLIENT_TOKEN_ENV, decodeClientHeader } from '@/lib/http/client-header';
+import { STRICT_TRANSPORT_SECURITY, contentSecurityPolicy, newNonce } from '@/lib/http/content-security-policy';
+
+/**
+ * Runs before every page and route: a nonce-based script CSP, as Next.js documents it
+ * (the nonce in the request's Content-Security-Policy header is what Next stamps on its
+ * own scripts, so every page renders dynamically), and HSTS when the browser reached us
+ * over https as the dashboard's server resolved it (scripts/web-server.ts; a client's own
+ * X-Forwarded-Proto is not believed).
+ */
+export function proxy(request: NextRequest): NextResponse {
+  const nonce = newNonce();
+  const csp = contentSecurityPolicy(nonce, process.env.NODE_ENV === 'development');
+  const requestHeaders = new Headers(request.headers);
+  requestHeaders.set('x-nonce', nonce);
+  requestHeaders.set('content-security-policy', csp);
+  const response = NextResponse.next({ request: { headers: requestHeaders } });
+  response.headers.set('content-security-policy', csp);
+  const client = decodeClientHeader(request.headers.get(CLIENT_HEADER), process.env[CLIENT_TOKEN_ENV]);
+  if (client?.https) response.headers.set('strict-transport-security', STRICT_TRANSPORT_SECURITY);
+  return response;
+}
+
+export const config = {
+  // Static files and prefetches carry no inline script: leave them cacheable.
+  matcher: [
+    {
+      source: '/((?!_next/static|_next/image|favicon.ico|icon.svg).*)',
+      missing: [
+        { type: 'header', key: 'next-router-prefetch' },
+        { type: 'header', key: 'purpose', value: 'prefetch' },
+      ],
+    },
+  ],
+};

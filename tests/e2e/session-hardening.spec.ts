@@ -1,0 +1,91 @@
+import { SignInPage } from './pages/sign-in-page';
+import { expect, saveScreenshot, test } from './fixtures';
+
+/*
+ * Issue 7's sign-in findings, through the real dashboard server: sign-out revokes the
+ * session server-side, a script CSP with a nonce is in force, and X-Forwarded-For from a
+ * browser (no TRUSTED_PROXIES here) is neither believed by the throttle nor logged.
+ */
+
+test('sign-out revokes the session: a copy of the cookie stops working at once', async ({ page, signIn, e2e, browser }) => {
+  const shell = await signIn('operator');
+  const cookies = await page.context().cookies();
+  const thief = await browser.newContext({ baseURL: e2e.baseURL });
+  try {
+    await thief.addCookies(cookies);
+    const before = await thief.request.get('/api/live/overview');
+    expect(before.status()).toBe(200);
+
+    await shell.signOut();
+    await expect(page).toHaveURL(/\/sign-in/);
+    const after = await thief.request.get('/api/live/overview');
+    expect(after.status()).toBe(401);
+    const thiefPage = await thief.newPage();
+    await thiefPage.goto('/');
+    await expect(thiefPage).toHaveURL(/\/sign-in/);
+  } finally {
+    await thief.close();
+  }
+});
+
+test('pages carry a nonce script CSP without unsafe-inline, and still hydrate under it', async ({ page, signIn }) => {
+  const violations: string[] = [];
+  page.on('console', (m) => {
+    if (/Content Security Policy|Refused to (execute|load)/i.test(m.text())) violations.push(m.text());
+  });
+  const response = await page.goto('/sign-in');
+  const csp = response?.headers()['content-security-policy'] ?? '';
+  const scriptSrc = csp.split(';').find((d) => d.trim().startsWith('script-src')) ?? '';
+  expect(scriptSrc).toMatch(/'nonce-[A-Za-z0-9+/=]{16,}'/);
+  expect(scriptSrc).not.toContain("'unsafe-inline'");
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(csp).toContain("object-src 'none'");
+  // Plain http here: no HSTS (it is sent only when the browser came over https).
+  expect(response?.headers()['strict-transport-security']).toBeUndefined();
+  const nonce = /'nonce-([^']+)'/.exec(scriptSrc)?.[1];
+  const inline = await page.locator('script:not([src])').evaluateAll((els) => els.map((e) => (e as HTMLScriptElement).nonce));
+  expect(inline.length).toBeGreaterThan(0);
+  for (const n of inline) expect(n).toBe(nonce);
+  // A fresh nonce per response.
+  const again = await page.request.get('/sign-in');
+  expect(again.headers()['content-security-policy']).not.toBe(csp);
+
+  // Hydrated: the client-side form works (sign-in is a server action from React).
+  const shell = await signIn('viewer');
+  await expect(shell.currentUser).toBeVisible();
+  expect(violations).toEqual([]);
+});
+
+test('a rotating X-Forwarded-For from the browser neither dodges the throttle nor reaches the audit log', async ({ page, bullpen }) => {
+  const name = `nobody-${Date.now().toString(36)}`;
+  const form = new SignInPage(page);
+  await form.goto();
+  const messages: string[] = [];
+  // Three free failures, then delays of 1 s, 2 s, 4 s... for this (name, client) pair: a
+  // browser-chosen X-Forwarded-For per attempt would make each look like a new client.
+  for (let i = 0; i < 8; i++) {
+    await page.setExtraHTTPHeaders({ 'x-forwarded-for': `192.0.2.${i + 1}` });
+    const answered = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/sign-in');
+    await form.submitCredentials(name, 'wrong-password-1');
+    await answered;
+    await expect(form.submit).toBeEnabled();
+    await expect(form.error).toBeVisible();
+    messages.push((await form.error.textContent()) ?? '');
+  }
+  await saveScreenshot(page, 'sign-in-throttled');
+  expect(messages.slice(0, 3)).toEqual(Array(3).fill(expect.stringContaining('Wrong user name or password')));
+  expect(messages.filter((m) => /Too many failed sign-ins for this name from your address/.test(m)).length).toBeGreaterThan(0);
+
+  // One pair was counted, under the socket's address; none under the forged ones.
+  const pair = (client: string) => bullpen.keys.tagged('auth', 'fail', 'pair', name, client);
+  expect(Number(await bullpen.redis.hget(pair('127.0.0.1'), 'fails'))).toBeGreaterThanOrEqual(4);
+  for (let i = 1; i <= 8; i++) expect(await bullpen.redis.exists(pair(`192.0.2.${i}`))).toBe(0);
+
+  const { entries } = await bullpen.audit.page({ limit: 50 });
+  const failed = entries.filter((e) => e.action === 'auth.sign-in-failed' && e.target?.id === name);
+  expect(failed).toHaveLength(8);
+  for (const e of failed) {
+    expect(e.details?.ip).toBe('127.0.0.1');
+    expect(JSON.stringify(e)).not.toContain('wrong-password-1');
+  }
+});

@@ -1,0 +1,70 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Bullpen } from '@/lib/bullpen';
+import { JobOperations } from '@/lib/dashboard/job-operations';
+import { readJobPage } from '@/lib/dashboard/job-page';
+import { AppError } from '@/lib/errors/app-error';
+import { waitReady } from '@/lib/redis/connection';
+import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { makeBullpen } from '../helpers/bullpen';
+import { startTestRedis } from '../helpers/redis';
+
+/*
+ * A job id is the last part of its hash's key, beside the queue's own keys: the job page
+ * for "meta" used to render the queue's meta hash, and a key of another type gave a 500.
+ */
+let redis: EmbeddedRedis;
+let bullpen: Bullpen;
+let realId: string;
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+});
+afterAll(async () => {
+  await redis.stop();
+});
+beforeEach(async () => {
+  bullpen = makeBullpen(redis);
+  await waitReady(bullpen.redis);
+  const queue = bullpen.queues.get('webhook-dispatch');
+  // Creates the queue's meta hash, events stream, prioritized set and a job with a log list.
+  const [job] = await bullpen.dispatcher.dispatchBulk([{ type: 'webhook-dispatch', data: { webhookId: 'w1', event: 'e', payload: {} } }]);
+  realId = job.jobId;
+  await queue.addJobLog(realId, 'a line');
+});
+afterEach(async () => {
+  await bullpen.close();
+});
+
+describe('job ids that name a queue key', () => {
+  it.each(['meta', 'events', 'id', 'wait', 'prioritized', 'failed', 'stalled-check', 'limiter', 'marker', 'pc', 'metrics'])(
+    'the job page for %j is not found',
+    async (id) => {
+      expect(await readJobPage(bullpen, 'webhook-dispatch', id)).toBeNull();
+    },
+  );
+
+  it('a key of another type (a job’s log list, the events stream) is not found rather than an error', async () => {
+    expect(await bullpen.redis.type(`${bullpen.keys.queuePrefix('webhook-dispatch')}:webhook-dispatch:${realId}:logs`)).toBe('list');
+    expect(await readJobPage(bullpen, 'webhook-dispatch', `${realId}:logs`)).toBeNull();
+    expect(await readJobPage(bullpen, 'webhook-dispatch', '../x')).toBeNull();
+    expect(await readJobPage(bullpen, 'webhook-dispatch', '')).toBeNull();
+  });
+
+  it('operations on such an id answer NOT_FOUND and change nothing', async () => {
+    const ops = new JobOperations(bullpen);
+    const metaKey = `${bullpen.keys.queuePrefix('webhook-dispatch')}:webhook-dispatch:meta`;
+    const before = await bullpen.redis.hgetall(metaKey);
+    for (const id of ['meta', `${realId}:logs`, 'events']) {
+      const err = await ops.promote('webhook-dispatch', id).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(AppError);
+      expect((err as AppError).code).toBe('NOT_FOUND');
+    }
+    expect(await bullpen.redis.hgetall(metaKey)).toEqual(before);
+  });
+
+  it('a real job still reads', async () => {
+    const page = await readJobPage(bullpen, 'webhook-dispatch', realId);
+    expect(page?.job.id).toBe(realId);
+    expect(page?.logs.lines).toEqual(['a line']);
+  });
+});
