@@ -23,10 +23,16 @@ export interface BullpenOptions {
   logger?: Logger;
   /** Types the dispatcher accepts; default: those with a shipped handler. */
   handledTypes?: readonly string[];
+  /**
+   * The role of the services' connection: `producer` (fail fast: the dashboard, CLIs,
+   * dispatchers) or `resilient` (ride out a Redis restart: the worker process).
+   * @defaultValue `producer`
+   */
+  connectionRole?: 'producer' | 'resilient';
 }
 
 /**
- * The composition root of `lib/`: one producer connection, the key layout and the
+ * The composition root of `lib/`: one connection (fail-fast or resilient), the key layout and the
  * services built on them. The worker, the dashboard, the CLI and the tests each make
  * one and share it; nothing else opens Redis connections for these services.
  */
@@ -34,7 +40,7 @@ export class Bullpen {
   readonly config: Config;
   readonly target: RedisTarget;
   readonly keys: Keyspace;
-  /** Fail-fast connection for reads and enqueues (no offline queue). */
+  /** The services' connection: fail-fast for the dashboard, resilient in the worker (see BullpenOptions.connectionRole). */
   readonly redis: RedisClient;
   readonly logger: Logger;
   readonly alerter: Alerter;
@@ -57,7 +63,7 @@ export class Bullpen {
     this.target = opts.redis ?? redisTarget(this.config);
     this.keys = new Keyspace(opts.prefix ?? this.config.BULLPEN_PREFIX);
     this.logger = opts.logger ?? createLogger('bullpen', this.config.LOG_LEVEL);
-    this.redis = createRedis(this.target, 'producer');
+    this.redis = createRedis(this.target, opts.connectionRole ?? 'producer');
     this.redis.on('error', (err) => this.logger.debug({ err }, 'redis connection error'));
     this.alerter = new Alerter(this.logger);
     this.queues = new QueueRegistry(this.redis, this.keys);

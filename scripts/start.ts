@@ -13,6 +13,7 @@ import { ensureFirstAdmin } from '@/lib/auth/first-admin';
 import { Bullpen } from '@/lib/bullpen';
 import { loadConfig, loadConfigOrExit } from '@/lib/config';
 import { waitReady } from '@/lib/redis/connection';
+import { embeddedPasswordFile, embeddedRedisPassword } from '@/lib/redis/embedded-password';
 import { startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { buildDashboardIfNeeded } from './dashboard-build';
 
@@ -76,8 +77,14 @@ async function main(): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
 
   if (!config.REDIS_URL && !config.REDIS_CLUSTER_NODES) {
-    redis = await startEmbeddedRedis({ port: config.BULLPEN_REDIS_PORT, dir: path.join(config.dataDir, 'redis') });
-    log(redis.child ? `redis-server started on ${redis.url} (data in ${path.join(config.dataDir, 'redis')})` : `reusing the redis-server on ${redis.url}`);
+    redis = await startEmbeddedRedis({
+      port: config.BULLPEN_REDIS_PORT,
+      dir: path.join(config.dataDir, 'redis'),
+      password: embeddedRedisPassword(config.dataDir, true),
+      fsync: config.BULLPEN_REDIS_FSYNC,
+    });
+    const where = `127.0.0.1:${redis.port}`;
+    log(redis.child ? `redis-server started on ${where} (data in ${path.join(config.dataDir, 'redis')}, password in ${embeddedPasswordFile(config.dataDir)})` : `reusing the redis-server on ${where}`);
     env.REDIS_URL = redis.url;
     config = loadConfig(env);
   }

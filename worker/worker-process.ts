@@ -35,7 +35,8 @@ export interface RunningWorker {
 
 /** Builds and starts everything a worker process runs. */
 export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promise<RunningWorker> {
-  const bullpen = new Bullpen(opts);
+  // Everything in this process rides out a Redis restart (docs/decisions/0006-connection-roles.md).
+  const bullpen = new Bullpen({ connectionRole: 'resilient', ...opts });
   const { config, logger } = bullpen;
   const metrics = new WorkerMetrics(
     config.METRICS_PREFIX,

@@ -44,7 +44,24 @@ const NETWORK_CODES = new Set([
   'UND_ERR_CLOSED',
 ]);
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ABORT_ERR']);
-/** The third source document: retry on 408, 425, 429 and these 5xx. */
+/**
+ * Redis going away or coming back, as ioredis and Redis say it. Always transient
+ * (docs/decisions/0006-connection-roles.md): a restart, a failover or a node loading
+ * its AOF is over in seconds, and a job must never be dead-lettered for it.
+ */
+const REDIS_UNAVAILABLE_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
+const REDIS_UNAVAILABLE_MESSAGE =
+  /^(Connection is closed|Stream isn't writeable|Reached the max retries per request limit|Failed to refresh slots cache|None of startup nodes is available|Redis not ready after|Redis connection closed before it was ready)|^(LOADING|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|MOVED|ASK) /;
+
+/** Whether `err` says Redis is unreachable or not serving right now. */
+export function isRedisUnavailable(err: unknown): boolean {
+  const e = err as { name?: unknown; message?: unknown } | null;
+  if (!e) return false;
+  if (typeof e.name === 'string' && REDIS_UNAVAILABLE_NAMES.has(e.name)) return true;
+  return typeof e.message === 'string' && REDIS_UNAVAILABLE_MESSAGE.test(e.message);
+}
+
+/** The retry design: retry on 408, 425, 429 and these 5xx. */
 const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
 
 function errorCode(err: unknown): string | undefined {
@@ -55,7 +72,7 @@ function errorCode(err: unknown): string | undefined {
 }
 
 /**
- * Sorts an error into retryable or permanent, following the source documents:
+ * Sorts an error into retryable or permanent (docs/decisions/0002-full-jitter-backoff.md):
  * network errors, timeouts and aborts, 408/425/429 and 5xx retry; validation errors,
  * other 4xx and explicit permanent errors do not. 409 is a conflict: permanent, and a
  * caller doing create-if-absent may read it as "already done". An error we know
@@ -92,6 +109,7 @@ export function classifyError(err: unknown): Classification {
   if (err instanceof TimeoutError || name === 'TimeoutError' || name === 'AbortError') {
     return { errorClass: 'timeout', retryable: true, code: code ?? 'ETIMEDOUT' };
   }
+  if (isRedisUnavailable(err)) return { errorClass: 'network', retryable: true, code: code ?? 'REDIS_UNAVAILABLE' };
   if (code && TIMEOUT_CODES.has(code)) return { errorClass: 'timeout', retryable: true, code };
   if (code && NETWORK_CODES.has(code)) return { errorClass: 'network', retryable: true, code };
   if (name === 'FetchError' || (err instanceof TypeError && /fetch failed/i.test(err.message))) {

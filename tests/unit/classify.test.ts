@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { classifyError } from '@/lib/errors/classify';
+import { ReplyError } from 'ioredis';
+import MaxRetriesPerRequestError from 'ioredis/built/errors/MaxRetriesPerRequestError';
+import { classifyError, isRedisUnavailable } from '@/lib/errors/classify';
 import { HttpError } from '@/lib/errors/http-error';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { TimeoutError } from '@/lib/errors/timeout-error';
@@ -21,6 +23,26 @@ describe('error classification', () => {
     });
     const fetchFailed = new TypeError('fetch failed', { cause: Object.assign(new Error(), { code: 'ECONNREFUSED' }) });
     expect(classifyError(fetchFailed)).toMatchObject({ errorClass: 'network', retryable: true });
+  });
+
+  it('a Redis that is restarting, failing over or loading is always transient, never permanent', () => {
+    const unavailable = [
+      new MaxRetriesPerRequestError(1),
+      new Error('Connection is closed.'),
+      new Error("Stream isn't writeable and enableOfflineQueue options is false"),
+      new ReplyError('LOADING Redis is loading the dataset in memory'),
+      new ReplyError("READONLY You can't write against a read only replica."),
+      new ReplyError('CLUSTERDOWN The cluster is down'),
+      new ReplyError('TRYAGAIN Multiple keys request during rehashing of slot'),
+      new ReplyError('MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to no'),
+      Object.assign(new Error('Failed to refresh slots cache.'), { name: 'ClusterAllFailedError' }),
+    ];
+    for (const err of unavailable) {
+      expect(isRedisUnavailable(err)).toBe(true);
+      expect(classifyError(err)).toMatchObject({ errorClass: 'network', retryable: true });
+    }
+    expect(isRedisUnavailable(new ReplyError('WRONGTYPE Operation against a key holding the wrong kind of value'))).toBe(false);
+    expect(isRedisUnavailable(new Error('the LOADING dock is closed'))).toBe(false);
   });
 
   it('timeouts and aborts retry', () => {
