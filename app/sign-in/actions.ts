@@ -21,6 +21,8 @@ const signInSchema = z.object({
  * redirects to `next` (a same-site path only).
  */
 export async function signIn(_prev: ActionResult<null> | null, form: FormData): Promise<ActionResult<null>> {
+  // A server action is a public endpoint: its arguments are whatever a client sent.
+  if (!(form instanceof FormData)) return { ok: false, code: 'VALIDATION', message: 'Enter your user name and password' };
   const parsed = signInSchema.safeParse({
     username: form.get('username') ?? '',
     password: form.get('password') ?? '',

@@ -8,6 +8,7 @@ import { cpus } from 'node:os';
 import path from 'node:path';
 import { freePort, startEmbeddedRedis } from '@/lib/redis/embedded-server';
 import { dashboardSection, runDashboardBench } from './dashboard';
+import { durabilitySection, runDurabilityBench } from './durability';
 import { runRuntimeBench, runtimeSection } from './runtime';
 
 /** The `## ` heading line a section starts with. */
@@ -35,6 +36,10 @@ async function main(): Promise<void> {
       console.log('runtime benchmark...');
       const r = await runRuntimeBench({ redis, jobs: Number(process.env.BENCH_JOBS ?? 20_000), rounds: Number(process.env.BENCH_ROUNDS ?? 5), latencySamples: 500 });
       sections.push(runtimeSection(r));
+    }
+    if (want('durability')) {
+      console.log('durability benchmark (appendfsync everysec vs always)...');
+      sections.push(durabilitySection(await runDurabilityBench({ jobs: Number(process.env.BENCH_FSYNC_JOBS ?? 10_000), rounds: 3 })));
     }
     if (want('dashboard')) {
       console.log('dashboard benchmark...');

@@ -46,7 +46,7 @@ type Runner = {
   stop(): Promise<void>;
 };
 
-function makeBullpen(redis: EmbeddedRedis, prefix: string): Bullpen {
+export function makeBullpen(redis: EmbeddedRedis, prefix: string): Bullpen {
   return new Bullpen({
     config: loadConfig({ LOG_LEVEL: 'info' }),
     redis: { host: '127.0.0.1', port: redis.port },
@@ -56,7 +56,7 @@ function makeBullpen(redis: EmbeddedRedis, prefix: string): Bullpen {
   });
 }
 
-function bullpenRunner(bullpen: Bullpen): Runner {
+export function bullpenRunner(bullpen: Bullpen): Runner {
   let pool: WorkerPool | undefined;
   return {
     async start(onJob) {
@@ -116,7 +116,7 @@ async function fill(queue: Queue, n: number, opts: { priority?: number } = {}): 
   }
 }
 
-async function throughput(runner: Runner, queue: Queue, n: number, fillOpts: { priority?: number } = {}): Promise<number> {
+export async function throughput(runner: Runner, queue: Queue, n: number, fillOpts: { priority?: number } = {}): Promise<number> {
   await fill(queue, n, fillOpts);
   let done = 0;
   let started = 0;
