@@ -8,7 +8,7 @@ import { MetricsServer } from '@/lib/metrics/metrics-server';
 import { createQueueDepthSource } from '@/lib/metrics/queue-depth';
 import { WorkerMetrics } from '@/lib/metrics/worker-metrics';
 import type { HandlerMap } from '@/lib/runtime/handler';
-import type { RuntimeHooks } from '@/lib/runtime/processor';
+import type { RuntimeHooks } from '@/lib/runtime/runtime-hooks';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
 import { createHandlers } from './handlers';
 

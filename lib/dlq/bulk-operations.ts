@@ -6,7 +6,6 @@ import { isJobType } from '../jobs/registry';
 import { tenantSchema, type Tenant } from '../jobs/tenant';
 import type { Logger } from '../logging/logger';
 import type { RedisClient } from '../redis/connection';
-import type { DeadLetterStore } from './dead-letter-store';
 import type { DlqKeys } from './dlq-keys';
 import type { DeadLetterEntry, DeadLetterStatus } from './entry';
 import { deadLetterFilterSchema, matchesFilter, parseOrThrow, type DeadLetterFilter, type ParsedFilter } from './filter';
@@ -14,6 +13,16 @@ import type { IndexPager } from './index-pager';
 import { REMOVE } from './scripts';
 
 /** The most entries one replayMany/discardMany call touches. */
+/**
+ * What bulk operations need of the dead-letter store (which passes itself): the
+ * single-entry operations they repeat, so both paths share one implementation.
+ */
+export interface EntryStore {
+  replayAs(id: string, options: { by: string; expectedReplays?: number }, allowed: DeadLetterStatus[]): Promise<DeadLetterEntry>;
+  discard(id: string, by: string): Promise<DeadLetterEntry>;
+  getMany(ids: string[]): Promise<DeadLetterEntry[]>;
+}
+
 export const MAX_BULK = 10_000;
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -67,7 +76,7 @@ export interface PruneOptions {
 const MAX_ERRORS_KEPT = 20;
 
 interface BulkDeps {
-  store: DeadLetterStore;
+  store: EntryStore;
   pager: IndexPager;
   redis: RedisClient;
   keys: DlqKeys;

@@ -4,6 +4,7 @@ import { silentLogger, type LogFields, type Logger } from '../logging/logger';
 import type { RetryPolicy } from '../retry/retry-policy';
 import { withRetry, type Sleep } from '../retry/with-retry';
 import { HttpResponseError, redactUrl } from './http-response-error';
+import type { HttpResponse } from './http-response';
 import type { FetchDispatcher } from './pinned-agent';
 import { parseRetryAfter } from './retry-after';
 
@@ -70,22 +71,6 @@ export interface HttpRequestOptions {
   redirect?: 'follow' | 'manual' | 'error';
   dispatcher?: FetchDispatcher;
   logFields?: LogFields;
-}
-
-export interface HttpResponse<T = unknown> {
-  status: number;
-  /** Header names in lower case. */
-  headers: Record<string, string>;
-  /** The body as text, at most maxBodyBytes of it. */
-  text: string;
-  /** The parsed body when it was complete JSON. */
-  json?: T;
-  /** The body was longer than maxBodyBytes. */
-  truncated: boolean;
-  /** Duration of the attempt that produced this response, body included. */
-  latencyMs: number;
-  attempts: number;
-  requestId: string;
 }
 
 /**

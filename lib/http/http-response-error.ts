@@ -1,5 +1,5 @@
 import { HttpError } from '../errors/http-error';
-import type { HttpResponse } from './http-client';
+import type { HttpResponse } from './http-response';
 
 /**
  * A non-2xx answer from HttpClient. Still an HttpError (so classification and

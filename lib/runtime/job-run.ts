@@ -5,7 +5,7 @@ import type { Tenant } from '../jobs/tenant';
 import type { Logger } from '../logging/logger';
 import { TimeoutError } from '../errors/timeout-error';
 import type { JobContext, JobProgressValue } from './handler';
-import type { RuntimeHooks } from './processor';
+import type { RuntimeHooks } from './runtime-hooks';
 
 /**
  * One attempt of one job, as its handler sees it. A class rather than an object of

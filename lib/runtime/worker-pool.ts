@@ -11,7 +11,8 @@ import type { WorkerMetrics } from '../metrics/worker-metrics';
 import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
 import type { HandlerMap } from './handler';
-import { buildProcessor, type RuntimeHooks } from './processor';
+import { buildProcessor } from './processor';
+import type { RuntimeHooks } from './runtime-hooks';
 
 export interface WorkerPoolOptions {
   /** A `worker`-role connection (maxRetriesPerRequest: null); BullMQ duplicates it for blocking reads. */

@@ -1,36 +1,9 @@
-import { z } from 'zod';
-import { jobType, type JobTypeName } from '../jobs/registry';
-import { previewCron, type CronProblemField } from './cron-preview';
+import { checkSpec } from './check-spec';
 import type { ScheduleDefinition } from './schedule-definition';
 import type { ScheduleOverride, StoredOverride } from './schedule-store';
 
 /** Why a handled schedule may still be inactive: shown to operators as is. */
 export const NO_HANDLER_REASON = 'no handler in this build';
-
-export interface ScheduleSpec {
-  pattern: string;
-  tz: string;
-  data: Record<string, unknown>;
-}
-
-export type SpecCheck =
-  | { ok: true; pattern: string; tz: string; payload: unknown }
-  | { ok: false; code: 'INVALID_SCHEDULE' | 'VALIDATION'; field: CronProblemField | 'data'; reason: string };
-
-/**
- * Everything a schedule must satisfy before it is stored or handed to BullMQ: a valid
- * 6-field pattern, a known time zone, at least one fire time after `now`, and data
- * that the job type's schema accepts (the runtime would refuse it otherwise).
- */
-export function checkSpec(type: JobTypeName, spec: ScheduleSpec, now: number): SpecCheck {
-  const preview = previewCron({ pattern: spec.pattern, tz: spec.tz, now, count: 1 });
-  if (!preview.ok) return { ok: false, code: 'INVALID_SCHEDULE', field: preview.field, reason: preview.reason };
-  const payload = jobType(type).schema.safeParse(spec.data);
-  if (!payload.success) {
-    return { ok: false, code: 'VALIDATION', field: 'data', reason: `invalid ${type} data: ${z.prettifyError(payload.error)}` };
-  }
-  return { ok: true, pattern: preview.pattern, tz: preview.tz, payload: payload.data };
-}
 
 /** A definition with its override applied: what BullMQ should run. */
 export interface ResolvedSchedule {

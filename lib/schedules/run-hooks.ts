@@ -1,5 +1,5 @@
 import type { Logger } from '../logging/logger';
-import type { RuntimeHooks } from '../runtime/processor';
+import type { RuntimeHooks } from '../runtime/runtime-hooks';
 import { parseRunJobId, type LastRunOutcome, type ScheduleRunLog } from './run-log';
 
 /**

@@ -1,5 +1,5 @@
 import { AppError } from '../errors/app-error';
-import { checkSpec } from './resolve-schedule';
+import { checkSpec } from './check-spec';
 import type { ScheduleDefinition } from './schedule-definition';
 import type { ScheduleOverride, StoredOverride } from './schedule-store';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../errors/app-error';
 import { isJobType, type JobTypeName } from '../jobs/registry';
-import { checkSpec } from './resolve-schedule';
+import { checkSpec } from './check-spec';
 
 /**
  * A schedule's name is its BullMQ Job Scheduler id and part of its jobs' ids

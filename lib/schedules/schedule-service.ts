@@ -9,7 +9,7 @@ import type { JobTypeName } from '../jobs/registry';
 import type { Logger } from '../logging/logger';
 import { waitReady, type RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
-import type { RuntimeHooks } from '../runtime/processor';
+import type { RuntimeHooks } from '../runtime/runtime-hooks';
 import { previewCron, type CronPreview } from './cron-preview';
 import { DEFAULT_SCHEDULES } from './defaults';
 import { JobSchedulerSync, schedulerKey, type ApplyAction } from './job-scheduler-sync';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { jobType } from '@/lib/jobs/registry';
 import { checkPattern, checkTimezone, describePattern, previewCron } from '@/lib/schedules/cron-preview';
 import { DEFAULT_SCHEDULES } from '@/lib/schedules/defaults';
-import { checkSpec } from '@/lib/schedules/resolve-schedule';
+import { checkSpec } from '@/lib/schedules/check-spec';
 
 const at = (iso: string) => new Date(iso).getTime();
 const iso = (ms: number[]) => ms.map((m) => new Date(m).toISOString());

@@ -1,7 +1,7 @@
 import type { JobTypeName } from '../../jobs/registry';
 import type { Tenant } from '../../jobs/tenant';
 import { silentLogger, type Logger } from '../../logging/logger';
-import type { RuntimeHooks } from '../../runtime/processor';
+import type { RuntimeHooks } from '../../runtime/runtime-hooks';
 import { tenantCovers } from '../deletion/tenant-key';
 import type { JobUsage, UsageStore } from './usage-store';
 

@@ -1,0 +1,52 @@
+/**
+ * The import rules `npm test` checks (`npm run deps`): no cycle anywhere, and imports
+ * run one way — app/, components/, worker/, scripts/ → lib/ — with only lib/ talking to
+ * BullMQ and Redis and nothing in lib/ knowing Next.js. docs/architecture.md draws them.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A cycle makes two modules one: break it with a type or a port of its own.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'lib-not-upward',
+      severity: 'error',
+      comment: 'lib/ is the runtime the processes are built from; it never imports them.',
+      from: { path: '^lib/' },
+      to: { path: '^(app|components|worker|scripts|proxy\\.ts)' },
+    },
+    {
+      name: 'lib-no-next',
+      severity: 'error',
+      comment: 'lib/ runs in the worker and the CLIs too: no Next.js in it.',
+      from: { path: '^lib/' },
+      to: { path: '^node_modules/next/' },
+    },
+    {
+      name: 'only-lib-drives-redis',
+      severity: 'error',
+      comment: 'BullMQ and ioredis are reached through lib/ only; no BullMQ object past lib/.',
+      from: { path: '^(app|components|worker)/|^proxy\\.ts$' },
+      to: { path: '^node_modules/(bullmq|ioredis)/' },
+    },
+    {
+      name: 'components-not-to-redis-services',
+      severity: 'error',
+      comment: 'Client components read through the dashboard read models, never the Redis services.',
+      from: { path: '^components/' },
+      to: { path: '^lib/(bullpen\\.ts|redis/|jobs/queues\\.ts|dlq/dead-letter-store\\.ts)' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(\\.next|\\.data|test-results|playwright-report)' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'] },
+  },
+};

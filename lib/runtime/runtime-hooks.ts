@@ -1,0 +1,24 @@
+import type { Classification } from '../errors/classify';
+import type { JobTypeName } from '../jobs/registry';
+import type { Tenant } from '../jobs/tenant';
+import type { JobProgressValue } from './handler';
+
+/**
+ * Called synchronously on the job's path, so they must be cheap and must not throw.
+ * `tenant` is the envelope's (absent when the job has none or its envelope is invalid).
+ */
+export interface RuntimeHooks {
+  onStart?(ctx: { jobId: string; type: JobTypeName; attempt: number; tenant?: Tenant }): void;
+  onProgress?(ctx: { jobId: string; type: JobTypeName; progress: JobProgressValue }): void;
+  onComplete?(ctx: { jobId: string; type: JobTypeName; attempt: number; durationMs: number; result: unknown; tenant?: Tenant }): void;
+  onFailed?(ctx: {
+    jobId: string;
+    type: JobTypeName;
+    attempt: number;
+    tenant?: Tenant;
+    durationMs: number;
+    error: Error;
+    classification: Classification;
+    final: boolean;
+  }): void;
+}
