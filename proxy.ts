@@ -12,7 +12,11 @@ import { STRICT_TRANSPORT_SECURITY, contentSecurityPolicy, newNonce } from '@/li
  * X-Forwarded-Proto is not believed).
  */
 export async function proxy(request: NextRequest): Promise<NextResponse> {
-  if (request.method === 'POST' && request.headers.has('next-action') && (request.headers.get('content-type') ?? '').startsWith('text/plain')) {
+  if (
+    request.method === 'POST' &&
+    request.headers.has('next-action') &&
+    (request.headers.get('content-type') ?? '').startsWith('text/plain')
+  ) {
     // A malformed action body would fail in React's decoder as a 500: refuse it as the bad request it is.
     if (!isPlainActionBody(await request.clone().text())) {
       return NextResponse.json({ code: 'VALIDATION', message: 'Malformed server action arguments' }, { status: 400 });

@@ -8,12 +8,12 @@ import { z } from 'zod';
  */
 const port = z.coerce.number().int().min(1).max(65_535);
 const positiveInt = z.coerce.number().int().positive();
-const flag = z
-  .enum(['1', '0', 'true', 'false', 'yes', 'no'])
-  .transform((v) => v === '1' || v === 'true' || v === 'yes');
-const list = z
-  .string()
-  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+const list = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean),
+);
 
 export const configSchema = z.object({
   /** A redis:// or rediss:// URL. Unset: the embedded redis-server under `.data/redis`. */
@@ -22,9 +22,7 @@ export const configSchema = z.object({
     .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
     .optional(),
   /** Comma-separated host:port seed list of a Redis Cluster; wins over REDIS_URL. */
-  REDIS_CLUSTER_NODES: list
-    .pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, 'each node must be host:port')).min(1))
-    .optional(),
+  REDIS_CLUSTER_NODES: list.pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, 'each node must be host:port')).min(1)).optional(),
   /** Port of the embedded redis-server. */
   BULLPEN_REDIS_PORT: port.default(6390),
   /**
@@ -103,14 +101,10 @@ export class ConfigError extends Error {
 
 /** Parses `env` (default: process.env); throws ConfigError naming each bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const cleaned = Object.fromEntries(
-    Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
-  );
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = configSchema.safeParse(cleaned);
   if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`),
-    );
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
   }
   return { ...parsed.data, dataDir: path.resolve(parsed.data.BULLPEN_DATA_DIR) };
 }

@@ -102,7 +102,9 @@ export async function buildDashboardIfNeeded(root: string, opts: BuildOptions = 
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
   });
   if (r.status !== 0) {
-    const tail = opts.quiet ? `\n${`${r.stdout ?? ''}${r.stderr ?? ''}`.trim().split('\n').slice(-15).join('\n')}` : ' (see its output above)';
+    const tail = opts.quiet
+      ? `\n${`${r.stdout ?? ''}${r.stderr ?? ''}`.trim().split('\n').slice(-15).join('\n')}`
+      : ' (see its output above)';
     throw new Error(`next build failed (exit ${r.status ?? r.signal})${tail}`);
   }
   return { outcome: 'built', seconds: (performance.now() - started) / 1_000 };

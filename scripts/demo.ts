@@ -17,14 +17,14 @@ import { SessionStore } from '@/lib/domain/sessions/session-store';
 import { TrajectoryStore } from '@/lib/domain/trajectories/trajectory-store';
 import { waitReady } from '@/lib/redis/connection';
 
-const TENANTS: Tenant[] = [
-  { orgId: 'acme', workspaceId: 'support' },
-  { orgId: 'acme', workspaceId: 'sales' },
-  { orgId: 'globex' },
-];
+const TENANTS: Tenant[] = [{ orgId: 'acme', workspaceId: 'support' }, { orgId: 'acme', workspaceId: 'sales' }, { orgId: 'globex' }];
 
 const TOPICS = [
-  ['The customer prefers dark mode in the dashboard', 'Customer asked again for a dark mode theme', 'Dark mode is the customer’s preferred theme'],
+  [
+    'The customer prefers dark mode in the dashboard',
+    'Customer asked again for a dark mode theme',
+    'Dark mode is the customer’s preferred theme',
+  ],
   ['Invoices are sent on the first business day of the month', 'Monthly invoices go out on the first business day'],
   ['The API rate limit is 100 requests per minute per key', 'Each API key may send 100 requests a minute'],
   ['Support hours are 8:00 to 18:00 CET on weekdays', 'The support desk is open weekdays from 8 to 18 CET'],
@@ -49,7 +49,14 @@ async function seed(bullpen: Bullpen): Promise<void> {
     }
     for (let i = 0; i < 40; i++) {
       const lastActiveAt = now - rnd(10) * DAY;
-      await sessions.save({ id: `s-${randomUUID()}`, tenant, userId: `u${rnd(5)}`, data: { page: '/inbox' }, createdAt: lastActiveAt - DAY, lastActiveAt });
+      await sessions.save({
+        id: `s-${randomUUID()}`,
+        tenant,
+        userId: `u${rnd(5)}`,
+        data: { page: '/inbox' },
+        createdAt: lastActiveAt - DAY,
+        lastActiveAt,
+      });
     }
     for (let i = 0; i < 20; i++) {
       const steps = Array.from({ length: 8 }, () => {
@@ -67,9 +74,17 @@ async function seed(bullpen: Bullpen): Promise<void> {
 
 async function webhooks(bullpen: Bullpen): Promise<{ refused: string; unreachable: string }> {
   // 127.0.0.1 is refused by the SSRF guard unless WEBHOOK_ALLOW_HOSTS names it: a permanent failure.
-  const refused = await bullpen.webhooks.create({ id: `demo-loopback-${rnd(1e6)}`, url: 'http://127.0.0.1:9/hook', description: 'demo: refused target' });
+  const refused = await bullpen.webhooks.create({
+    id: `demo-loopback-${rnd(1e6)}`,
+    url: 'http://127.0.0.1:9/hook',
+    description: 'demo: refused target',
+  });
   // A name that never resolves: network errors, retried with full-jitter backoff.
-  const unreachable = await bullpen.webhooks.create({ id: `demo-unreachable-${rnd(1e6)}`, url: 'https://hooks.bullpen-demo.invalid/events', description: 'demo: unreachable' });
+  const unreachable = await bullpen.webhooks.create({
+    id: `demo-unreachable-${rnd(1e6)}`,
+    url: 'https://hooks.bullpen-demo.invalid/events',
+    description: 'demo: unreachable',
+  });
   return { refused: refused.id, unreachable: unreachable.id };
 }
 
@@ -80,7 +95,10 @@ function mix(hooks: { refused: string; unreachable: string }): BulkItem[] {
     items.push({ type: 'memory-consolidation', data: { workspaceId: tenant.workspaceId }, opts });
     items.push({
       type: 'embedding-batch',
-      data: { namespace: `docs-${tenant.orgId}`, items: Array.from({ length: 96 }, (_, i) => ({ id: `doc-${i}`, text: TOPICS[i % TOPICS.length][0] + ` (revision ${i})` })) },
+      data: {
+        namespace: `docs-${tenant.orgId}`,
+        items: Array.from({ length: 96 }, (_, i) => ({ id: `doc-${i}`, text: `${TOPICS[i % TOPICS.length][0]} (revision ${i})` })),
+      },
       opts,
     });
     items.push({ type: 'trajectory-process', data: {}, opts });
@@ -93,8 +111,16 @@ function mix(hooks: { refused: string; unreachable: string }): BulkItem[] {
   items.push({ type: 'audit-export', data: { orgId: 'acme' } });
   items.push({ type: 'index-optimization', data: {} });
   items.push({ type: 'slack-sync', data: { channelId: 'C0DEMO01' }, opts: { tenant: TENANTS[0] } });
-  items.push({ type: 'webhook-dispatch', data: { webhookId: hooks.refused, event: 'order.created', payload: { orderId: 1042 } }, opts: { tenant: TENANTS[2] } });
-  items.push({ type: 'webhook-dispatch', data: { webhookId: hooks.unreachable, event: 'invoice.paid', payload: { invoiceId: 77 } }, opts: { tenant: TENANTS[1], attempts: 4 } });
+  items.push({
+    type: 'webhook-dispatch',
+    data: { webhookId: hooks.refused, event: 'order.created', payload: { orderId: 1042 } },
+    opts: { tenant: TENANTS[2] },
+  });
+  items.push({
+    type: 'webhook-dispatch',
+    data: { webhookId: hooks.unreachable, event: 'invoice.paid', payload: { invoiceId: 77 } },
+    opts: { tenant: TENANTS[1], attempts: 4 },
+  });
   return items;
 }
 
@@ -121,7 +147,11 @@ async function main(): Promise<void> {
     const tenant = TENANTS[rnd(TENANTS.length)];
     await bullpen.dispatcher
       .dispatchBulk([
-        { type: 'embedding-batch', data: { namespace: `docs-${tenant.orgId}`, items: [{ id: `note-${rnd(1e6)}`, text: TOPICS[rnd(TOPICS.length)][0] }] }, opts: { tenant } },
+        {
+          type: 'embedding-batch',
+          data: { namespace: `docs-${tenant.orgId}`, items: [{ id: `note-${rnd(1e6)}`, text: TOPICS[rnd(TOPICS.length)][0] }] },
+          opts: { tenant },
+        },
         { type: 'quota-check', data: { orgId: tenant.orgId } },
         ...(Math.random() < 0.03
           ? [{ type: 'webhook-dispatch' as const, data: { webhookId: hooks.refused, event: 'ping', payload: {} }, opts: { tenant } }]

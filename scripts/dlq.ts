@@ -53,7 +53,10 @@ const argsSchema = z
     type: z.string().refine(isJobType, 'not a job type').optional(),
     tenant: tenantIdPart.optional(),
     errorClass: z.enum(ERROR_CLASSES).optional(),
-    id: z.string().regex(/^dlq-[0-9a-f]{24}$/, 'a dead-letter id such as dlq-0123456789abcdef01234567').optional(),
+    id: z
+      .string()
+      .regex(/^dlq-[0-9a-f]{24}$/, 'a dead-letter id such as dlq-0123456789abcdef01234567')
+      .optional(),
     limit: z.coerce.number().int().min(1).max(10_000).optional(),
     cursor: z.string().min(1).optional(),
     payload: z
@@ -84,11 +87,19 @@ export type CliArgs = z.output<typeof argsSchema>;
 
 export class UsageError extends Error {}
 
+/** `parse()`, with node:util's argument errors turned into UsageError. */
+function parseOrUsage<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
 /** Parses the command line; bad arguments throw UsageError with the reason. */
 export function parseCliArgs(argv: string[]): CliArgs | 'help' {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const { values, positionals } = parseOrUsage(() =>
+    parseArgs({
       args: argv,
       allowPositionals: true,
       strict: true,
@@ -106,13 +117,11 @@ export function parseCliArgs(argv: string[]): CliArgs | 'help' {
         yes: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  const { values, positionals } = parsed;
+    }),
+  );
   if (values.help) return 'help';
-  if (positionals.length !== 1) throw new UsageError(positionals.length ? `one command, got: ${positionals.join(' ')}` : 'a command is required');
+  if (positionals.length !== 1)
+    throw new UsageError(positionals.length ? `one command, got: ${positionals.join(' ')}` : 'a command is required');
   const result = argsSchema.safeParse({ ...values, errorClass: values['error-class'], 'error-class': undefined, command: positionals[0] });
   if (!result.success) {
     throw new UsageError(result.error.issues.map((i) => (i.path.length ? `--${String(i.path[0])}: ${i.message}` : i.message)).join('; '));
@@ -140,10 +149,11 @@ async function run(args: CliArgs, bullpen: Bullpen, out: Output): Promise<number
   const dlq = bullpen.dlq;
   const by = cliActor();
   const filter: DeadLetterFilter = { status: args.status, type: args.type, tenant: args.tenant, errorClass: args.errorClass };
-  const filterText = Object.entries(filter)
-    .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(' ') || 'all';
+  const filterText =
+    Object.entries(filter)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ') || 'all';
   const report = (verb: string) => (p: BulkProgress) =>
     out.progress(`${verb}: ${p.processed} processed, ${p.succeeded} ${verb}, ${p.skipped} skipped, ${p.failed} failed`);
 
@@ -193,7 +203,12 @@ async function run(args: CliArgs, bullpen: Bullpen, out: Output): Promise<number
         return 0;
       }
       const result = await dlq.discardMany(filter, { by, limit: args.limit ?? 100, onProgress: report('discarded') });
-      await bullpen.audit.append({ actor: by, action: 'dlq.discard-many', target: { kind: 'dlq', id: filterText }, details: { ...result } });
+      await bullpen.audit.append({
+        actor: by,
+        action: 'dlq.discard-many',
+        target: { kind: 'dlq', id: filterText },
+        details: { ...result },
+      });
       out.result(result, summary('discarded', result));
       return result.failed > 0 ? 1 : 0;
     }
@@ -208,7 +223,10 @@ async function run(args: CliArgs, bullpen: Bullpen, out: Output): Promise<number
 
 class CliError extends Error {}
 
-function summary(verb: string, r: { processed: number; succeeded: number; skipped: number; failed: number; errors: Array<{ id: string; message: string }> }): string {
+function summary(
+  verb: string,
+  r: { processed: number; succeeded: number; skipped: number; failed: number; errors: Array<{ id: string; message: string }> },
+): string {
   const lines = [`${r.succeeded} ${verb}, ${r.skipped} skipped, ${r.failed} failed (${r.processed} processed)`];
   for (const e of r.errors) lines.push(`  ${e.id}: ${e.message}`);
   return lines.join('\n');

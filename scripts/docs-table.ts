@@ -14,7 +14,8 @@ function duration(ms: number): string {
 export function handlerDefaultsTable(): string {
   const rows = JOB_TYPE_NAMES.map((t) => {
     const d = JOB_TYPES[t];
-    const backoff = d.backoff.type === 'fixed' ? `fixed ${duration(d.backoff.delayMs)}` : `full jitter, base ${duration(d.backoff.delayMs)}`;
+    const backoff =
+      d.backoff.type === 'fixed' ? `fixed ${duration(d.backoff.delayMs)}` : `full jitter, base ${duration(d.backoff.delayMs)}`;
     const rate = 'rateLimit' in d && d.rateLimit ? `${d.rateLimit.max} / ${duration(d.rateLimit.durationMs)}` : '—';
     return `| [\`${t}\`](${t === 'webhook-dispatch' ? 'webhooks.md' : `handlers/${d.group}.md`}) | ${d.group} | ${d.attempts} | ${backoff} | ${duration(d.timeoutMs)} | ${d.priority} (${PRIORITY[d.priority]}) | ${d.concurrency} | ${rate} | ${d.critical ? 'yes' : ''} |`;
   });

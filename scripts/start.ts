@@ -84,7 +84,11 @@ async function main(): Promise<void> {
       fsync: config.BULLPEN_REDIS_FSYNC,
     });
     const where = `127.0.0.1:${redis.port}`;
-    log(redis.child ? `redis-server started on ${where} (data in ${path.join(config.dataDir, 'redis')}, password in ${embeddedPasswordFile(config.dataDir)})` : `reusing the redis-server on ${where}`);
+    log(
+      redis.child
+        ? `redis-server started on ${where} (data in ${path.join(config.dataDir, 'redis')}, password in ${embeddedPasswordFile(config.dataDir)})`
+        : `reusing the redis-server on ${where}`,
+    );
     env.REDIS_URL = redis.url;
     config = loadConfig(env);
   }
@@ -97,10 +101,18 @@ async function main(): Promise<void> {
   await buildDashboardIfNeeded(root, { log });
 
   // The worker's own grace period lets running jobs finish; the dashboard holds no work.
-  children.push({ name: 'worker', child: startChild('worker', ['--import', 'tsx', 'worker/main.ts'], env), stopAfterMs: config.SHUTDOWN_GRACE_MS + 5_000 });
+  children.push({
+    name: 'worker',
+    child: startChild('worker', ['--import', 'tsx', 'worker/main.ts'], env),
+    stopAfterMs: config.SHUTDOWN_GRACE_MS + 5_000,
+  });
   children.push({
     name: 'dashboard',
-    child: startChild('dashboard', ['--import', 'tsx', 'scripts/web-server.ts'], { ...env, PORT: String(config.PORT), HOST: process.env.HOST ?? '127.0.0.1' }),
+    child: startChild('dashboard', ['--import', 'tsx', 'scripts/web-server.ts'], {
+      ...env,
+      PORT: String(config.PORT),
+      HOST: process.env.HOST ?? '127.0.0.1',
+    }),
     stopAfterMs: 5_000,
   });
 
@@ -114,7 +126,11 @@ async function main(): Promise<void> {
     log(`sign in with your dashboard user; the first admin's password is in ${path.join(config.dataDir, 'admin-password')}`);
   }
   if (demo) {
-    children.push({ name: 'demo', stopAfterMs: 5_000, child: spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--follow'], { cwd: root, env, stdio: 'inherit' }) });
+    children.push({
+      name: 'demo',
+      stopAfterMs: 5_000,
+      child: spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--follow'], { cwd: root, env, stdio: 'inherit' }),
+    });
   }
   log('press Ctrl-C to stop');
 }

@@ -44,16 +44,27 @@ const defaultIo: Io = {
   readStdin: async () => {
     const chunks: Buffer[] = [];
     for await (const c of process.stdin) chunks.push(c as Buffer);
-    return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+    return Buffer.concat(chunks)
+      .toString('utf8')
+      .replace(/\r?\n$/, '');
   },
 };
 
 /** Runs one command against `bullpen`; returns the exit code. */
-export async function runUsersCommand(bullpen: Pick<Bullpen, 'redis' | 'keys' | 'audit'>, argv: string[], io: Io = defaultIo): Promise<number> {
+export async function runUsersCommand(
+  bullpen: Pick<Bullpen, 'redis' | 'keys' | 'audit'>,
+  argv: string[],
+  io: Io = defaultIo,
+): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { role: { type: 'string' }, 'password-stdin': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      role: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   const [command, name, extra] = positionals;
   if (values.help || !command) {

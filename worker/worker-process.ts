@@ -38,12 +38,10 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
   // Everything in this process rides out a Redis restart (docs/decisions/0006-connection-roles.md).
   const bullpen = new Bullpen({ connectionRole: 'resilient', ...opts });
   const { config, logger } = bullpen;
-  const metrics = new WorkerMetrics(
-    config.METRICS_PREFIX,
-    createQueueDepthSource({ queues: bullpen.queues, logger }),
-    () => bullpen.dlq.pendingCount(),
+  const metrics = new WorkerMetrics(config.METRICS_PREFIX, createQueueDepthSource({ queues: bullpen.queues, logger }), () =>
+    bullpen.dlq.pendingCount(),
   );
-  bullpen.alerter.useMetrics(metrics);
+  bullpen.alerter.countInto(metrics);
   const handlers = opts.handlers ?? createHandlers({ bullpen });
   const types = (config.WORKER_TYPES as JobTypeName[] | undefined)?.filter((t) => t in handlers);
   const connection = bullpen.workerConnection();

@@ -21,5 +21,7 @@ export function loadQueuePage(name: string, filters: QueueFilters): Promise<Queu
 }
 
 export function loadJobPage(queue: string, id: string, logsPage = 1): Promise<JobPage | null> {
-  return liveCache().get(`live:job:${queue}:${id}:${logsPage}`, LIVE_TTL_MS, async () => readJobPage(await readyBullpen(), queue, id, logsPage));
+  return liveCache().get(`live:job:${queue}:${id}:${logsPage}`, LIVE_TTL_MS, async () =>
+    readJobPage(await readyBullpen(), queue, id, logsPage),
+  );
 }

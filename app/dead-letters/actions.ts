@@ -66,7 +66,8 @@ const replaySpec: ActionSpec<typeof replaySchema, { id: string; jobId: string; e
     let payload: unknown;
     if (input.payload !== undefined) {
       const json = parseJsonText(input.payload);
-      if (!json.ok) throw new AppError('VALIDATION', `The payload is not valid JSON: ${json.message}`, { fieldErrors: { payload: [json.message] } });
+      if (!json.ok)
+        throw new AppError('VALIDATION', `The payload is not valid JSON: ${json.message}`, { fieldErrors: { payload: [json.message] } });
       payload = json.value;
     }
     try {
@@ -113,7 +114,10 @@ const discardSelectedSpec: ActionSpec<typeof idsSchema, SelectedOutcome> = {
   minRole: 'admin',
   schema: idsSchema,
   run: (input, { user, bullpen }) => discardSelected(bullpen, input.ids, user.username),
-  audit: (input, out) => ({ target: selectedTarget(input.ids), details: { discarded: out.done, skipped: out.skipped.length, failed: out.failed.length } }),
+  audit: (input, out) => ({
+    target: selectedTarget(input.ids),
+    details: { discarded: out.done, skipped: out.skipped.length, failed: out.failed.length },
+  }),
   revalidate: () => ['/dead-letters'],
 };
 
@@ -122,7 +126,11 @@ const replayAllSpec: ActionSpec<typeof replayAllSchema, BulkOperation> = {
   minRole: 'operator',
   schema: replayAllSchema,
   async run(input, { user, bullpen }) {
-    const { operation } = await startReplayAll(bullpen, dashboardServices().bulk, input.filter, { by: user.username, limit: input.limit, now: Date.now() });
+    const { operation } = await startReplayAll(bullpen, dashboardServices().bulk, input.filter, {
+      by: user.username,
+      limit: input.limit,
+      now: Date.now(),
+    });
     return operation;
   },
   audit: (input, d) => ({
@@ -140,17 +148,24 @@ const purgeSpec: ActionSpec<typeof purgeSchema, BulkOperation> = {
     const { operation } = await startPurge(bullpen, dashboardServices().bulk, input.filter, { by: user.username, now: Date.now() });
     return operation;
   },
-  audit: (input, d) => ({ target: { kind: 'dead-letters', id: describeFilters(input.filter) }, details: { operation: d.id, total: d.total } }),
+  audit: (input, d) => ({
+    target: { kind: 'dead-letters', id: describeFilters(input.filter) },
+    details: { operation: d.id, total: d.total },
+  }),
   revalidate: () => ['/dead-letters'],
 };
 
-export async function replayDeadLetter(input: Parameters<DeadLetterActions['replay']>[0]): Promise<ActionResult<{ id: string; jobId: string; edited: boolean }>> {
+export async function replayDeadLetter(
+  input: Parameters<DeadLetterActions['replay']>[0],
+): Promise<ActionResult<{ id: string; jobId: string; edited: boolean }>> {
   return runAction(replaySpec, input);
 }
 export async function discardDeadLetter(input: { id: string }): Promise<ActionResult<{ id: string }>> {
   return runAction(discardSpec, input);
 }
-export async function replaySelectedDeadLetters(input: Parameters<DeadLetterActions['replaySelected']>[0]): Promise<ActionResult<SelectedOutcome>> {
+export async function replaySelectedDeadLetters(
+  input: Parameters<DeadLetterActions['replaySelected']>[0],
+): Promise<ActionResult<SelectedOutcome>> {
   return runAction(replaySelectedSpec, input);
 }
 export async function discardSelectedDeadLetters(input: { ids: string[] }): Promise<ActionResult<SelectedOutcome>> {

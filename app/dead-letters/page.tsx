@@ -29,7 +29,9 @@ export default async function DeadLettersPage({ searchParams }: RouteProps) {
     <>
       <div className="page-head">
         <h1>Dead letters</h1>
-        <span className="small muted">Jobs that failed for good. Times are UTC; filters live in the URL, so a link shows the same list.</span>
+        <span className="small muted">
+          Jobs that failed for good. Times are UTC; filters live in the URL, so a link shows the same list.
+        </span>
       </div>
       <div className="stack">
         <DeadLetterFiltersForm key={`filters?${search}`} filters={filters} ignored={ignored} />

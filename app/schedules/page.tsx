@@ -18,7 +18,9 @@ export default async function SchedulesPage() {
     <>
       <div className="page-head">
         <h1>Schedules</h1>
-        <span className="small muted">Cron patterns have six fields, seconds first. An operator’s edit wins over the code’s default at every boot.</span>
+        <span className="small muted">
+          Cron patterns have six fields, seconds first. An operator’s edit wins over the code’s default at every boot.
+        </span>
       </div>
       <Suspense fallback={<CardSkeleton title="Schedules" rows={8} />}>
         <Schedules canOperate={roleAtLeast(user.role, 'operator')} />

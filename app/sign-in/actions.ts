@@ -48,7 +48,12 @@ export async function signIn(_prev: ActionResult<null> | null, form: FormData): 
     session.sessionEpoch = user.sessionEpoch;
     session.signedInAt = Date.now();
     await session.save();
-    await bullpen.audit.append({ actor: user.username, action: 'auth.sign-in', target: { kind: 'user', id: user.username }, details: { ip } });
+    await bullpen.audit.append({
+      actor: user.username,
+      action: 'auth.sign-in',
+      target: { kind: 'user', id: user.username },
+      details: { ip },
+    });
   } catch (err) {
     unstable_rethrow(err);
     if (isAppError(err)) {

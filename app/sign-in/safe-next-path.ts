@@ -8,7 +8,7 @@ const BASE = 'http://bullpen.invalid';
  * anything else is `/`. `/x` yes; `//evil`, `/\evil`, `/\t/evil`, `https://…` no.
  */
 export function safeNextPath(next: string | undefined): string {
-  if (!next || !next.startsWith('/')) return '/';
+  if (!next?.startsWith('/')) return '/';
   let url: URL;
   try {
     url = new URL(next, BASE);

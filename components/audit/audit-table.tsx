@@ -25,8 +25,12 @@ export function AuditTable({ entries }: { entries: AuditRow[] }) {
           <th scope="col">Who</th>
           <th scope="col">Action</th>
           <th scope="col">Target</th>
-          <th scope="col" className="hide-sm">Tenant</th>
-          <th scope="col" className="hide-sm">Details</th>
+          <th scope="col" className="hide-sm">
+            Tenant
+          </th>
+          <th scope="col" className="hide-sm">
+            Details
+          </th>
         </tr>
       </thead>
       <tbody>
@@ -49,7 +53,9 @@ export function AuditTable({ entries }: { entries: AuditRow[] }) {
                   <span className="mono">{e.target.id}</span>
                 )}
               </td>
-              <td className="hide-sm mono">{e.tenant ? `${e.tenant.orgId}${e.tenant.workspaceId ? `/${e.tenant.workspaceId}` : ''}` : ''}</td>
+              <td className="hide-sm mono">
+                {e.tenant ? `${e.tenant.orgId}${e.tenant.workspaceId ? `/${e.tenant.workspaceId}` : ''}` : ''}
+              </td>
               <td className="hide-sm mono small" style={{ maxWidth: '40ch', overflowWrap: 'anywhere' }}>
                 {e.details}
               </td>

@@ -21,6 +21,7 @@ export function SignInForm({ action, next }: { action: SignInAction; next: strin
           name="username"
           autoComplete="username"
           required
+          // biome-ignore lint/a11y/noAutofocus: the sign-in page has one task, and the name field is it.
           autoFocus
           value={username}
           onChange={(e) => setUsername(e.target.value)}

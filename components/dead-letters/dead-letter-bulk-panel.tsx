@@ -47,8 +47,8 @@ export function DeadLetterBulkPanel({ filters, search, replayable, total, action
       <div className="stack">
         <p className="small">
           <strong>Replay all that match</strong> ({describeFilters({ ...f, status })}):{' '}
-          <span data-testid="dlq-replayable">{replayable.toLocaleString('en')}</span> now. At most {MAX_REPLAY_ALL.toLocaleString('en')} per run, {DLQ_BULK_BATCH} at a time; an entry that
-          changed meanwhile is skipped.
+          <span data-testid="dlq-replayable">{replayable.toLocaleString('en')}</span> now. At most {MAX_REPLAY_ALL.toLocaleString('en')} per
+          run, {DLQ_BULK_BATCH} at a time; an entry that changed meanwhile is skipped.
         </p>
         <div className="row">
           <div className="field">
@@ -72,7 +72,8 @@ export function DeadLetterBulkPanel({ filters, search, replayable, total, action
             title={`Replay ${willReplay.toLocaleString('en')} dead letters?`}
             description={
               <p>
-                Each is enqueued again with fresh attempts, in batches of {DLQ_BULK_BATCH}, newest first: {describeFilters({ ...f, status })}.
+                Each is enqueued again with fresh attempts, in batches of {DLQ_BULK_BATCH}, newest first:{' '}
+                {describeFilters({ ...f, status })}.
               </p>
             }
             confirmLabel="Replay"
@@ -86,13 +87,22 @@ export function DeadLetterBulkPanel({ filters, search, replayable, total, action
         </div>
         {!canReplay && <p className="small muted">Discarded and replaying dead letters cannot be replayed; choose pending or replayed.</p>}
         <StartError result={replayAll.result} />
-        {replayOp && <BulkProgress key={replayOp.id} operation={replayOp} title="Replay all that match" invalidate={invalidate} onClose={() => setReplayOp(null)} />}
+        {replayOp && (
+          <BulkProgress
+            key={replayOp.id}
+            operation={replayOp}
+            title="Replay all that match"
+            invalidate={invalidate}
+            onClose={() => setReplayOp(null)}
+          />
+        )}
       </div>
 
       {actions.purge && (
         <div className="stack">
           <p className="small">
-            <strong>Purge</strong>: removes the {total.toLocaleString('en')} dead letters matching {describeFilters(f)} for good, and their jobs still in a failed set.
+            <strong>Purge</strong>: removes the {total.toLocaleString('en')} dead letters matching {describeFilters(f)} for good, and their
+            jobs still in a failed set.
             {!hasFilter(f) && ' Choose at least one filter first.'}
           </p>
           <ConfirmDialog
@@ -101,7 +111,8 @@ export function DeadLetterBulkPanel({ filters, search, replayable, total, action
             title={`Purge ${total.toLocaleString('en')} dead letters for good?`}
             description={
               <p>
-                Every dead letter matching <strong>{describeFilters(f)}</strong> is deleted with its history, and its failed job is removed so it cannot come back. This cannot be undone.
+                Every dead letter matching <strong>{describeFilters(f)}</strong> is deleted with its history, and its failed job is removed
+                so it cannot come back. This cannot be undone.
               </p>
             }
             requireText="purge"
@@ -114,7 +125,9 @@ export function DeadLetterBulkPanel({ filters, search, replayable, total, action
             }}
           />
           <StartError result={purge.result} />
-          {purgeOp && <BulkProgress key={purgeOp.id} operation={purgeOp} title="Purge" invalidate={invalidate} onClose={() => setPurgeOp(null)} />}
+          {purgeOp && (
+            <BulkProgress key={purgeOp.id} operation={purgeOp} title="Purge" invalidate={invalidate} onClose={() => setPurgeOp(null)} />
+          )}
         </div>
       )}
     </section>

@@ -8,7 +8,11 @@ import { deadLettersHref } from '@/lib/dashboard/dead-letters-filters';
 import type { DeadLetterDetail } from '@/lib/dashboard/dead-letters-read';
 import { jobPageHref } from '@/lib/dashboard/schedules-view';
 
-const iso = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+const iso = (ms: number) =>
+  new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
 
 /** The failure, the original job and the replay history of one dead letter (read-only parts). */
 export function DeadLetterDetailView({ entry: e, actions }: { entry: DeadLetterDetail; actions?: ReactNode }) {
@@ -72,7 +76,8 @@ export function DeadLetterDetailView({ entry: e, actions }: { entry: DeadLetterD
             <dd>
               {e.originalJobState === 'gone' ? (
                 <span data-testid="dlq-original-job-state" data-state="gone">
-                  <span className="mono">{e.originalJobId}</span> <span className="muted">— no longer in the queue (removed by retention or purged)</span>
+                  <span className="mono">{e.originalJobId}</span>{' '}
+                  <span className="muted">— no longer in the queue (removed by retention or purged)</span>
                 </span>
               ) : (
                 <span className="row" data-testid="dlq-original-job-state" data-state={e.originalJobState}>
@@ -84,7 +89,13 @@ export function DeadLetterDetailView({ entry: e, actions }: { entry: DeadLetterD
               )}
             </dd>
             <dt>Tenant</dt>
-            <dd>{tenant && e.tenant ? <Link href={deadLettersHref({ tenant: e.tenant.orgId })}>{tenant}</Link> : <span className="muted">none</span>}</dd>
+            <dd>
+              {tenant && e.tenant ? (
+                <Link href={deadLettersHref({ tenant: e.tenant.orgId })}>{tenant}</Link>
+              ) : (
+                <span className="muted">none</span>
+              )}
+            </dd>
             {e.envelope.requestId && (
               <>
                 <dt>Request id</dt>
@@ -127,7 +138,13 @@ export function DeadLetterDetailView({ entry: e, actions }: { entry: DeadLetterD
 
       <section className="card" aria-labelledby="dlq-payload-h">
         <h2 id="dlq-payload-h">Payload</h2>
-        <JsonView value={e.payload.value} truncated={e.payload.truncated} originalBytes={e.payload.bytes} testId="dlq-payload" label="Payload" />
+        <JsonView
+          value={e.payload.value}
+          truncated={e.payload.truncated}
+          originalBytes={e.payload.bytes}
+          testId="dlq-payload"
+          label="Payload"
+        />
       </section>
 
       {actions}

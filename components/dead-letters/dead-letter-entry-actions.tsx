@@ -39,7 +39,9 @@ export function DeadLetterEntryActions(props: {
           testId="dlq-detail-discard"
           triggerLabel="Discard"
           title="Discard this dead letter?"
-          description={<p>It stays here as discarded, for the record, and is never replayed in bulk. Retention removes it after 30 days.</p>}
+          description={
+            <p>It stays here as discarded, for the record, and is never replayed in bulk. Retention removes it after 30 days.</p>
+          }
           confirmLabel="Discard"
           disabled={!replayable || pending}
           onConfirm={() => {

@@ -16,14 +16,27 @@ import { DEAD_LETTER_STATUSES } from '@/lib/dlq/entry';
 import { ERROR_CLASSES } from '@/lib/errors/classify';
 import { JOB_TYPE_NAMES } from '@/lib/jobs/registry';
 
-const SINCE_LABEL: Record<string, string> = { '15m': 'last 15 minutes', '1h': 'last hour', '6h': 'last 6 hours', '24h': 'last 24 hours', '7d': 'last 7 days', '30d': 'last 30 days' };
+const SINCE_LABEL: Record<string, string> = {
+  '15m': 'last 15 minutes',
+  '1h': 'last hour',
+  '6h': 'last 6 hours',
+  '24h': 'last 24 hours',
+  '7d': 'last 7 days',
+  '30d': 'last 30 days',
+};
 
 /**
  * The filters as a GET form: it works without JavaScript (the browser submits the
  * fields), and with it the URL is rebuilt by the same pure serializer the server
  * reads, so links stay short and canonical. Times are UTC, as the page shows them.
  */
-export function DeadLetterFiltersForm({ filters, ignored }: { filters: DeadLetterFilters; ignored: Array<{ param: string; reason: string }> }) {
+export function DeadLetterFiltersForm({
+  filters,
+  ignored,
+}: {
+  filters: DeadLetterFilters;
+  ignored: Array<{ param: string; reason: string }>;
+}) {
   const router = useRouter();
   const id = useId();
   const types = filters.type && !(JOB_TYPE_NAMES as string[]).includes(filters.type) ? [...JOB_TYPE_NAMES, filters.type] : JOB_TYPE_NAMES;
@@ -39,7 +52,14 @@ export function DeadLetterFiltersForm({ filters, ignored }: { filters: DeadLette
   }
 
   return (
-    <form method="get" action="/dead-letters" className="card filters" onSubmit={onSubmit} aria-label="Filter dead letters" data-testid="dlq-filters">
+    <form
+      method="get"
+      action="/dead-letters"
+      className="card filters"
+      onSubmit={onSubmit}
+      aria-label="Filter dead letters"
+      data-testid="dlq-filters"
+    >
       <div className="field">
         <label htmlFor={`${id}-type`}>Job type</label>
         <select id={`${id}-type`} name="type" defaultValue={filters.type ?? ''} data-testid="dlq-filter-type">
@@ -53,7 +73,14 @@ export function DeadLetterFiltersForm({ filters, ignored }: { filters: DeadLette
       </div>
       <div className="field">
         <label htmlFor={`${id}-tenant`}>Tenant (orgId)</label>
-        <input id={`${id}-tenant`} name="tenant" defaultValue={filters.tenant ?? ''} size={12} autoComplete="off" data-testid="dlq-filter-tenant" />
+        <input
+          id={`${id}-tenant`}
+          name="tenant"
+          defaultValue={filters.tenant ?? ''}
+          size={12}
+          autoComplete="off"
+          data-testid="dlq-filter-tenant"
+        />
       </div>
       <div className="field">
         <label htmlFor={`${id}-class`}>Error class</label>
@@ -90,11 +117,25 @@ export function DeadLetterFiltersForm({ filters, ignored }: { filters: DeadLette
       </div>
       <div className="field">
         <label htmlFor={`${id}-from`}>From (UTC)</label>
-        <input id={`${id}-from`} type="datetime-local" name="from" step={1} defaultValue={filters.from !== undefined ? formatInstant(filters.from).slice(0, 19) : ''} data-testid="dlq-filter-from" />
+        <input
+          id={`${id}-from`}
+          type="datetime-local"
+          name="from"
+          step={1}
+          defaultValue={filters.from !== undefined ? formatInstant(filters.from).slice(0, 19) : ''}
+          data-testid="dlq-filter-from"
+        />
       </div>
       <div className="field">
         <label htmlFor={`${id}-to`}>To (UTC)</label>
-        <input id={`${id}-to`} type="datetime-local" name="to" step={1} defaultValue={filters.to !== undefined ? formatInstant(filters.to).slice(0, 19) : ''} data-testid="dlq-filter-to" />
+        <input
+          id={`${id}-to`}
+          type="datetime-local"
+          name="to"
+          step={1}
+          defaultValue={filters.to !== undefined ? formatInstant(filters.to).slice(0, 19) : ''}
+          data-testid="dlq-filter-to"
+        />
       </div>
       <div className="field">
         <label htmlFor={`${id}-size`}>Per page</label>

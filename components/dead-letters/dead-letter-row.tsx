@@ -47,7 +47,11 @@ export function DeadLetterRow({ row, filters, selected, onToggle, actions, onCha
       </td>
       <td className="hide-sm">
         {tenant && row.tenant ? (
-          <Link href={deadLettersHref({ ...filters, tenant: row.tenant.orgId, page: 1 })} className="mono small" title={`Only tenant ${row.tenant.orgId}`}>
+          <Link
+            href={deadLettersHref({ ...filters, tenant: row.tenant.orgId, page: 1 })}
+            className="mono small"
+            title={`Only tenant ${row.tenant.orgId}`}
+          >
             {tenant}
           </Link>
         ) : (
@@ -59,7 +63,13 @@ export function DeadLetterRow({ row, filters, selected, onToggle, actions, onCha
           <Link href={deadLettersHref({ ...filters, errorClass: row.errorClass, page: 1 })} title={`Only ${row.errorClass} errors`}>
             <Badge tone="neutral">{row.errorClass}</Badge>
           </Link>
-          <Link href={`/dead-letters/${row.id}`} className="truncate" title={row.message} data-testid={`dlq-link-${row.id}`} style={{ display: 'inline-block', maxWidth: '34ch' }}>
+          <Link
+            href={`/dead-letters/${row.id}`}
+            className="truncate"
+            title={row.message}
+            data-testid={`dlq-link-${row.id}`}
+            style={{ display: 'inline-block', maxWidth: '34ch' }}
+          >
             {row.message || '(no message)'}
           </Link>
         </div>

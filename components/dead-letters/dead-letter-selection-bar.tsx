@@ -9,7 +9,15 @@ import type { SelectedOutcome } from '@/lib/dashboard/dead-letters-bulk';
 import type { DeadLetterActions } from './dlq-actions';
 
 /** "n selected": replay them (operators) or discard them (admins), with the outcome per entry. */
-export function DeadLetterSelectionBar({ chosen, actions, onDone }: { chosen: Array<{ id: string; replays: number }>; actions: DeadLetterActions; onDone(): void }) {
+export function DeadLetterSelectionBar({
+  chosen,
+  actions,
+  onDone,
+}: {
+  chosen: Array<{ id: string; replays: number }>;
+  actions: DeadLetterActions;
+  onDone(): void;
+}) {
   const replay = useAction(actions.replaySelected);
   const discard = useAction(actions.discardSelected ?? noDiscard);
   const [last, setLast] = useState<'replay' | 'discard' | null>(null);
@@ -40,7 +48,9 @@ export function DeadLetterSelectionBar({ chosen, actions, onDone }: { chosen: Ar
             testId="dlq-discard-selected"
             triggerLabel={`Discard selected${chosen.length ? ` (${chosen.length})` : ''}`}
             title={`Discard ${chosen.length} dead letters?`}
-            description={<p>They stay in the list as discarded (kept for the record, never replayed in bulk) until retention removes them.</p>}
+            description={
+              <p>They stay in the list as discarded (kept for the record, never replayed in bulk) until retention removes them.</p>
+            }
             confirmLabel="Discard"
             disabled={chosen.length === 0 || pending}
             onConfirm={async () => {

@@ -116,13 +116,28 @@ export function DeadLetterTable({ initial, filters, search, liveUrl, actions }: 
           </thead>
           <tbody>
             {list.rows.map((row) => (
-              <DeadLetterRow key={row.id} row={row} filters={filters} selected={selected.has(row.id)} onToggle={toggle} actions={actions} onChanged={refresh} />
+              <DeadLetterRow
+                key={row.id}
+                row={row}
+                filters={filters}
+                selected={selected.has(row.id)}
+                onToggle={toggle}
+                actions={actions}
+                onChanged={refresh}
+              />
             ))}
           </tbody>
         </Table>
       )}
-      <Pagination page={list.page} pageCount={list.pageCount} hrefFor={(page) => deadLettersHref({ ...filters, page })} label="Dead-letter pages" />
-      {actions && <DeadLetterBulkPanel filters={filters} search={search} replayable={list.replayable} total={list.total} actions={actions} />}
+      <Pagination
+        page={list.page}
+        pageCount={list.pageCount}
+        hrefFor={(page) => deadLettersHref({ ...filters, page })}
+        label="Dead-letter pages"
+      />
+      {actions && (
+        <DeadLetterBulkPanel filters={filters} search={search} replayable={list.replayable} total={list.total} actions={actions} />
+      )}
     </div>
   );
 }

@@ -7,7 +7,11 @@ import type { SelectedOutcome } from '@/lib/dashboard/dead-letters-bulk';
  * import app/). A viewer's page passes none; an operator's lacks the admin ones.
  */
 export interface DeadLetterActions {
-  replay(input: { id: string; expectedReplays: number; payload?: string }): Promise<ActionResult<{ id: string; jobId: string; edited: boolean }>>;
+  replay(input: {
+    id: string;
+    expectedReplays: number;
+    payload?: string;
+  }): Promise<ActionResult<{ id: string; jobId: string; edited: boolean }>>;
   discard(input: { id: string }): Promise<ActionResult<{ id: string }>>;
   replaySelected(input: { entries: Array<{ id: string; replays: number }> }): Promise<ActionResult<SelectedOutcome>>;
   replayAll(input: { filter: string; limit: number }): Promise<ActionResult<BulkOperation>>;

@@ -18,6 +18,7 @@ export function PayloadCheckNote({ check, type, testId }: { check: PayloadCheck;
         The {type} schema refuses it:
         <ul style={{ margin: '0.25rem 0 0', paddingLeft: '1.25rem' }}>
           {check.issues.map((i, n) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: issues are rendered whole each time and two may share a path.
             <li key={n}>
               {i.path ? <code>{i.path}</code> : 'the value'}: {i.message}
             </li>

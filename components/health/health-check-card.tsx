@@ -4,7 +4,12 @@ import { formatDurationMs, type CheckView } from '@/lib/dashboard/health-view';
 /** One check: its status, latency, a sentence and the facts behind it. */
 export function HealthCheckCard({ check }: { check: CheckView }) {
   return (
-    <section className="card" data-testid={`health-check-${check.name}`} data-status={check.status} aria-labelledby={`health-${check.name}-title`}>
+    <section
+      className="card"
+      data-testid={`health-check-${check.name}`}
+      data-status={check.status}
+      aria-labelledby={`health-${check.name}-title`}
+    >
       <div className="row" style={{ justifyContent: 'space-between' }}>
         <h3 id={`health-${check.name}-title`} style={{ margin: 0 }}>
           {check.title}

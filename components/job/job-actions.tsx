@@ -12,7 +12,19 @@ import { useAction } from '@/components/ui/use-action';
 import type { JobActions as Actions } from './types';
 
 /** Retry / promote / duplicate for operators, remove for admins; each shows its outcome in words. */
-export function JobActionBar({ job, actions, canOperate, canAdmin, onChanged }: { job: JobDetail; actions: Actions; canOperate: boolean; canAdmin: boolean; onChanged(): void }) {
+export function JobActionBar({
+  job,
+  actions,
+  canOperate,
+  canAdmin,
+  onChanged,
+}: {
+  job: JobDetail;
+  actions: Actions;
+  canOperate: boolean;
+  canAdmin: boolean;
+  onChanged(): void;
+}) {
   const router = useRouter();
   const retry = useAction(actions.retry);
   const promote = useAction(actions.promote);
@@ -63,7 +75,11 @@ export function JobActionBar({ job, actions, canOperate, canAdmin, onChanged }: 
                 result: r,
                 success: r.ok ? (
                   <>
-                    Duplicated as <Link href={`/queues/${encodeURIComponent(job.queue)}/jobs/${encodeURIComponent(r.data.jobId)}`}>job {r.data.jobId}</Link>.
+                    Duplicated as{' '}
+                    <Link href={`/queues/${encodeURIComponent(job.queue)}/jobs/${encodeURIComponent(r.data.jobId)}`}>
+                      job {r.data.jobId}
+                    </Link>
+                    .
                   </>
                 ) : null,
               });

@@ -14,6 +14,7 @@ export function JobAttempts({ job }: { job: JobDetail }) {
       {job.stacktrace.length > 0 && (
         <ol className="stack" style={{ paddingLeft: '1.25rem' }}>
           {job.stacktrace.map((s, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: one stack per attempt, in attempt order: the index is the attempt.
             <li key={i}>
               <details open={i === job.stacktrace.length - 1}>
                 <summary>

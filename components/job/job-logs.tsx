@@ -14,7 +14,8 @@ export function JobLogs({ logs, queue, id }: { logs: JobPage['logs']; queue: str
       ) : (
         <>
           <p className="small muted">
-            {logs.count.toLocaleString('en')} {logs.count === 1 ? 'line' : 'lines'}{logs.pageCount > 1 ? ` · page ${logs.page} of ${logs.pageCount} (page 1 is the newest)` : ''}
+            {logs.count.toLocaleString('en')} {logs.count === 1 ? 'line' : 'lines'}
+            {logs.pageCount > 1 ? ` · page ${logs.page} of ${logs.pageCount} (page 1 is the newest)` : ''}
           </p>
           <pre className="logs" data-testid="job-logs" tabIndex={0}>
             {logs.lines.join('\n')}

@@ -39,7 +39,12 @@ export function JobView({ initial, logsPage, canOperate, canAdmin, actions }: Jo
         <div className="row">
           <StatusPill status={job.state ?? 'unknown'} testId="job-state" />
           {job.priorityName && <span className="badge tone-neutral">priority {job.priorityName}</span>}
-          {job.tenant && <span className="badge tone-info">org {job.tenant.orgId}{job.tenant.workspaceId ? ` / ${job.tenant.workspaceId}` : ''}</span>}
+          {job.tenant && (
+            <span className="badge tone-info">
+              org {job.tenant.orgId}
+              {job.tenant.workspaceId ? ` / ${job.tenant.workspaceId}` : ''}
+            </span>
+          )}
         </div>
         <LiveStatus updatedAt={dataUpdatedAt} error={error} fetching={isFetching} />
       </div>
@@ -70,9 +75,16 @@ export function JobView({ initial, logsPage, canOperate, canAdmin, actions }: Jo
         <section className="card" aria-labelledby="rv-h">
           <h2 id="rv-h">Return value</h2>
           {job.returnValue.value === null ? (
-            <p className="muted" data-testid="job-return-value">{job.state === 'completed' || job.state === 'failed' ? 'None.' : 'None yet.'}</p>
+            <p className="muted" data-testid="job-return-value">
+              {job.state === 'completed' || job.state === 'failed' ? 'None.' : 'None yet.'}
+            </p>
           ) : (
-            <JsonView value={job.returnValue.value} truncated={job.returnValue.truncated} originalBytes={job.returnValue.bytes} testId="job-return-value" />
+            <JsonView
+              value={job.returnValue.value}
+              truncated={job.returnValue.truncated}
+              originalBytes={job.returnValue.bytes}
+              testId="job-return-value"
+            />
           )}
         </section>
         <section className="card" aria-labelledby="opts-h">

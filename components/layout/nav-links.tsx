@@ -20,7 +20,11 @@ export function NavLinks() {
         const active = l.href === '/' ? path === '/' : path === l.href || path.startsWith(`${l.href}/`);
         return (
           <li key={l.href}>
-            <Link href={l.href} aria-current={active ? 'page' : undefined} data-testid={`nav-${l.href === '/' ? 'overview' : l.href.slice(1)}`}>
+            <Link
+              href={l.href}
+              aria-current={active ? 'page' : undefined}
+              data-testid={`nav-${l.href === '/' ? 'overview' : l.href.slice(1)}`}
+            >
               {l.label}
             </Link>
           </li>

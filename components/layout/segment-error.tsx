@@ -9,10 +9,11 @@ export function SegmentError({ error, reset, what }: { error: Error & { digest?:
     <div className="card" role="alert" data-testid="segment-error">
       <h1>Could not load {what}</h1>
       <p>
-        The server could not read what this page needs. If Redis is restarting this clears by itself; otherwise
-        check the dashboard log{error.digest ? (
+        The server could not read what this page needs. If Redis is restarting this clears by itself; otherwise check the dashboard log
+        {error.digest ? (
           <>
-            {' '}for <code>{error.digest}</code>
+            {' '}
+            for <code>{error.digest}</code>
           </>
         ) : null}
         .

@@ -11,12 +11,19 @@ export function ThemeToggle({ initial }: { initial: Theme }) {
   function next() {
     const t = THEMES[(THEMES.indexOf(theme) + 1) % THEMES.length];
     setTheme(t);
+    // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is missing in Firefox and Safari.
     document.cookie = `${THEME_COOKIE}=${t}; Path=/; Max-Age=31536000; SameSite=Lax`;
     if (t === 'system') delete document.documentElement.dataset.theme;
     else document.documentElement.dataset.theme = t;
   }
   return (
-    <button type="button" className="btn btn-ghost btn-sm" onClick={next} data-testid="theme-toggle" aria-label={`${LABEL[theme]}. Change theme`}>
+    <button
+      type="button"
+      className="btn btn-ghost btn-sm"
+      onClick={next}
+      data-testid="theme-toggle"
+      aria-label={`${LABEL[theme]}. Change theme`}
+    >
       {theme === 'dark' ? '☾' : theme === 'light' ? '☀' : '◐'} <span className="hide-sm">{LABEL[theme]}</span>
     </button>
   );

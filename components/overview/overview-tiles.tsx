@@ -18,7 +18,9 @@ export function OverviewTiles({ initial }: { initial: Overview }) {
       </div>
       <div className="grid" style={{ gridTemplateColumns: 'repeat(auto-fit, minmax(min(100%, 160px), 1fr))' }}>
         <Tile label="Health" testId="tile-health">
-          <Link href="/health">{data.health ? <StatusPill status={data.health} testId="overview-health" /> : <span className="muted">unknown</span>}</Link>
+          <Link href="/health">
+            {data.health ? <StatusPill status={data.health} testId="overview-health" /> : <span className="muted">unknown</span>}
+          </Link>
         </Tile>
         <Tile label="Dead letters (pending)" testId="tile-dead-letters">
           <Link href="/dead-letters" className="stat" data-testid="overview-dlq-count">
@@ -31,14 +33,31 @@ export function OverviewTiles({ initial }: { initial: Overview }) {
         <Tile label="Failed" testId="tile-failed" value={formatCount(t.failed)} tone={t.failed > 0 ? 'var(--danger)' : undefined} />
         <Tile label="Worker processes" testId="tile-workers" value={t.workers === null ? 'unknown' : formatCount(t.workers)} />
         <Tile label="Jobs / min (5 min)" testId="tile-throughput" value={formatRate(data.jobsPerMin)} />
-        <Tile label="Failure rate (5 min)" testId="tile-failure-rate" value={formatPercent(data.failureRate)} tone={data.failureRate > 0.05 ? 'var(--danger)' : undefined} />
+        <Tile
+          label="Failure rate (5 min)"
+          testId="tile-failure-rate"
+          value={formatPercent(data.failureRate)}
+          tone={data.failureRate > 0.05 ? 'var(--danger)' : undefined}
+        />
         {t.paused > 0 && <Tile label="Paused queues" testId="tile-paused" value={formatCount(t.paused)} tone="var(--warn)" />}
       </div>
     </section>
   );
 }
 
-function Tile({ label, value, children, tone, testId }: { label: string; value?: string; children?: React.ReactNode; tone?: string; testId: string }) {
+function Tile({
+  label,
+  value,
+  children,
+  tone,
+  testId,
+}: {
+  label: string;
+  value?: string;
+  children?: React.ReactNode;
+  tone?: string;
+  testId: string;
+}) {
   return (
     <div className="card" data-testid={testId}>
       <div className="small muted">{label}</div>

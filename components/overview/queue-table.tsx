@@ -27,9 +27,15 @@ export function QueueTable({ initial }: { initial: Overview }) {
               {s}
             </th>
           ))}
-          <th scope="col" className="num hide-sm">Workers</th>
-          <th scope="col" className="hide-sm">Jobs/min</th>
-          <th scope="col" className="hide-sm">Failure rate</th>
+          <th scope="col" className="num hide-sm">
+            Workers
+          </th>
+          <th scope="col" className="hide-sm">
+            Jobs/min
+          </th>
+          <th scope="col" className="hide-sm">
+            Failure rate
+          </th>
         </tr>
       </thead>
       <tbody>
@@ -64,14 +70,25 @@ function QueueRow({ q }: { q: QueueOverview }) {
         </td>
       ))}
       <td className="num hide-sm" data-testid="queue-workers">
-        {q.workers === null ? <span className="muted" title="CLIENT LIST is not allowed on this Redis">?</span> : q.workers}
+        {q.workers === null ? (
+          <span className="muted" title="CLIENT LIST is not allowed on this Redis">
+            ?
+          </span>
+        ) : (
+          q.workers
+        )}
       </td>
       <td className="hide-sm" style={{ minWidth: '8rem' }}>
         <Sparkline points={perMin} label={`${q.name}: ${formatRate(q.jobsPerMin)} jobs per minute`} />
         <span className="small muted">{formatRate(q.jobsPerMin)}/min</span>
       </td>
       <td className="hide-sm" style={{ minWidth: '8rem' }}>
-        <Sparkline points={failureRates(q.series)} max={1} color="var(--chart-failed)" label={`${q.name}: failure rate ${formatPercent(q.failureRate)}`} />
+        <Sparkline
+          points={failureRates(q.series)}
+          max={1}
+          color="var(--chart-failed)"
+          label={`${q.name}: failure rate ${formatPercent(q.failureRate)}`}
+        />
         <span className="small muted">{formatPercent(q.failureRate)}</span>
       </td>
     </tr>

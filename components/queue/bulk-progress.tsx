@@ -11,7 +11,17 @@ import { ProgressBar } from '@/components/ui/progress-bar';
  * Follows a background bulk operation: polls every second while it runs, shows a
  * progress bar and the counts in words, and refreshes `invalidate` when it ends.
  */
-export function BulkProgress({ operation, title, invalidate, onClose }: { operation: BulkOperation; title: string; invalidate?: readonly unknown[]; onClose?(): void }) {
+export function BulkProgress({
+  operation,
+  title,
+  invalidate,
+  onClose,
+}: {
+  operation: BulkOperation;
+  title: string;
+  invalidate?: readonly unknown[];
+  onClose?(): void;
+}) {
   const qc = useQueryClient();
   const { data } = useQuery({
     queryKey: queryKeys.bulk(operation.id),
@@ -25,7 +35,12 @@ export function BulkProgress({ operation, title, invalidate, onClose }: { operat
   }, [running, invalidate, qc]);
   const pct = data.total ? (data.done / data.total) * 100 : running ? 0 : 100;
   return (
-    <div className={`result ${data.status === 'failed' ? 'error' : running ? 'info' : 'ok'}`} role="status" data-testid="bulk-progress" data-status={data.status}>
+    <div
+      className={`result ${data.status === 'failed' ? 'error' : running ? 'info' : 'ok'}`}
+      role="status"
+      data-testid="bulk-progress"
+      data-status={data.status}
+    >
       <div className="row" style={{ justifyContent: 'space-between' }}>
         <strong>{title}</strong>
         {!running && onClose && (

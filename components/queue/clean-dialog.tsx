@@ -13,7 +13,17 @@ import type { QueueActions } from './types';
  * Admin-only: remove jobs of one state older than N minutes. The queue name must be
  * typed to confirm; BullMQ removes at most 10,000 per call and the server loops.
  */
-export function CleanDialog({ queue, counts, clean, onStarted }: { queue: string; counts: StateCounts; clean: QueueActions['clean']; onStarted(op: BulkOperation, title: string): void }) {
+export function CleanDialog({
+  queue,
+  counts,
+  clean,
+  onStarted,
+}: {
+  queue: string;
+  counts: StateCounts;
+  clean: QueueActions['clean'];
+  onStarted(op: BulkOperation, title: string): void;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const [state, setState] = useState<CleanableState>('completed');
   const [minutes, setMinutes] = useState('60');

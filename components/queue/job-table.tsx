@@ -70,7 +70,11 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
           {retrySelected.result && (
             <InlineResult
               result={retrySelected.result}
-              success={retrySelected.result.ok ? `Retried ${retrySelected.result.data.succeeded}, skipped ${retrySelected.result.data.skipped}.` : undefined}
+              success={
+                retrySelected.result.ok
+                  ? `Retried ${retrySelected.result.data.succeeded}, skipped ${retrySelected.result.data.skipped}.`
+                  : undefined
+              }
             />
           )}
         </div>
@@ -91,13 +95,21 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
               </th>
             )}
             <th scope="col">Id</th>
-            <th scope="col" className="hide-sm">Name</th>
+            <th scope="col" className="hide-sm">
+              Name
+            </th>
             <th scope="col">Tenant</th>
             <th scope="col">Status</th>
-            <th scope="col" className="num">Attempts</th>
+            <th scope="col" className="num">
+              Attempts
+            </th>
             <th scope="col">{state === 'completed' || state === 'failed' ? 'Finished' : state === 'delayed' ? 'Runs' : 'Created'}</th>
             {state === 'failed' && <th scope="col">Reason</th>}
-            {selectable && <th scope="col"><span className="hide-sm">Actions</span></th>}
+            {selectable && (
+              <th scope="col">
+                <span className="hide-sm">Actions</span>
+              </th>
+            )}
           </tr>
         </thead>
         <tbody>
@@ -105,7 +117,13 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
             <tr key={j.id} data-testid="job-row" data-job-id={j.id}>
               {selectable && (
                 <td>
-                  <input type="checkbox" aria-label={`Select job ${j.id}`} checked={selected.has(j.id)} onChange={() => toggle(j.id)} data-testid={`job-select-${j.id}`} />
+                  <input
+                    type="checkbox"
+                    aria-label={`Select job ${j.id}`}
+                    checked={selected.has(j.id)}
+                    onChange={() => toggle(j.id)}
+                    data-testid={`job-select-${j.id}`}
+                  />
                 </td>
               )}
               <td className="mono">
@@ -114,7 +132,9 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
                 </Link>
               </td>
               <td className="hide-sm truncate">{j.name}</td>
-              <td className="mono">{j.tenant ? `${j.tenant.orgId}${j.tenant.workspaceId ? `/${j.tenant.workspaceId}` : ''}` : <span className="muted">—</span>}</td>
+              <td className="mono">
+                {j.tenant ? `${j.tenant.orgId}${j.tenant.workspaceId ? `/${j.tenant.workspaceId}` : ''}` : <span className="muted">—</span>}
+              </td>
               <td>
                 {state === 'active' || j.progress.percent > 0 ? (
                   <ProgressBar value={j.progress.percent} label={j.progress.phase} testId="job-row-progress" />
@@ -126,7 +146,9 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
                 {j.attemptsMade}/{j.maxAttempts}
               </td>
               <td>
-                <RelativeTime ms={state === 'completed' || state === 'failed' ? j.finishedAt : state === 'delayed' ? j.runAt : j.createdAt} />
+                <RelativeTime
+                  ms={state === 'completed' || state === 'failed' ? j.finishedAt : state === 'delayed' ? j.runAt : j.createdAt}
+                />
               </td>
               {state === 'failed' && (
                 <td className="truncate" title={j.failedReason}>

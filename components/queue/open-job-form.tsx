@@ -36,7 +36,14 @@ export function OpenJobForm({ queue, queues = [] }: { queue?: string; queues?: r
       <label htmlFor={idField} className="small">
         Job id
       </label>
-      <input id={idField} value={id} onChange={(e) => setId(e.target.value)} placeholder="e.g. 1234" size={14} data-testid="open-job-input" />
+      <input
+        id={idField}
+        value={id}
+        onChange={(e) => setId(e.target.value)}
+        placeholder="e.g. 1234"
+        size={14}
+        data-testid="open-job-input"
+      />
       <button type="submit" className="btn" data-testid="open-job-submit">
         Open
       </button>

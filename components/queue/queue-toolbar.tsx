@@ -63,8 +63,8 @@ export function QueueToolbar({ data, actions, canOperate, canAdmin, onBulkStarte
           title={`Retry every failed job of ${queue}?`}
           description={
             <p>
-              {failed.toLocaleString('en')} failed jobs go back to waiting with fresh attempts, 500 at a time; their dead
-              letters are marked retried. Jobs that fail again meanwhile are not retried twice.
+              {failed.toLocaleString('en')} failed jobs go back to waiting with fresh attempts, 500 at a time; their dead letters are marked
+              retried. Jobs that fail again meanwhile are not retried twice.
             </p>
           }
           confirmLabel="Retry all"

@@ -49,7 +49,15 @@ export function QueueView({ initial, filters, canOperate, canAdmin, actions }: Q
         onChanged={refresh}
         onBulkStarted={(op, title) => setBulk({ op, title })}
       />
-      {bulk && <BulkProgress key={bulk.op.id} operation={bulk.op} title={bulk.title} invalidate={queryKeys.queueAll(name)} onClose={() => setBulk(null)} />}
+      {bulk && (
+        <BulkProgress
+          key={bulk.op.id}
+          operation={bulk.op}
+          title={bulk.title}
+          invalidate={queryKeys.queueAll(name)}
+          onClose={() => setBulk(null)}
+        />
+      )}
       <StateTabs queue={name} filters={filters} counts={data.queue.counts} />
       <JobFilters queue={name} filters={filters} />
       {data.scan && (

@@ -4,7 +4,19 @@ import { formatFireTime, formatUntil } from '@/lib/dashboard/schedules-view';
  * Upcoming fire times in the schedule's own zone (UTC in the tooltip), with how far
  * away each is once the browser knows the time. `data-testid` on the list and each item.
  */
-export function NextRuns({ runs, tz, now, testId = 'schedule-next-runs', emptyText }: { runs: number[]; tz: string; now: number | null; testId?: string; emptyText: string }) {
+export function NextRuns({
+  runs,
+  tz,
+  now,
+  testId = 'schedule-next-runs',
+  emptyText,
+}: {
+  runs: number[];
+  tz: string;
+  now: number | null;
+  testId?: string;
+  emptyText: string;
+}) {
   if (runs.length === 0) {
     return (
       <p className="muted small" data-testid={testId} data-count={0}>

@@ -81,7 +81,9 @@ export function ScheduleCard({ schedule: s, now, previewUrl, actions, onChanged 
             runs={s.nextRuns}
             tz={s.tz}
             now={now}
-            emptyText={state === 'paused' ? 'Paused: nothing will fire until it is resumed.' : 'Nothing will fire: the schedule is inactive.'}
+            emptyText={
+              state === 'paused' ? 'Paused: nothing will fire until it is resumed.' : 'Nothing will fire: the schedule is inactive.'
+            }
           />
         </div>
       </div>

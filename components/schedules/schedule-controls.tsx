@@ -59,7 +59,13 @@ export function ScheduleControls(props: {
             </Button>
           ))}
         {canRun && (
-          <Button size="sm" disabled={pending} onClick={() => run('trigger', trigger.run)} data-testid="schedule-trigger" title="Enqueue one run now with the schedule’s data (also while paused)">
+          <Button
+            size="sm"
+            disabled={pending}
+            onClick={() => run('trigger', trigger.run)}
+            data-testid="schedule-trigger"
+            title="Enqueue one run now with the schedule’s data (also while paused)"
+          >
             Trigger now
           </Button>
         )}
@@ -90,7 +96,11 @@ export function ScheduleControls(props: {
       {last === 'trigger' && trigger.result?.ok ? (
         <p className="result ok" role="status" data-testid="action-result" data-ok="true">
           Enqueued{' '}
-          <Link href={jobPageHref(trigger.result.data.jobType, trigger.result.data.jobId)} className="mono" data-testid="schedule-triggered-job">
+          <Link
+            href={jobPageHref(trigger.result.data.jobType, trigger.result.data.jobId)}
+            className="mono"
+            data-testid="schedule-triggered-job"
+          >
             {trigger.result.data.jobId}
           </Link>
           .

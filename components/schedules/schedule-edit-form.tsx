@@ -102,7 +102,12 @@ export function ScheduleEditForm({ schedule: s, previewUrl, now, save, onDone }:
         </div>
       </div>
 
-      <div data-testid="schedule-preview" data-status={preview.status} data-ok={preview.status === 'done' ? String(preview.preview.ok) : undefined} aria-live="polite">
+      <div
+        data-testid="schedule-preview"
+        data-status={preview.status}
+        data-ok={preview.status === 'done' ? String(preview.preview.ok) : undefined}
+        aria-live="polite"
+      >
         {preview.status === 'error' ? (
           <p className="result error small" role="alert">
             Could not preview: {preview.message}

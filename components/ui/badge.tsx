@@ -2,7 +2,17 @@ import type { ReactNode } from 'react';
 
 export type Tone = 'neutral' | 'ok' | 'warn' | 'danger' | 'info' | 'violet';
 
-export function Badge({ tone = 'neutral', children, testId, title }: { tone?: Tone; children: ReactNode; testId?: string; title?: string }) {
+export function Badge({
+  tone = 'neutral',
+  children,
+  testId,
+  title,
+}: {
+  tone?: Tone;
+  children: ReactNode;
+  testId?: string;
+  title?: string;
+}) {
   return (
     <span className={`badge tone-${tone}`} data-testid={testId} title={title}>
       {children}

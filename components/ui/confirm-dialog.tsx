@@ -64,7 +64,12 @@ export function ConfirmDialog(props: ConfirmDialogProps) {
           )}
           <div className="actions">
             <Button onClick={() => ref.current?.close()}>Cancel</Button>
-            <Button type="submit" variant={props.variant ?? 'danger'} disabled={blocked} data-testid={props.testId ? `${props.testId}-confirm` : undefined}>
+            <Button
+              type="submit"
+              variant={props.variant ?? 'danger'}
+              disabled={blocked}
+              data-testid={props.testId ? `${props.testId}-confirm` : undefined}
+            >
               {props.confirmLabel ?? 'Confirm'}
             </Button>
           </div>

@@ -5,7 +5,15 @@ import type { ActionResult } from '@/lib/dashboard/action-result';
  * The outcome of an action in words, announced to screen readers: `role="status"` for
  * success, `role="alert"` for an error. `data-testid` defaults to "action-result".
  */
-export function InlineResult({ result, success, testId = 'action-result' }: { result: ActionResult<unknown> | null; success?: ReactNode; testId?: string }) {
+export function InlineResult({
+  result,
+  success,
+  testId = 'action-result',
+}: {
+  result: ActionResult<unknown> | null;
+  success?: ReactNode;
+  testId?: string;
+}) {
   if (!result) return null;
   if (result.ok) {
     return (

@@ -21,7 +21,7 @@ export function JsonView({ value, truncated, originalBytes, previewChars = 4_000
   const long = text.length > previewChars;
   return (
     <div className="stack">
-      <pre className="json" data-testid={testId} aria-label={label} tabIndex={0}>
+      <pre className="json" data-testid={testId} role="region" aria-label={label} tabIndex={0}>
         {long && !expanded ? `${text.slice(0, previewChars)}\n…` : text}
       </pre>
       <div className="row small muted">

@@ -25,18 +25,25 @@ export function Pagination({ page, pageCount, hasNext, hrefFor, label = 'Pages' 
               ‹ Prev
             </Link>
           ) : (
-            <span className="disabled" aria-disabled="true">‹ Prev</span>
+            <span className="disabled" aria-disabled="true">
+              ‹ Prev
+            </span>
           )}
         </li>
         {items.map((it, i) =>
           it === 'gap' ? (
+            // biome-ignore lint/suspicious/noArrayIndexKey: a gap has no page number; its place names it.
             <li key={`gap-${i}`}>
-              <span className="gap" aria-hidden="true">…</span>
+              <span className="gap" aria-hidden="true">
+                …
+              </span>
             </li>
           ) : (
             <li key={it}>
               {it === page ? (
-                <span aria-current="page" data-testid="page-current">{it.toLocaleString('en')}</span>
+                <span aria-current="page" data-testid="page-current">
+                  {it.toLocaleString('en')}
+                </span>
               ) : (
                 <Link href={hrefFor(it)} data-testid={`page-${it}`} aria-label={`Page ${it}`}>
                   {it.toLocaleString('en')}
@@ -51,7 +58,9 @@ export function Pagination({ page, pageCount, hasNext, hrefFor, label = 'Pages' 
               Next ›
             </Link>
           ) : (
-            <span className="disabled" aria-disabled="true">Next ›</span>
+            <span className="disabled" aria-disabled="true">
+              Next ›
+            </span>
           )}
         </li>
       </ul>

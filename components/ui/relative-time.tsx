@@ -22,7 +22,15 @@ export function formatAgo(deltaMs: number): string {
   const future = deltaMs < 0;
   const s = Math.abs(deltaMs) / 1000;
   const text =
-    s < 5 ? 'just now' : s < 60 ? `${Math.floor(s)} s` : s < 3600 ? `${Math.floor(s / 60)} min` : s < 86_400 ? `${Math.floor(s / 3600)} h` : `${Math.floor(s / 86_400)} d`;
+    s < 5
+      ? 'just now'
+      : s < 60
+        ? `${Math.floor(s)} s`
+        : s < 3600
+          ? `${Math.floor(s / 60)} min`
+          : s < 86_400
+            ? `${Math.floor(s / 3600)} h`
+            : `${Math.floor(s / 86_400)} d`;
   if (text === 'just now') return text;
   return future ? `in ${text}` : `${text} ago`;
 }

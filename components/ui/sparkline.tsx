@@ -2,7 +2,19 @@
  * A tiny inline SVG line of `points` (oldest first); no chart library, so a table of
  * 18 queues renders 36 of them cheaply on the server.
  */
-export function Sparkline({ points, label, color = 'var(--accent)', max, testId }: { points: number[]; label: string; color?: string; max?: number; testId?: string }) {
+export function Sparkline({
+  points,
+  label,
+  color = 'var(--accent)',
+  max,
+  testId,
+}: {
+  points: number[];
+  label: string;
+  color?: string;
+  max?: number;
+  testId?: string;
+}) {
   const w = 120;
   const h = 32;
   const top = Math.max(max ?? 0, ...points, 1e-9);

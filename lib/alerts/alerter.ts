@@ -23,7 +23,7 @@ export class Alerter {
   ) {}
 
   /** Counts alerts in a process's metrics from now on (the worker's, once it has them). */
-  useMetrics(metrics: WorkerMetrics): void {
+  countInto(metrics: WorkerMetrics): void {
     this.metrics = metrics;
   }
 

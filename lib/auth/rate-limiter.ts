@@ -21,9 +21,7 @@ export interface RateLimitOptions {
   windowMs?: number;
 }
 
-export type Reservation =
-  | { allowed: true }
-  | { allowed: false; scope: 'pair' | 'client' | 'global'; retryAfterMs: number };
+export type Reservation = { allowed: true } | { allowed: false; scope: 'pair' | 'client' | 'global'; retryAfterMs: number };
 
 /**
  * Reserves one attempt atomically: refused while the pair waits out its delay or a cap

@@ -15,5 +15,10 @@ export function actionFailure(err: unknown, action: string, logger: Logger, logF
   }
   const ref = errorReference();
   logger.error({ err, ref, action, ...logFields }, 'dashboard action failed');
-  return { ok: false, code: 'INTERNAL', message: `${action} failed unexpectedly; the dashboard log has the details under reference ${ref}`, ref };
+  return {
+    ok: false,
+    code: 'INTERNAL',
+    message: `${action} failed unexpectedly; the dashboard log has the details under reference ${ref}`,
+    ref,
+  };
 }

@@ -19,4 +19,3 @@ export type ActionResult<T> =
 export function actionOk<T>(data: T): ActionResult<T> {
   return { ok: true, data };
 }
-

@@ -68,7 +68,10 @@ export class BulkOperations {
    * Records the operation, starts `work` without waiting for it and returns the
    * record plus a promise of the final record (tests await it; the dashboard does not).
    */
-  async start(spec: BulkStart, work: (report: ReportProgress) => Promise<BulkCounts & { message?: string }>): Promise<{ operation: BulkOperation; finished: Promise<BulkOperation> }> {
+  async start(
+    spec: BulkStart,
+    work: (report: ReportProgress) => Promise<BulkCounts & { message?: string }>,
+  ): Promise<{ operation: BulkOperation; finished: Promise<BulkOperation> }> {
     const op: BulkOperation = {
       id: randomUUID(),
       kind: spec.kind,
@@ -92,7 +95,12 @@ export class BulkOperations {
     };
     const finished = work(report).then(
       async (c) => {
-        Object.assign(op, c, { done: c.succeeded + c.skipped + c.failed, status: 'done', finishedAt: Date.now(), message: c.message ?? null });
+        Object.assign(op, c, {
+          done: c.succeeded + c.skipped + c.failed,
+          status: 'done',
+          finishedAt: Date.now(),
+          message: c.message ?? null,
+        });
         return this.finish(op);
       },
       async (err: unknown) => {
@@ -123,7 +131,14 @@ export class BulkOperations {
         actor: op.by,
         action: `${op.kind}.finished`,
         target: op.target,
-        details: { operation: op.id, status: op.status, succeeded: op.succeeded, skipped: op.skipped, failed: op.failed, message: op.message },
+        details: {
+          operation: op.id,
+          status: op.status,
+          succeeded: op.succeeded,
+          skipped: op.skipped,
+          failed: op.failed,
+          message: op.message,
+        },
       })
       .catch((err) => this.logger.error({ err, operation: op.id }, 'could not audit a bulk operation result'));
     return { ...op };

@@ -26,7 +26,7 @@ const MINUTE = 60_000;
  */
 export function toCounts(metrics: MetricsLike | undefined, nowMs: number, minutes = 60): number[] {
   const out = new Array<number>(minutes).fill(0);
-  if (!metrics || !metrics.meta.prevTS) return out;
+  if (!metrics?.meta.prevTS) return out;
   const nowMin = Math.floor(nowMs / MINUTE);
   const lastMin = Math.floor(metrics.meta.prevTS / MINUTE);
   const put = (minute: number, value: number) => {
@@ -34,7 +34,7 @@ export function toCounts(metrics: MetricsLike | undefined, nowMs: number, minute
     if (idx >= 0 && idx < minutes) out[idx] = Math.max(0, Math.round(value) || 0);
   };
   put(lastMin, metrics.meta.count - metrics.meta.prevCount);
-  metrics.data.forEach((v, i) => put(lastMin - 1 - i, v));
+  for (const [i, v] of metrics.data.entries()) put(lastMin - 1 - i, v);
   return out;
 }
 

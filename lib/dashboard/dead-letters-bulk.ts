@@ -66,7 +66,8 @@ async function forEachSelected(ids: string[], act: (id: string, index: number) =
     settled.forEach((r, k) => {
       const id = chunk[k];
       if (r.status === 'fulfilled') out.done.push(id);
-      else if (isAppError(r.reason) && (r.reason.code === 'CONFLICT' || r.reason.code === 'NOT_FOUND')) out.skipped.push({ id, reason: r.reason.message });
+      else if (isAppError(r.reason) && (r.reason.code === 'CONFLICT' || r.reason.code === 'NOT_FOUND'))
+        out.skipped.push({ id, reason: r.reason.message });
       else out.failed.push({ id, reason: (r.reason as Error)?.message ?? String(r.reason) });
     });
   }
@@ -101,7 +102,12 @@ export async function startReplayAll(
   const filter = { ...toStoreFilter(f, opts.now), status };
   const matching = (await bullpen.dlq.list(filter, { limit: 1 })).total;
   if (matching === 0) throw new AppError('NOT_FOUND', `No ${status} dead letter matches ${describeFilters(f)}`);
-  const spec = { kind: 'dlq.replay-all', target: { kind: 'dead-letters', id: describeFilters({ ...f, status }) }, by: opts.by, total: Math.min(matching, limit.data) };
+  const spec = {
+    kind: 'dlq.replay-all',
+    target: { kind: 'dead-letters', id: describeFilters({ ...f, status }) },
+    by: opts.by,
+    total: Math.min(matching, limit.data),
+  };
   return bulk.start(spec, (report) =>
     withSerialReports(report, async (push) => {
       const r = await bullpen.dlq.replayMany(filter, { by: opts.by, limit: limit.data, batchSize: DLQ_BULK_BATCH, onProgress: push });
@@ -121,7 +127,12 @@ export async function startReplayAll(
  * reconciler cannot bring them back). Refused without a filter: emptying the whole
  * DLQ by accident is the one mistake this page must not make easy.
  */
-export async function startPurge(bullpen: Bullpen, bulk: BulkOperations, f: UrlFilter, opts: { by: string; now: number }): Promise<StartedBulk> {
+export async function startPurge(
+  bullpen: Bullpen,
+  bulk: BulkOperations,
+  f: UrlFilter,
+  opts: { by: string; now: number },
+): Promise<StartedBulk> {
   if (!hasFilter(f)) {
     throw new AppError('VALIDATION', 'Purge needs at least one filter (type, tenant, error class, status or time); choose what to remove');
   }
@@ -140,7 +151,12 @@ export async function startPurge(bullpen: Bullpen, bulk: BulkOperations, f: UrlF
           push(p);
         },
       });
-      return { succeeded: removed, skipped: last.processed - removed, failed: 0, message: `Purged ${removed.toLocaleString('en')} dead letters.` };
+      return {
+        succeeded: removed,
+        skipped: last.processed - removed,
+        failed: 0,
+        message: `Purged ${removed.toLocaleString('en')} dead letters.`,
+      };
     }),
   );
 }

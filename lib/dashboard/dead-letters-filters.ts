@@ -53,7 +53,11 @@ function get(src: ParamSource, key: string): string | undefined {
   return s ? s : undefined;
 }
 
-const typeSchema = z.string().min(1).max(128).regex(/^[a-z0-9][a-z0-9-]*$/, 'a job type such as webhook-dispatch');
+const typeSchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[a-z0-9][a-z0-9-]*$/, 'a job type such as webhook-dispatch');
 
 // 2025-01-31, 2025-01-31T04:05, 2025-01-31T04:05:06(.789), with an optional Z or ±hh:mm.
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;

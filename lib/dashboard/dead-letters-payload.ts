@@ -86,7 +86,7 @@ export function locateJsonError(text: string): number | undefined {
   };
   const number = () => {
     const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i));
-    if (!m || !m[0] || m[0] === '-') fail();
+    if (!m?.[0] || m[0] === '-') fail();
     i += (m as RegExpExecArray)[0].length;
   };
   const value = (): void => {
@@ -122,12 +122,12 @@ export function locateJsonError(text: string): number | undefined {
         else fail();
       }
     }
-    if (ch === '"') return string();
-    if (ch === 't') return literal('true');
-    if (ch === 'f') return literal('false');
-    if (ch === 'n') return literal('null');
-    if (ch === '-' || (ch !== undefined && ch >= '0' && ch <= '9')) return number();
-    fail();
+    if (ch === '"') string();
+    else if (ch === 't') literal('true');
+    else if (ch === 'f') literal('false');
+    else if (ch === 'n') literal('null');
+    else if (ch === '-' || (ch !== undefined && ch >= '0' && ch <= '9')) number();
+    else fail();
   };
   try {
     value();

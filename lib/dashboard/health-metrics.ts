@@ -11,9 +11,7 @@ import { WorkerMetrics } from '../metrics/worker-metrics';
  * process so the depth cache is shared.
  */
 export function createDashboardMetrics(bullpen: Pick<Bullpen, 'config' | 'queues' | 'logger' | 'dlq'>): WorkerMetrics {
-  return new WorkerMetrics(
-    bullpen.config.METRICS_PREFIX,
-    createQueueDepthSource({ queues: bullpen.queues, logger: bullpen.logger }),
-    () => bullpen.dlq.pendingCount(),
+  return new WorkerMetrics(bullpen.config.METRICS_PREFIX, createQueueDepthSource({ queues: bullpen.queues, logger: bullpen.logger }), () =>
+    bullpen.dlq.pendingCount(),
   );
 }

@@ -119,7 +119,11 @@ export function toCheckView(check: CheckResult): CheckView {
       return {
         ...base,
         summary,
-        facts: [...facts, { label: 'Queues watched', value: String(queues) }, ...(total !== undefined ? [{ label: 'Workers', value: String(total) }] : [])],
+        facts: [
+          ...facts,
+          { label: 'Queues watched', value: String(queues) },
+          ...(total !== undefined ? [{ label: 'Workers', value: String(total) }] : []),
+        ],
       };
     }
     case 'queues': {
@@ -166,7 +170,9 @@ export function queueHealthRows(report: Pick<HealthReport, 'checks'>): QueueHeal
   const workersCheck = report.checks.find((c) => c.name === 'workers');
   const queuesCheck = report.checks.find((c) => c.name === 'queues');
   const workers = rec(rec(workersCheck?.details).workers);
-  const below = new Set(Array.isArray(rec(workersCheck?.details).belowMinimum) ? (rec(workersCheck?.details).belowMinimum as unknown[]).map(String) : []);
+  const below = new Set(
+    Array.isArray(rec(workersCheck?.details).belowMinimum) ? (rec(workersCheck?.details).belowMinimum as unknown[]).map(String) : [],
+  );
   const queues = rec(rec(queuesCheck?.details).queues);
   const names = [...new Set([...Object.keys(workers), ...Object.keys(queues)])].sort();
   return names.map((queue) => {

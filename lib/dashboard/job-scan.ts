@@ -84,10 +84,17 @@ export async function scanJobIds(redis: RedisClient, queue: Queue, state: JobSta
   let scanned = 0;
   while (ids.length < opts.want && scanned < limit) {
     const count = Math.min(chunk, limit - scanned);
-    const reply = (await redis.eval(SCAN_SCRIPT, 1, key, jobPrefix, scanned, count, list ? '1' : '0', opts.name ?? '', opts.tenant ?? '')) as [
-      number,
-      ...string[],
-    ];
+    const reply = (await redis.eval(
+      SCAN_SCRIPT,
+      1,
+      key,
+      jobPrefix,
+      scanned,
+      count,
+      list ? '1' : '0',
+      opts.name ?? '',
+      opts.tenant ?? '',
+    )) as [number, ...string[]];
     const [read, ...matched] = reply;
     scanned += read;
     ids.push(...matched);

@@ -124,7 +124,8 @@ export function normalizeProgress(raw: unknown): JobProgress {
   if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
     const o = raw as Record<string, unknown>;
     const percent = typeof o.percent === 'number' && Number.isFinite(o.percent) ? clamp(o.percent) : 0;
-    const detail = o.detail && typeof o.detail === 'object' && !Array.isArray(o.detail) ? boundedDetail(o.detail as Record<string, unknown>) : undefined;
+    const detail =
+      o.detail && typeof o.detail === 'object' && !Array.isArray(o.detail) ? boundedDetail(o.detail as Record<string, unknown>) : undefined;
     return {
       percent,
       ...(typeof o.phase === 'string' ? { phase: o.phase.slice(0, 200) } : {}),

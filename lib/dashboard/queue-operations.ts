@@ -45,7 +45,8 @@ export class QueueOperations {
 
   /** Retries some failed jobs by id; ids no longer failed are skipped, not errors. */
   async retrySelected(name: string, ids: string[], by: string): Promise<BulkCounts> {
-    if (ids.length > MAX_SELECTED) throw new AppError('VALIDATION', `Select at most ${MAX_SELECTED} jobs at once; use "Retry all" for more`);
+    if (ids.length > MAX_SELECTED)
+      throw new AppError('VALIDATION', `Select at most ${MAX_SELECTED} jobs at once; use "Retry all" for more`);
     const queue = this.queue(name);
     return this.retryIds(queue, name, [...new Set(ids)], by, 25);
   }
@@ -55,7 +56,12 @@ export class QueueOperations {
    * (ZRANGEBYSCORE … LIMIT): never more than one batch in memory. Jobs failing again
    * while this runs are newer than `before` and are left alone, so the loop ends.
    */
-  async retryAllFailed(name: string, by: string, report: ReportProgress = async () => undefined, opts: RetryAllOptions = {}): Promise<BulkCounts> {
+  async retryAllFailed(
+    name: string,
+    by: string,
+    report: ReportProgress = async () => undefined,
+    opts: RetryAllOptions = {},
+  ): Promise<BulkCounts> {
     const queue = this.queue(name);
     const failedKey = queue.toKey('failed');
     const before = opts.before ?? Date.now();
@@ -104,10 +110,16 @@ export class QueueOperations {
    * Removes jobs of `state` older than `olderThanMs`, at most CLEAN_BATCH per call
    * (BullMQ's limit), until a call removes fewer. Returns how many were removed.
    */
-  async clean(name: string, state: CleanableState, olderThanMs: number, report: ReportProgress = async () => undefined): Promise<BulkCounts> {
+  async clean(
+    name: string,
+    state: CleanableState,
+    olderThanMs: number,
+    report: ReportProgress = async () => undefined,
+  ): Promise<BulkCounts> {
     const queue = this.queue(name);
     const s = cleanableStateSchema.parse(state);
-    if (!Number.isInteger(olderThanMs) || olderThanMs < 0) throw new AppError('VALIDATION', 'The age must be a whole number of milliseconds ≥ 0');
+    if (!Number.isInteger(olderThanMs) || olderThanMs < 0)
+      throw new AppError('VALIDATION', 'The age must be a whole number of milliseconds ≥ 0');
     let removed = 0;
     for (;;) {
       const ids = await queue.clean(olderThanMs, CLEAN_BATCH, s === 'waiting' ? 'wait' : s);

@@ -10,7 +10,11 @@ import { formFieldOf, formToEdit, type ScheduleFormInput } from './schedules-for
  * field, so the page shows the reason under the input it concerns. Nothing changes
  * on a refusal.
  */
-export async function saveScheduleForm(bullpen: Pick<Bullpen, 'schedules'>, input: ScheduleFormInput, by: string): Promise<ScheduleSummary> {
+export async function saveScheduleForm(
+  bullpen: Pick<Bullpen, 'schedules'>,
+  input: ScheduleFormInput,
+  by: string,
+): Promise<ScheduleSummary> {
   const current = await bullpen.schedules.get(input.name);
   const change = formToEdit(current, input);
   if (!change.ok) throw new AppError('INVALID_SCHEDULE', change.message, { fieldErrors: change.fieldErrors });

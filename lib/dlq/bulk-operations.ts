@@ -113,9 +113,7 @@ export class DeadLetterBulk {
   async discardMany(filter: DeadLetterFilter, options: BulkOptions): Promise<BulkResult> {
     const f = this.actionable(filter, 'discard', ['pending', 'replayed']);
     const o = parseOrThrow(bulkOptionsSchema, options, 'bulk options');
-    const result = await this.forEach(f, o.limit, o.batchSize, options.onProgress, (entry) =>
-      this.deps.store.discard(entry.id, o.by),
-    );
+    const result = await this.forEach(f, o.limit, o.batchSize, options.onProgress, (entry) => this.deps.store.discard(entry.id, o.by));
     this.deps.logger.info({ filter: f, by: o.by, ...result, errors: undefined }, 'bulk discard finished');
     return result;
   }
@@ -164,7 +162,11 @@ export class DeadLetterBulk {
   async prune(options: PruneOptions = {}): Promise<number> {
     const o = parseOrThrow(
       z.object({
-        olderThanMs: z.number().int().min(0).default(30 * DAY),
+        olderThanMs: z
+          .number()
+          .int()
+          .min(0)
+          .default(30 * DAY),
         now: z.number().int().min(0).optional(),
         batchSize: z.number().int().min(1).max(1_000).default(500),
       }),
@@ -240,9 +242,7 @@ export class DeadLetterBulk {
   private async removeEntries(entries: DeadLetterEntry[], allowed: DeadLetterStatus[], maxUpdatedAt?: number) {
     const { redis, keys } = this.deps;
     const outcomes = await Promise.all(
-      entries.map((e) =>
-        REMOVE.run(redis, [keys.entry(e.id), keys.version], [keys.base, e.id, allowed.join(','), maxUpdatedAt ?? '']),
-      ),
+      entries.map((e) => REMOVE.run(redis, [keys.entry(e.id), keys.version], [keys.base, e.id, allowed.join(','), maxUpdatedAt ?? ''])),
     );
     const removed = entries.filter((_, i) => Number(outcomes[i]) === 1);
     await Promise.all(removed.map((e) => this.removeFailedJob(e)));

@@ -252,7 +252,10 @@ export class DeadLetterStore implements DeadLetterSink {
       const before = jobType(entry.jobType).schema.safeParse(entry.payload);
       const locked = changedLockedFields(before.success ? before.data : entry.payload, parsed.data, lockedFieldsOf(entry.jobType));
       if (locked.length > 0) {
-        const issues = locked.map((f) => ({ path: [f], message: `locked: an edit may not change it (dispatch a new job to target another ${f})` }));
+        const issues = locked.map((f) => ({
+          path: [f],
+          message: `locked: an edit may not change it (dispatch a new job to target another ${f})`,
+        }));
         throw new AppError('VALIDATION', `Refused: the edit changes locked field${locked.length > 1 ? 's' : ''} ${locked.join(', ')}`, {
           issues,
           lockedFields: locked,
@@ -286,11 +289,7 @@ export class DeadLetterStore implements DeadLetterSink {
       throw new AppError('UNAVAILABLE', `Could not enqueue the replay of ${id}: ${(err as Error).message}`);
     }
     const item: ReplayRecord = { at: Date.now(), by: o.by, newJobId, edited };
-    await FINISH_REPLAY.run(
-      this.redis,
-      [this.keys.entry(id), this.keys.version],
-      [this.keys.base, id, n, item.at, JSON.stringify(item)],
-    );
+    await FINISH_REPLAY.run(this.redis, [this.keys.entry(id), this.keys.version], [this.keys.base, id, n, item.at, JSON.stringify(item)]);
     this.logger.info({ dlqId: id, jobId: newJobId, by: o.by, edited }, 'dead letter replayed');
     return this.require(id);
   }

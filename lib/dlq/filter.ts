@@ -32,7 +32,10 @@ export const deadLetterPageSchema = z
     /** @defaultValue 50 */
     limit: z.number().int().min(1).max(MAX_PAGE).default(50),
     /** The `nextCursor` of the previous page; wins over `offset`. */
-    cursor: z.string().regex(/^\d+:dlq-[0-9a-f]{24}$/, 'a cursor returned by a previous page').optional(),
+    cursor: z
+      .string()
+      .regex(/^\d+:dlq-[0-9a-f]{24}$/, 'a cursor returned by a previous page')
+      .optional(),
     offset: z.number().int().min(0).max(1_000_000).default(0),
   })
   .strict();

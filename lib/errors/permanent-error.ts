@@ -3,7 +3,10 @@
  * for good). The runtime fails the job at once and writes its dead letter.
  */
 export class PermanentError extends Error {
-  constructor(message: string, readonly code = 'PERMANENT') {
+  constructor(
+    message: string,
+    readonly code = 'PERMANENT',
+  ) {
     super(message);
     this.name = 'PermanentError';
   }

@@ -14,7 +14,10 @@ export function resolveInside(root: string, ...segments: string[]): string {
   const base = path.resolve(root);
   for (const segment of segments) {
     if (!isPlainSegment(segment)) {
-      throw new PermanentError(`Refused path segment ${JSON.stringify(segment)} under ${base}: not one plain folder or file name`, 'VALIDATION');
+      throw new PermanentError(
+        `Refused path segment ${JSON.stringify(segment)} under ${base}: not one plain folder or file name`,
+        'VALIDATION',
+      );
     }
   }
   const target = path.resolve(base, ...segments);

@@ -142,8 +142,7 @@ export class HealthChecker {
     // The shared connection has no offline queue: right after start (or during a
     // reconnect) a command fails at once. Give it the time limit to come up, so a
     // dashboard's first probe does not read a connection still opening as an outage.
-    const ready =
-      opts.redis.status === 'ready' ? Promise.resolve() : waitReady(opts.redis, limits.checkTimeoutMs).catch(() => undefined);
+    const ready = opts.redis.status === 'ready' ? Promise.resolve() : waitReady(opts.redis, limits.checkTimeoutMs).catch(() => undefined);
     const runs: Array<Promise<CheckResult>> = [
       this.run('redis', () => ready.then(() => checkRedis(opts.redis, limits.redisDegradedMs))),
       this.run('workers', () => ready.then(() => checkWorkers(opts.queues, this.types, limits.minWorkers))),
@@ -174,7 +173,11 @@ export class HealthChecker {
   /** Runs one check under the time limit; any error or timeout is unhealthy, with a fixed reason code. */
   private async run(name: CheckName, check: () => Promise<CheckOutcome>): Promise<CheckResult> {
     const started = performance.now();
-    const result = (status: CheckResult['status'], details: Record<string, unknown>, latencyMs = performance.now() - started): CheckResult => ({
+    const result = (
+      status: CheckResult['status'],
+      details: Record<string, unknown>,
+      latencyMs = performance.now() - started,
+    ): CheckResult => ({
       name,
       status,
       latencyMs: Math.round(latencyMs * 10) / 10,

@@ -65,6 +65,10 @@ export function resolveClient(
 
 /** Lower case, without IPv6 brackets or zone, and `::ffff:a.b.c.d` as `a.b.c.d`. */
 function normalize(ip: string): string {
-  const a = ip.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const a = ip
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/%.*$/, '');
   return a.startsWith('::ffff:') && isIP(a.slice(7)) === 4 ? a.slice(7) : a;
 }

@@ -135,9 +135,7 @@ export class SsrfGuard {
   private async resolveChecked(hostname: string): Promise<ResolvedAddress[]> {
     if (!hostname) throw refuse('the URL has no host');
     const literal = isIP(hostname);
-    const addresses: ResolvedAddress[] = literal
-      ? [{ address: hostname, family: literal }]
-      : await this.resolveHost(hostname);
+    const addresses: ResolvedAddress[] = literal ? [{ address: hostname, family: literal }] : await this.resolveHost(hostname);
     if (addresses.length === 0) throw refuse(`${hostname} resolves to no address`);
     if (this.hosts.has(hostname)) return addresses;
     // Every address must pass: a name that resolves to a public and a private address
@@ -167,5 +165,9 @@ function refuse(reason: string, detail?: Record<string, string>): PermanentError
 
 /** Lower case, without IPv6 brackets and a trailing root dot. */
 function normalizeHost(host: string): string {
-  return host.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
 }

@@ -10,10 +10,12 @@ export function hashRequest(value: unknown): string {
 }
 
 function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v && typeof v === 'object' && !Array.isArray(v)) {
-      return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    }
-    return v;
-  }) ?? 'undefined';
+  return (
+    JSON.stringify(value, (_key, v: unknown) => {
+      if (v && typeof v === 'object' && !Array.isArray(v)) {
+        return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+      }
+      return v;
+    }) ?? 'undefined'
+  );
 }

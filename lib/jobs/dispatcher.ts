@@ -12,7 +12,12 @@ export const dispatchOptionsSchema = z
   .object({
     tenant: tenantSchema.optional(),
     priority: z.enum(PRIORITY_NAMES as [PriorityName, ...PriorityName[]]).optional(),
-    delayMs: z.number().int().min(0).max(365 * 24 * 3_600_000).optional(),
+    delayMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(365 * 24 * 3_600_000)
+      .optional(),
     /** A duplicate dispatch with the same key is a no-op while the first job is kept. */
     idempotencyKey: z.string().min(1).max(512).optional(),
     attempts: z.number().int().min(1).max(100).optional(),
@@ -76,9 +81,7 @@ export class Dispatcher {
     });
     const results: DispatchResult[] = new Array(items.length);
     for (const [type, list] of byType) {
-      const added = await this.queues.get(type).addBulk(
-        list.map(({ job }) => ({ name: type, data: job.envelope, opts: job.options })),
-      );
+      const added = await this.queues.get(type).addBulk(list.map(({ job }) => ({ name: type, data: job.envelope, opts: job.options })));
       await Promise.all(
         added.map(async (a, i) => {
           const { index, job } = list[i];

@@ -6,7 +6,11 @@ import { z } from 'zod';
  * source document). Each part is non-empty and holds no colon, so a key can be split
  * back into its parts for logs.
  */
-const part = z.string().min(1).max(100).regex(/^[^:\s]+$/, 'no colons or spaces');
+const part = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[^:\s]+$/, 'no colons or spaces');
 export const idempotencyKeyParts = z.object({
   domain: part,
   userId: part,

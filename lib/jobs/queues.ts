@@ -43,9 +43,7 @@ export function defaultJobOptions(type: JobTypeName): JobsOptions {
   return {
     attempts: def.attempts,
     backoff:
-      def.backoff.type === 'fixed'
-        ? { type: 'fixed', delay: def.backoff.delayMs }
-        : { type: FULL_JITTER, delay: def.backoff.delayMs },
+      def.backoff.type === 'fixed' ? { type: 'fixed', delay: def.backoff.delayMs } : { type: FULL_JITTER, delay: def.backoff.delayMs },
     priority: priorityNumber(def.priority),
     removeOnComplete: { count: RETENTION.completed },
     removeOnFail: { count: RETENTION.failed },

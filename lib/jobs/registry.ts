@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { lockedFieldsFor } from './locked-fields';
 import { PRIORITY, type PriorityName } from './priority';
 import * as memory from './schemas/memory';
@@ -13,15 +13,7 @@ const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
-export const JOB_GROUPS = [
-  'memory',
-  'embedding',
-  'learning',
-  'session',
-  'index',
-  'integration',
-  'maintenance',
-] as const;
+export const JOB_GROUPS = ['memory', 'embedding', 'learning', 'session', 'index', 'integration', 'maintenance'] as const;
 export type JobGroup = (typeof JOB_GROUPS)[number];
 
 export interface BackoffDefault {
@@ -282,7 +274,7 @@ export type PayloadOf<K extends JobTypeName> = z.output<(typeof JOB_TYPES)[K]['s
 export type PayloadInput<K extends JobTypeName> = z.input<(typeof JOB_TYPES)[K]['schema']>;
 
 export function isJobType(name: string): name is JobTypeName {
-  return Object.prototype.hasOwnProperty.call(JOB_TYPES, name);
+  return Object.hasOwn(JOB_TYPES, name);
 }
 
 export function jobType<K extends JobTypeName>(name: K): (typeof JOB_TYPES)[K] {

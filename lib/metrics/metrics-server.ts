@@ -78,7 +78,8 @@ export class MetricsServer {
   /** Listens; resolves with the bound port (useful with port 0). */
   start(): Promise<number> {
     return new Promise((resolve, reject) => {
-      const onError = (err: Error) => reject(new AppError('UNAVAILABLE', `Metrics server cannot listen on ${this.host}:${this.port}: ${err.message}`));
+      const onError = (err: Error) =>
+        reject(new AppError('UNAVAILABLE', `Metrics server cannot listen on ${this.host}:${this.port}: ${err.message}`));
       this.server.once('error', onError);
       this.server.listen(this.port, this.host, () => {
         this.server.off('error', onError);

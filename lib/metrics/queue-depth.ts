@@ -43,7 +43,8 @@ export function createQueueDepthSource(opts: QueueDepthOptions): DepthSource {
   const ttlMs = opts.ttlMs ?? 1_000;
   const timeoutMs = opts.timeoutMs ?? 2_000;
   if (!Number.isInteger(ttlMs) || ttlMs < 0) throw new AppError('VALIDATION', `Queue depth: ttlMs must be an integer ≥ 0 (got ${ttlMs})`);
-  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new AppError('VALIDATION', `Queue depth: timeoutMs must be a positive integer (got ${timeoutMs})`);
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+    throw new AppError('VALIDATION', `Queue depth: timeoutMs must be a positive integer (got ${timeoutMs})`);
   const logger = opts.logger ?? silentLogger;
 
   const load = async () => {
@@ -52,7 +53,10 @@ export function createQueueDepthSource(opts: QueueDepthOptions): DepthSource {
     );
     const rows: Array<{ type: string; counts: Record<string, number> }> = [];
     const failed: string[] = [];
-    settled.forEach((r, i) => (r.status === 'fulfilled' ? rows.push({ type: types[i], counts: r.value }) : failed.push(types[i])));
+    for (const [i, r] of settled.entries()) {
+      if (r.status === 'fulfilled') rows.push({ type: types[i], counts: r.value });
+      else failed.push(types[i]);
+    }
     if (failed.length > 0) {
       const first = settled.find((r) => r.status === 'rejected') as PromiseRejectedResult;
       logger.warn({ err: first.reason, queues: failed }, 'queue depth not read for some queues');

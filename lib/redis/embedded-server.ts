@@ -52,7 +52,7 @@ export function freePort(): Promise<number> {
  */
 function probe(port: number, password?: string): Promise<'up' | 'locked' | 'down'> {
   const bulk = (s: string) => `$${Buffer.byteLength(s)}\r\n${s}\r\n`;
-  const request = (password ? `*2\r\n${bulk('AUTH')}${bulk(password)}` : '') + `*1\r\n${bulk('PING')}`;
+  const request = `${password ? `*2\r\n${bulk('AUTH')}${bulk(password)}` : ''}*1\r\n${bulk('PING')}`;
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
     let reply = '';
@@ -100,7 +100,9 @@ export async function startEmbeddedRedis(opts: EmbeddedRedisOptions): Promise<Em
     return { port: opts.port, url, stop: async () => undefined };
   }
   if (found === 'locked') {
-    throw new Error(`A redis-server on port ${opts.port} refuses this data directory's password; stop it or choose another BULLPEN_REDIS_PORT`);
+    throw new Error(
+      `A redis-server on port ${opts.port} refuses this data directory's password; stop it or choose another BULLPEN_REDIS_PORT`,
+    );
   }
   if (!redisServerAvailable()) {
     throw new Error('redis-server is not installed: run `npm start` (it installs it on Debian) or install Redis 7+, or set REDIS_URL');
@@ -109,18 +111,39 @@ export async function startEmbeddedRedis(opts: EmbeddedRedisOptions): Promise<Em
   if (opts.dir) {
     mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
     lockDown(opts.dir);
-    args.push('--dir', path.resolve(opts.dir), '--appendonly', 'yes', '--appendfsync', opts.fsync ?? 'everysec', '--save', '3600 1 300 100');
+    args.push(
+      '--dir',
+      path.resolve(opts.dir),
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      opts.fsync ?? 'everysec',
+      '--save',
+      '3600 1 300 100',
+    );
   } else {
     args.push('--save', '', '--appendonly', 'no');
   }
   if (opts.password) {
     // CONFIG could turn persistence off or point --dir elsewhere; BullMQ reads the
     // eviction policy with INFO, not CONFIG, so nothing of ours needs it.
-    args.push('--requirepass', opts.password, '--rename-command', 'CONFIG', '', '--enable-debug-command', 'no', '--enable-module-command', 'no');
+    args.push(
+      '--requirepass',
+      opts.password,
+      '--rename-command',
+      'CONFIG',
+      '',
+      '--enable-debug-command',
+      'no',
+      '--enable-module-command',
+      'no',
+    );
   }
   args.push(...(opts.args ?? []));
   // umask 077: the AOF, the RDB and every rewrite are created 0600.
-  const child = spawn('sh', ['-c', 'umask 077 && exec redis-server "$@"', 'redis-server', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('sh', ['-c', 'umask 077 && exec redis-server "$@"', 'redis-server', ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (d) => (stderr += String(d)));
   const deadline = Date.now() + 10_000;

@@ -5,16 +5,18 @@ import { classifyError, type Classification } from '../errors/classify';
 import { PermanentError } from '../errors/permanent-error';
 import type { DeadLetterSink } from '../dlq/sink';
 import { envelopeSchema, type JobEnvelope } from '../jobs/envelope';
-import { isTenant, type Tenant } from '../jobs/tenant';
+import { isTenant } from '../jobs/tenant';
 import { jobType, type JobTypeName } from '../jobs/registry';
 import type { Logger } from '../logging/logger';
 import type { WorkerMetrics } from '../metrics/worker-metrics';
-import type { JobHandler, JobProgressValue } from './handler';
+import type { JobHandler } from './handler';
 import type { RuntimeHooks } from './runtime-hooks';
 import { JobRun } from './job-run';
 
 export interface ProcessorDeps {
   type: JobTypeName;
+  // The registry types each handler's payload; here one processor takes any of them.
+  // biome-ignore lint/suspicious/noExplicitAny: a handler of any payload type is accepted (contravariance).
   handler: JobHandler<any, unknown>;
   sink: DeadLetterSink;
   alerter: Alerter;
@@ -36,7 +38,7 @@ export function buildProcessor(deps: ProcessorDeps) {
   const def = jobType(deps.type);
   const timeoutMs = deps.timeoutMs ?? def.timeoutMs;
   const debug = deps.logger.isLevelEnabled('debug');
-    const m = deps.metrics?.forType(deps.type);
+  const m = deps.metrics?.forType(deps.type);
 
   // One parameter on purpose: BullMQ builds an AbortController per job for processors
   // that declare a third (signal) parameter, and on Node 20 an AbortSignal costs more

@@ -131,7 +131,7 @@ export class WorkerPool {
   }
 
   private async onFailed(type: JobTypeName, job: Job | undefined, err: Error): Promise<void> {
-    if (!job || !job.finishedOn) return;
+    if (!job?.finishedOn) return;
     // Our processor already wrote the entry for failures it saw; the write is
     // idempotent, so recording again here costs one round trip and covers stalls.
     const stalled = /stalled/i.test(err?.message ?? '');

@@ -68,10 +68,7 @@ export function checkPattern(raw: string): PatternCheck {
   }
   const fields = pattern.split(' ');
   if (fields.length !== CRON_FIELDS.length) {
-    const hint =
-      fields.length === 5
-        ? `; Bullpen patterns start with a seconds field, so "${pattern}" would be "0 ${pattern}"`
-        : '';
+    const hint = fields.length === 5 ? `; Bullpen patterns start with a seconds field, so "${pattern}" would be "0 ${pattern}"` : '';
     return problem('pattern', `expected 6 fields (${CRON_FIELDS.join(' ')}), got ${fields.length}${hint}`);
   }
   for (let i = 0; i < fields.length; i++) {

@@ -207,12 +207,7 @@ export class ScheduleService {
     return scheduleRunHooks({ log: this.runs, names: new Set(this.definitions.keys()), logger: this.deps.logger, next });
   }
 
-  private async mutate(
-    name: string,
-    by: string,
-    action: AuditAction,
-    compute: (ctx: ChangeContext) => Change,
-  ): Promise<ScheduleSummary> {
+  private async mutate(name: string, by: string, action: AuditAction, compute: (ctx: ChangeContext) => Change): Promise<ScheduleSummary> {
     const def = this.require(name);
     const actor = parseActor(by);
     await this.ready();

@@ -48,5 +48,8 @@ export function snippet(text: string | undefined): string | undefined {
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= RESPONSE_SNIPPET_BYTES) return text;
   // A cut inside a multi-byte character decodes to U+FFFD; drop that partial character.
-  return bytes.subarray(0, RESPONSE_SNIPPET_BYTES).toString('utf8').replace(/\uFFFD$/, '');
+  return bytes
+    .subarray(0, RESPONSE_SNIPPET_BYTES)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
 }

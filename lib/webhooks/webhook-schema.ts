@@ -1,9 +1,7 @@
 import { z } from 'zod';
 
 /** Letters, digits, `_` and `-`: safe inside Redis keys, URLs and log lines. */
-export const webhookIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'a webhook id holds 1-64 letters, digits, _ or -');
+export const webhookIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a webhook id holds 1-64 letters, digits, _ or -');
 
 const urlSchema = z
   .url({ protocol: /^https?$/, error: 'an http:// or https:// URL' })
@@ -45,10 +43,7 @@ export const webhookCreateSchema = webhookSchema
 export type WebhookCreateInput = z.input<typeof webhookCreateSchema>;
 
 /** Enabling and disabling have their own calls, since they touch the failure window. */
-export const webhookUpdateSchema = webhookSchema
-  .pick({ url: true, secret: true, maxFailures: true, description: true })
-  .partial()
-  .strict();
+export const webhookUpdateSchema = webhookSchema.pick({ url: true, secret: true, maxFailures: true, description: true }).partial().strict();
 export type WebhookUpdateInput = z.input<typeof webhookUpdateSchema>;
 
 /** At most this much of a receiver's answer is kept per delivery. */

@@ -116,10 +116,7 @@ export class WebhookStore {
     const offset = Math.max(0, Math.trunc(opts.offset ?? 0));
     const limit = Math.min(Math.max(1, Math.trunc(opts.limit ?? 100)), 500);
     const redis = await this.client();
-    const [ids, total] = await Promise.all([
-      redis.zrange(this.indexKey(), offset, offset + limit - 1),
-      redis.zcard(this.indexKey()),
-    ]);
+    const [ids, total] = await Promise.all([redis.zrange(this.indexKey(), offset, offset + limit - 1), redis.zcard(this.indexKey())]);
     const hashes = await Promise.all(ids.map((id) => redis.hgetall(this.hookKey(id))));
     const items = hashes.filter((h) => h.id).map((h) => toSummary(fromHash(h)));
     return { items, total };
@@ -178,7 +175,9 @@ export class WebhookStore {
       { ...input, at: input.at ?? this.now(), error: input.error?.slice(0, 2_000), responseSnippet: snippet(input.responseSnippet) },
       'delivery record',
     );
-    const [count, disabledNow, max] = (await (await this.client()).eval(
+    const [count, disabledNow, max] = (await (
+      await this.client()
+    ).eval(
       RECORD_DELIVERY,
       3,
       this.hookKey(record.webhookId),

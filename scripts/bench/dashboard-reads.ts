@@ -63,7 +63,11 @@ export async function runReads(bullpen: Bullpen, s: ReadsSpec): Promise<ReadsRes
   const overview = await timeReps(
     s.reps,
     () => readOverview(bullpen, Date.now()),
-    (o) => expect(o.queues.find((q) => q.name === s.queue)?.counts.completed === s.jobs, `the overview counts ${s.jobs} completed in ${s.queue}`),
+    (o) =>
+      expect(
+        o.queues.find((q) => q.name === s.queue)?.counts.completed === s.jobs,
+        `the overview counts ${s.jobs} completed in ${s.queue}`,
+      ),
   );
   const page = (n: number) => readQueuePage(bullpen, s.queue, { state: 'completed', page: n, pageSize: s.pageSize });
   // Newest first: page n starts at id jobs - (n-1)*size.
@@ -71,18 +75,23 @@ export async function runReads(bullpen: Bullpen, s: ReadsSpec): Promise<ReadsRes
   const firstPage = await timeReps(
     s.reps,
     () => page(1),
-    (p) => expect(p.jobs.length === s.pageSize && p.jobs[0].id === startsAt(1) && p.total === s.jobs, `page 1 starts at job ${startsAt(1)}`),
+    (p) =>
+      expect(p.jobs.length === s.pageSize && p.jobs[0].id === startsAt(1) && p.total === s.jobs, `page 1 starts at job ${startsAt(1)}`),
   );
   const deepPage = await timeReps(
     s.reps,
     () => page(s.deepPage),
     (p) =>
-      expect(p.jobs.length === s.pageSize && p.jobs[0].id === startsAt(s.deepPage), `page ${s.deepPage} starts at job ${startsAt(s.deepPage)} (got ${p.jobs[0]?.id})`),
+      expect(
+        p.jobs.length === s.pageSize && p.jobs[0].id === startsAt(s.deepPage),
+        `page ${s.deepPage} starts at job ${startsAt(s.deepPage)} (got ${p.jobs[0]?.id})`,
+      ),
   );
   const dlq = (tenant: string) => readDeadLetterList(bullpen, { ...s.dlqFilter, tenant, page: 1, pageSize: s.pageSize });
   const matches = (tenant: string) => (l: Awaited<ReturnType<typeof dlq>>) =>
     expect(
-      l.total > 0 && l.rows.every((r) => r.jobType === s.dlqFilter.type && r.errorClass === s.dlqFilter.errorClass && r.tenant?.orgId === tenant),
+      l.total > 0 &&
+        l.rows.every((r) => r.jobType === s.dlqFilter.type && r.errorClass === s.dlqFilter.errorClass && r.tenant?.orgId === tenant),
       `the filtered dead-letter page holds only ${s.dlqFilter.type}/${s.dlqFilter.errorClass}/${tenant} entries`,
     );
   expect(s.coldTenants.length >= s.reps, 'a cold tenant for every repetition');

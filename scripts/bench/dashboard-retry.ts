@@ -69,8 +69,12 @@ export async function runRetryAll(bullpen: Bullpen, port: number, template: JobT
     const spec = { firstId, count: jobs, tenants: TENANTS };
     const cloned = await cloneJobs(bullpen, template, spec);
     await verifyClones(bullpen, template, spec, jobs);
-    const dlqMs = await recordDeadLetters(bullpen, jobs, (i) => cloneDeadLetter(template, firstId + i, TENANTS, cloned.finishedAt(firstId + i)));
-    console.log(`  retry-all: seeded ${jobs.toLocaleString('en-US')} failed jobs (${(cloned.ms / 1000).toFixed(1)} s) and their dead letters (${(dlqMs / 1000).toFixed(1)} s)`);
+    const dlqMs = await recordDeadLetters(bullpen, jobs, (i) =>
+      cloneDeadLetter(template, firstId + i, TENANTS, cloned.finishedAt(firstId + i)),
+    );
+    console.log(
+      `  retry-all: seeded ${jobs.toLocaleString('en-US')} failed jobs (${(cloned.ms / 1000).toFixed(1)} s) and their dead letters (${(dlqMs / 1000).toFixed(1)} s)`,
+    );
 
     let result: RetryChildResult;
     try {

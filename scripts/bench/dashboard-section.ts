@@ -45,7 +45,7 @@ export interface DashboardBenchResult {
 }
 
 function ms(t: Timing | undefined): string {
-  return t && t.samples.length ? fmt(median(t.samples), 1) : '—';
+  return t?.samples.length ? fmt(median(t.samples), 1) : '—';
 }
 
 function range(t: Timing): string {
@@ -75,14 +75,31 @@ function pageRows(r: DashboardBenchResult): string[] {
   const pages: Array<[PageKey, string]> = [
     ['overview', `Overview (${r.queues} queues: counts, paused, workers, 60 min of metrics; DLQ size; health)`],
     ['firstPage', `Queue \`${r.queue}\`, completed, page 1 (${r.pageSize}/page)`],
-    ['deepPage', `Queue \`${r.queue}\`, completed, page ${n(r.deepPage)} (jobs ${n((r.deepPage - 1) * r.pageSize + 1)}–${n(r.deepPage * r.pageSize)} counted from the newest)`],
-    ['dlqCold', `Dead letters, \`type=${r.dlqFilter.type}\` + tenant + \`class=${r.dlqFilter.errorClass}\`, a tenant not read before each time (indexes intersected anew; org-1, org-3, … in-process, org-2, org-4, … over HTTP)`],
-    ['dlqWarm', `Dead letters, the same filter with tenant \`${r.dlqFilter.warmTenant}\` each time (intersection reused; ${n(r.dlqFilter.warmMatches)} matches)`],
+    [
+      'deepPage',
+      `Queue \`${r.queue}\`, completed, page ${n(r.deepPage)} (jobs ${n((r.deepPage - 1) * r.pageSize + 1)}–${n(r.deepPage * r.pageSize)} counted from the newest)`,
+    ],
+    [
+      'dlqCold',
+      `Dead letters, \`type=${r.dlqFilter.type}\` + tenant + \`class=${r.dlqFilter.errorClass}\`, a tenant not read before each time (indexes intersected anew; org-1, org-3, … in-process, org-2, org-4, … over HTTP)`,
+    ],
+    [
+      'dlqWarm',
+      `Dead letters, the same filter with tenant \`${r.dlqFilter.warmTenant}\` each time (intersection reused; ${n(r.dlqFilter.warmMatches)} matches)`,
+    ],
   ];
   return pages.map(([key, label]) => {
     const http = r.http.timings?.[key];
     const kib = http ? fmt(http.bytes / 1_024, 0) : '—';
-    const cells = [label, `${ms(r.reads[key])} (${range(r.reads[key])})`, ms(http?.fresh), ms(http?.firstByte), ms(http?.cached), kib, verdict(judgedMs(r, key))];
+    const cells = [
+      label,
+      `${ms(r.reads[key])} (${range(r.reads[key])})`,
+      ms(http?.fresh),
+      ms(http?.firstByte),
+      ms(http?.cached),
+      kib,
+      verdict(judgedMs(r, key)),
+    ];
     return `| ${cells.join(' | ')} |`;
   });
 }
@@ -95,7 +112,12 @@ function httpNote(r: DashboardBenchResult): string[] {
       'rendering, the session check and the network; the HTTP columns are empty.',
     ];
   }
-  const build = b.builtInS !== undefined ? `built by this run in ${fmt(b.builtInS, 0)} s` : b.stale ? 'an existing build older than the sources (BENCH_NO_BUILD=1)' : 'an existing build as new as the sources';
+  const build =
+    b.builtInS !== undefined
+      ? `built by this run in ${fmt(b.builtInS, 0)} s`
+      : b.stale
+        ? 'an existing build older than the sources (BENCH_NO_BUILD=1)'
+        : 'an existing build as new as the sources';
   return [
     `HTTP: \`next start\` (${build}) on loopback against this Redis, GET with a signed-in viewer's session cookie, the`,
     `whole streamed document timed. ${r.httpReps} rounds after 2 warm-up rounds, each page fetched with the 1.5 s live cache`,
@@ -188,7 +210,7 @@ export function dashboardSection(r: DashboardBenchResult): string {
     'retried with fresh attempts and its dead letter marked retried, progress written to Redis after every batch). Each',
     'run is a fresh child process (`--expose-gc`): baseline after a full GC, RSS and heap sampled every 50 ms. Every',
     'failed job had its dead letter; afterwards the bench checks that no job is left failed, all N wait again and all',
-    'N dead letters are marked retried. The largest N runs once more with V8\'s heap capped, as the proof that nothing',
+    "N dead letters are marked retried. The largest N runs once more with V8's heap capped, as the proof that nothing",
     'is held per job.',
     '',
     '| failed jobs | time (s) | jobs/s | progress writes | peak heap growth (MiB) | peak RSS growth (MiB) | heap kept after GC (MiB) | peak heap (MiB) | peak RSS (MiB) | samples |',

@@ -135,7 +135,11 @@ export async function makeTemplate(bullpen: Bullpen, type: JobTypeName, payload:
 }
 
 /** Writes `spec.count` clones of the template into its state. */
-export async function cloneJobs(bullpen: Bullpen, t: JobTemplate, spec: CloneSpec): Promise<{ ms: number; finishedAt: (id: number) => number }> {
+export async function cloneJobs(
+  bullpen: Bullpen,
+  t: JobTemplate,
+  spec: CloneSpec,
+): Promise<{ ms: number; finishedAt: (id: number) => number }> {
   const queue = bullpen.queues.get(t.type);
   const step = spec.stepMs ?? 50;
   // The newest clone finishes a minute before now: every clone is in the past (retry-all's "before").
@@ -240,7 +244,12 @@ export function spreadDeadLetter(i: number, rnd: () => number, s: DeadLetterSpre
   const orgId = `org-${Math.floor(rnd() ** 2 * s.tenants)}`;
   const [message, code] = MESSAGES[errorClass];
   const failedAt = s.now - Math.floor(rnd() * s.windowMs);
-  const envelope: JobEnvelope = { payload: { seed: i, note: 'dashboard benchmark' }, tenant: { orgId }, requestId: `dlq-bench-${i}`, dispatchedAt: failedAt - 5_000 };
+  const envelope: JobEnvelope = {
+    payload: { seed: i, note: 'dashboard benchmark' },
+    tenant: { orgId },
+    requestId: `dlq-bench-${i}`,
+    dispatchedAt: failedAt - 5_000,
+  };
   return {
     queue: type,
     jobId: `dlq-bench-${i}`,

@@ -17,7 +17,7 @@ import { silentLogger } from '@/lib/logging/logger';
 import { waitReady } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { runHttp, type HttpTiming, type PageProbe } from './dashboard-http';
-import { ensureBuild, startDashboard } from './dashboard-next';
+import { ensureBuild, startDashboard, type RunningDashboard } from './dashboard-next';
 import { runReads } from './dashboard-reads';
 import { fmt, median } from './stats';
 import { runRetryAll } from './dashboard-retry';
@@ -72,10 +72,15 @@ async function redisMemory(bullpen: Bullpen): Promise<string> {
 }
 
 /** The real pages, checked against what the read models returned for the same URLs. */
-async function measureHttp(bullpen: Bullpen, redis: EmbeddedRedis, probes: PageProbe[], reps: number): Promise<DashboardBenchResult['http']> {
+async function measureHttp(
+  bullpen: Bullpen,
+  redis: EmbeddedRedis,
+  probes: PageProbe[],
+  reps: number,
+): Promise<DashboardBenchResult['http']> {
   const build = await ensureBuild();
   if (build.unusable) return { build };
-  let dashboard;
+  let dashboard: RunningDashboard;
   try {
     dashboard = await startDashboard(bullpen, redis.url);
   } catch (err) {
@@ -100,7 +105,8 @@ export async function runDashboardBench(opts: DashboardBenchOptions): Promise<Da
   const httpReps = opts.httpReps ?? 10;
   const deepPage = opts.deepPage ?? Math.min(10_000, Math.floor(jobs / PAGE_SIZE));
   if (deepPage < 1 || deepPage * PAGE_SIZE > jobs) throw new Error(`page ${deepPage} of ${PAGE_SIZE} needs more than ${jobs} jobs`);
-  if (retrySizes.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`retry-all sizes must be positive integers, got ${retrySizes.join(',')}`);
+  if (retrySizes.some((n) => !Number.isInteger(n) || n < 1))
+    throw new Error(`retry-all sizes must be positive integers, got ${retrySizes.join(',')}`);
   const started = performance.now();
   const loadStart = loadavg()[0];
   const bullpen = new Bullpen({
@@ -111,7 +117,12 @@ export async function runDashboardBench(opts: DashboardBenchOptions): Promise<Da
   });
   try {
     await waitReady(bullpen.redis);
-    const completed = await makeTemplate(bullpen, QUEUE, { webhookId: 'wh-bench', event: 'order.created', payload: { orderId: 'o-1', total: 42 } }, false);
+    const completed = await makeTemplate(
+      bullpen,
+      QUEUE,
+      { webhookId: 'wh-bench', event: 'order.created', payload: { orderId: 'o-1', total: 42 } },
+      false,
+    );
     const failed = await makeTemplate(bullpen, RETRY_QUEUE, { channelId: 'C0BENCH01' }, true);
 
     const spec = { firstId: 1, count: jobs, tenants: DLQ_TENANTS };
@@ -120,7 +131,9 @@ export async function runDashboardBench(opts: DashboardBenchOptions): Promise<Da
     console.log(`  seeded ${jobs.toLocaleString('en-US')} completed jobs in ${(cloned.ms / 1_000).toFixed(1)} s`);
     const rnd = seededRandom(3);
     const now = Date.now();
-    const dlqMs = await recordDeadLetters(bullpen, deadLetters, (i) => spreadDeadLetter(i, rnd, { tenants: DLQ_TENANTS, windowMs: 7 * 24 * 3_600_000, now }));
+    const dlqMs = await recordDeadLetters(bullpen, deadLetters, (i) =>
+      spreadDeadLetter(i, rnd, { tenants: DLQ_TENANTS, windowMs: 7 * 24 * 3_600_000, now }),
+    );
     const dlqTotal = (await bullpen.dlq.counts()).total;
     if (dlqTotal !== deadLetters) throw new Error(`the DLQ holds ${dlqTotal} entries, expected ${deadLetters}`);
     console.log(`  recorded ${deadLetters.toLocaleString('en-US')} dead letters in ${(dlqMs / 1_000).toFixed(1)} s`);
@@ -133,7 +146,16 @@ export async function runDashboardBench(opts: DashboardBenchOptions): Promise<Da
     if (2 * pairs + 1 > DLQ_TENANTS) throw new Error(`${reps} and ${httpReps} repetitions need more than ${DLQ_TENANTS} tenants`);
     const coldFor = (first: number) => Array.from({ length: pairs }, (_, i) => `org-${first + 2 * i}`);
     const warmTenant = 'org-0';
-    const reads = await runReads(bullpen, { queue: QUEUE, jobs, pageSize: PAGE_SIZE, deepPage, dlqFilter: DLQ_FILTER, warmTenant, coldTenants: coldFor(1), reps });
+    const reads = await runReads(bullpen, {
+      queue: QUEUE,
+      jobs,
+      pageSize: PAGE_SIZE,
+      deepPage,
+      dlqFilter: DLQ_FILTER,
+      warmTenant,
+      coldTenants: coldFor(1),
+      reps,
+    });
     const m = (t: { samples: number[] }) => fmt(median(t.samples), 1);
     console.log(
       `  read models (median ms): overview ${m(reads.overview)}, page 1 ${m(reads.firstPage)}, page ${deepPage} ${m(reads.deepPage)}, dead letters ${m(reads.dlqCold)} cold / ${m(reads.dlqWarm)} warm`,
@@ -180,7 +202,8 @@ export async function runDashboardBench(opts: DashboardBenchOptions): Promise<Da
  * Cold dead-letter rounds take `coldTenants` in turn (the warm-up rounds the first).
  */
 function pageProbes(bullpen: Bullpen, jobs: number, deepPage: number, warmTenant: string, coldTenants: string[]): PageProbe[] {
-  const firstDlqId = async (tenant: string) => (await readDeadLetterList(bullpen, { ...DLQ_FILTER, tenant, page: 1, pageSize: PAGE_SIZE })).rows[0]?.id ?? '(none)';
+  const firstDlqId = async (tenant: string) =>
+    (await readDeadLetterList(bullpen, { ...DLQ_FILTER, tenant, page: 1, pageSize: PAGE_SIZE })).rows[0]?.id ?? '(none)';
   const jobLink = (id: number) => `/jobs/${id}`;
   // Not the page's first id on page 1: it equals the count, which the page shows anyway.
   const pageEnds = (page: number) => [jobLink(jobs - (page - 1) * PAGE_SIZE - 1), jobLink(jobs - page * PAGE_SIZE + 1)];

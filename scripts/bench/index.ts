@@ -34,7 +34,12 @@ async function main(): Promise<void> {
   try {
     if (want('runtime')) {
       console.log('runtime benchmark...');
-      const r = await runRuntimeBench({ redis, jobs: Number(process.env.BENCH_JOBS ?? 20_000), rounds: Number(process.env.BENCH_ROUNDS ?? 5), latencySamples: 500 });
+      const r = await runRuntimeBench({
+        redis,
+        jobs: Number(process.env.BENCH_JOBS ?? 20_000),
+        rounds: Number(process.env.BENCH_ROUNDS ?? 5),
+        latencySamples: 500,
+      });
       sections.push(runtimeSection(r));
     }
     if (want('durability')) {

@@ -4,7 +4,7 @@
  * The difference is what the runtime adds per job: envelope and payload validation,
  * the timeout timer, classification, metrics and a log line.
  */
-import { Queue, Worker } from 'bullmq';
+import { type Queue, Worker } from 'bullmq';
 import pino from 'pino';
 import { Bullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
@@ -197,8 +197,11 @@ export async function runRuntimeBench(opts: RuntimeBenchOptions): Promise<Runtim
 }
 
 export function runtimeSection(r: RuntimeBenchResult): string {
-  const rows = r.plainJobsPerSec.map((p, i) => `| ${i + 1} | ${fmt(p, 0)} | ${fmt(r.bullpenJobsPerSec[i], 0)} | ${fmt(r.bullpenJobsPerSec[i] / p, 2)} |`);
-  const lat = (k: 'plain' | 'bullpen') => `| ${k === 'plain' ? 'plain BullMQ' : 'Bullpen runtime'} | ${r.latency[k].p50} | ${r.latency[k].p95} | ${r.latency[k].p99} | ${r.latency[k].samples} |`;
+  const rows = r.plainJobsPerSec.map(
+    (p, i) => `| ${i + 1} | ${fmt(p, 0)} | ${fmt(r.bullpenJobsPerSec[i], 0)} | ${fmt(r.bullpenJobsPerSec[i] / p, 2)} |`,
+  );
+  const lat = (k: 'plain' | 'bullpen') =>
+    `| ${k === 'plain' ? 'plain BullMQ' : 'Bullpen runtime'} | ${r.latency[k].p50} | ${r.latency[k].p95} | ${r.latency[k].p99} | ${r.latency[k].samples} |`;
   return [
     '## Worker runtime',
     '',

@@ -2,7 +2,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import type { APIRequestContext } from '@playwright/test';
-import { JOB_TYPE_NAMES } from '@/lib/jobs/registry';
+import type { JOB_TYPE_NAMES } from '@/lib/jobs/registry';
 import { expect, test } from './fixtures';
 import { appRoutes, buildActions, sourceActions, type ActionTarget } from './support/fuzz-targets';
 import { changedKeys, keyspaceSnapshot } from './support/redis-digest';
@@ -48,9 +48,35 @@ const nasty = fc.constantFrom(
 );
 const leaf = fc.oneof(nasty, fc.string({ maxLength: 40 }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null));
 const value = fc.oneof(leaf, fc.array(leaf, { maxLength: 4 }), fc.jsonValue({ maxDepth: 3 }));
-const KEYS = ['id', 'ids', 'entries', 'name', 'queue', 'state', 'states', 'filter', 'limit', 'confirm', 'payload', 'expectedReplays', 'jobId', 'pattern', 'tz', 'data', 'olderThanMs', 'grace', '__proto__'];
+const KEYS = [
+  'id',
+  'ids',
+  'entries',
+  'name',
+  'queue',
+  'state',
+  'states',
+  'filter',
+  'limit',
+  'confirm',
+  'payload',
+  'expectedReplays',
+  'jobId',
+  'pattern',
+  'tz',
+  'data',
+  'olderThanMs',
+  'grace',
+  '__proto__',
+];
 const record = fc.dictionary(fc.constantFrom(...KEYS), value, { maxKeys: 5 });
-const args = fc.oneof(fc.tuple(record), fc.tuple(value), fc.array(value, { maxLength: 3 }), fc.tuple(fc.constant(null), record), fc.constant([]));
+const args = fc.oneof(
+  fc.tuple(record),
+  fc.tuple(value),
+  fc.array(value, { maxLength: 3 }),
+  fc.tuple(fc.constant(null), record),
+  fc.constant([]),
+);
 
 interface Answer {
   status: number;
@@ -81,7 +107,12 @@ test('the build lists every server action the source defines', () => {
   expect(built).toEqual(sourceActions(ROOT));
 });
 
-test('every server action, fuzzed as an admin and as a viewer: no 500, and a refusal changes nothing', async ({ e2e, contextAs, workerProcess, bullpen }) => {
+test('every server action, fuzzed as an admin and as a viewer: no 500, and a refusal changes nothing', async ({
+  e2e,
+  contextAs,
+  workerProcess,
+  bullpen,
+}) => {
   await workerProcess.stop();
   const redis = new Redis(e2e.env.REDIS_URL ?? `redis://127.0.0.1:${e2e.redisPort}`);
   const actions = buildActions(ROOT).filter((a) => a.name !== 'signOut' && a.name !== 'signIn');
@@ -96,7 +127,8 @@ test('every server action, fuzzed as an admin and as a viewer: no 500, and a ref
             expect(answer.status, `${action.name} answered ${answer.status}: ${answer.body.slice(0, 300)}`).toBeLessThan(500);
             if (role === 'viewer') expect([401, 403]).toContain(answer.status);
             const after = await keyspaceSnapshot(redis, e2e.prefix);
-            if (!succeeded(answer)) expect(changedKeys(snapshot, after), `${action.name} refused (${answer.status}) but changed Redis`).toEqual([]);
+            if (!succeeded(answer))
+              expect(changedKeys(snapshot, after), `${action.name} refused (${answer.status}) but changed Redis`).toEqual([]);
             snapshot = after;
           }),
           { numRuns: role === 'admin' ? 12 : 4, seed: SEED, endOnFailure: true },
@@ -138,26 +170,52 @@ test('every page and route, with fuzzed path segments and search params: never a
   const anonymous = await playwright.request.newContext({ baseURL: e2e.baseURL });
   const routes = appRoutes(ROOT);
   expect(routes.length).toBeGreaterThan(15);
-  const segment = fc.oneof(fc.constantFrom('webhook-dispatch', 'meta', 'events', '..', '%2e%2e', '%00', 'x'.repeat(600), '1', 'dlq-0', '%E2%9C%93'), fc.string({ minLength: 1, maxLength: 30 }));
+  const segment = fc.oneof(
+    fc.constantFrom('webhook-dispatch', 'meta', 'events', '..', '%2e%2e', '%00', 'x'.repeat(600), '1', 'dlq-0', '%E2%9C%93'),
+    fc.string({ minLength: 1, maxLength: 30 }),
+  );
   const params = fc.dictionary(
-    fc.constantFrom('state', 'page', 'status', 'type', 'tenant', 'errorClass', 'from', 'to', 'q', 'logs', 'pattern', 'tz', 'count', 'cursor', 'x'),
-    fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('-1', '999999999999', 'NaN', 'failed', 'pending', '2026-13-45', '0 * * * * *', 'Mars/Olympus')),
+    fc.constantFrom(
+      'state',
+      'page',
+      'status',
+      'type',
+      'tenant',
+      'errorClass',
+      'from',
+      'to',
+      'q',
+      'logs',
+      'pattern',
+      'tz',
+      'count',
+      'cursor',
+      'x',
+    ),
+    fc.oneof(
+      fc.string({ maxLength: 30 }),
+      fc.constantFrom('-1', '999999999999', 'NaN', 'failed', 'pending', '2026-13-45', '0 * * * * *', 'Mars/Olympus'),
+    ),
     { maxKeys: 4 },
   );
   try {
     for (const route of routes) {
       await fc.assert(
-        fc.asyncProperty(fc.array(segment, { minLength: route.segments.length, maxLength: route.segments.length }), params, async (values, query) => {
-          let i = 0;
-          const pathname = route.pattern.replace(/\[[^\]]+\]/g, () => encodeURIComponent(values[i++]));
-          const url = `${pathname === '/' ? '' : pathname}?${new URLSearchParams(query).toString()}`.replace(/^\?/, '/?');
-          for (const request of [context.request, anonymous]) {
-            const res = await request.get(url, { maxRedirects: 0, failOnStatusCode: false });
-            // /api/health answers 503 by design when the product is unhealthy.
-            const ok = res.status() < 500 || (route.pattern === '/api/health' && res.status() === 503);
-            expect(ok, `GET ${url} answered ${res.status()}`).toBe(true);
-          }
-        }),
+        fc.asyncProperty(
+          fc.array(segment, { minLength: route.segments.length, maxLength: route.segments.length }),
+          params,
+          async (values, query) => {
+            let i = 0;
+            const pathname = route.pattern.replace(/\[[^\]]+\]/g, () => encodeURIComponent(values[i++]));
+            const url = `${pathname === '/' ? '' : pathname}?${new URLSearchParams(query).toString()}`.replace(/^\?/, '/?');
+            for (const request of [context.request, anonymous]) {
+              const res = await request.get(url, { maxRedirects: 0, failOnStatusCode: false });
+              // /api/health answers 503 by design when the product is unhealthy.
+              const ok = res.status() < 500 || (route.pattern === '/api/health' && res.status() === 503);
+              expect(ok, `GET ${url} answered ${res.status()}`).toBe(true);
+            }
+          },
+        ),
         { numRuns: 8, seed: SEED },
       );
     }

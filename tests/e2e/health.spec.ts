@@ -12,7 +12,12 @@ test.afterEach(async ({ workerProcess }) => {
   await workerProcess.ensureRunning();
 });
 
-test('the health page turns unhealthy when the worker stops and healthy when it returns', async ({ page, signIn, workerProcess, request }) => {
+test('the health page turns unhealthy when the worker stops and healthy when it returns', async ({
+  page,
+  signIn,
+  workerProcess,
+  request,
+}) => {
   await signIn('viewer', '/health');
   const health = new HealthPage(page);
   await expect(health.overall).toHaveAttribute('data-status', 'healthy', { timeout: TURN_MS });

@@ -21,7 +21,13 @@ test('npm start brings up Redis, the worker and the dashboard with no configurat
   test.setTimeout(300_000);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bullpen-start-'));
   const [port, redisPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), BULLPEN_REDIS_PORT: String(redisPort), METRICS_PORT: String(metricsPort), BULLPEN_DATA_DIR: dataDir };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    BULLPEN_REDIS_PORT: String(redisPort),
+    METRICS_PORT: String(metricsPort),
+    BULLPEN_DATA_DIR: dataDir,
+  };
   for (const k of ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'BULLPEN_PREFIX', 'WEBHOOK_ALLOW_HOSTS', 'EMBEDDINGS_URL']) delete env[k];
   // `npm start` is `bash scripts/up.sh`, which checks Node and redis-server, then runs scripts/start.ts.
   const child = spawn('bash', ['scripts/up.sh'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -30,7 +36,9 @@ test('npm start brings up Redis, the worker and the dashboard with no configurat
   child.stderr!.on('data', (d) => (out += String(d)));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   try {
-    await expect.poll(() => out, { timeout: 180_000, message: 'the start command never printed its URL' }).toContain('press Ctrl-C to stop');
+    await expect
+      .poll(() => out, { timeout: 180_000, message: 'the start command never printed its URL' })
+      .toContain('press Ctrl-C to stop');
     expect(out).toContain(`dashboard: http://127.0.0.1:${port}`);
     const password = /sign in as "admin" with password (\S+)/.exec(out)?.[1];
     expect(password).toBeTruthy();
@@ -39,7 +47,9 @@ test('npm start brings up Redis, the worker and the dashboard with no configurat
     expect(statSync(path.join(dataDir, 'redis')).isDirectory()).toBe(true);
 
     // The worker is up: its metrics endpoint answers, and health sees it on every queue.
-    await expect.poll(async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`).catch(() => undefined))?.status, { timeout: 60_000 }).toBe(200);
+    await expect
+      .poll(async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`).catch(() => undefined))?.status, { timeout: 60_000 })
+      .toBe(200);
     await expect
       .poll(async () => (await (await fetch(`http://127.0.0.1:${port}/api/health`)).json()).checks?.workers, { timeout: 60_000 })
       .toBe('healthy');

@@ -79,7 +79,12 @@ test('a viewer sees no mutating control on the queue, job, dead-letter and sched
   await saveScreenshot(page, 'viewer-schedules');
 });
 
-test('a mutating action called directly answers 403 to a viewer and 401 without a session', async ({ contextAs, playwright, bullpen, e2e }) => {
+test('a mutating action called directly answers 403 to a viewer and 401 without a session', async ({
+  contextAs,
+  playwright,
+  bullpen,
+  e2e,
+}) => {
   const { page: op } = await contextAs('operator', `/queues/${QUEUE}`);
   const { context: viewer } = await contextAs('viewer', `/queues/${QUEUE}`);
   const anonymous = await playwright.request.newContext({ baseURL: e2e.baseURL });

@@ -23,7 +23,9 @@ export async function startTestCluster(): Promise<TestCluster> {
     );
   }
   const nodes = servers.map((s) => `127.0.0.1:${s.port}`);
-  const created = spawnSync('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8' });
+  const created = spawnSync('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes'], {
+    encoding: 'utf8',
+  });
   if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stderr || created.stdout}`);
   // Wait until every node agrees the cluster is up.
   const deadline = Date.now() + 20_000;

@@ -72,10 +72,14 @@ describe('users', () => {
     const users = new UserStore(bullpen.redis, bullpen.keys);
     const u = await users.create({ username: 'Victor', role: 'viewer', password: 'viewer-pass-1' });
     expect(u).toMatchObject({ username: 'victor', role: 'viewer', sessionEpoch: 0 });
-    await expect(users.create({ username: 'victor', role: 'admin', password: 'another-pass-1' })).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(users.create({ username: 'victor', role: 'admin', password: 'another-pass-1' })).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
     await expect(users.create({ username: 'x', role: 'viewer', password: 'long-enough-1' })).rejects.toMatchObject({ code: 'VALIDATION' });
     await expect(users.create({ username: 'short', role: 'viewer', password: 'short' })).rejects.toMatchObject({ code: 'VALIDATION' });
-    await expect(users.create({ username: 'kingly', role: 'king' as never, password: 'long-enough-1' })).rejects.toMatchObject({ code: 'VALIDATION' });
+    await expect(users.create({ username: 'kingly', role: 'king' as never, password: 'long-enough-1' })).rejects.toMatchObject({
+      code: 'VALIDATION',
+    });
     expect(await users.count()).toBe(1);
 
     await users.setPassword('victor', 'new-viewer-pass');
@@ -97,7 +101,13 @@ describe('sign-in throttling', () => {
   /** Wrong guesses as fast as they go; returns the codes. */
   async function guesses(svc: SignInService, name: string, client: string, n: number): Promise<string[]> {
     const codes: string[] = [];
-    for (let i = 0; i < n; i++) codes.push(await svc.signIn(name, `guess-${i}`, client).then(() => 'OK', (e: { code: string }) => e.code));
+    for (let i = 0; i < n; i++)
+      codes.push(
+        await svc.signIn(name, `guess-${i}`, client).then(
+          () => 'OK',
+          (e: { code: string }) => e.code,
+        ),
+      );
     return codes;
   }
 
@@ -105,7 +115,12 @@ describe('sign-in throttling', () => {
     bullpen = makeBullpen(redis);
     const svc = new SignInService(bullpen.redis, bullpen.keys, { limits: { freeFailures: 3, baseDelayMs: 60_000 } });
     await svc.users.create({ username: 'admin', role: 'admin', password: 'admin-pass-01' });
-    expect(await guesses(svc, 'admin', '203.0.113.5', 4)).toEqual(['UNAUTHENTICATED', 'UNAUTHENTICATED', 'UNAUTHENTICATED', 'RATE_LIMITED']);
+    expect(await guesses(svc, 'admin', '203.0.113.5', 4)).toEqual([
+      'UNAUTHENTICATED',
+      'UNAUTHENTICATED',
+      'UNAUTHENTICATED',
+      'RATE_LIMITED',
+    ]);
     const limited = await svc.signIn('admin', 'admin-pass-01', '203.0.113.5').catch((e: AppError) => e);
     expect(limited).toMatchObject({ code: 'RATE_LIMITED', status: 429, details: { scope: 'pair' } });
     expect((limited as AppError).message).toMatch(/for this name from your address. Try again in/);
@@ -141,10 +156,16 @@ describe('sign-in throttling', () => {
     const svc = new SignInService(bullpen.redis, bullpen.keys, { limits: { maxPerClient: 4, globalMax: 10 } });
     await svc.users.create({ username: 'victor', role: 'viewer', password: 'viewer-pass-1' });
     for (let i = 0; i < 4; i++) await guesses(svc, `nobody${i}`, '10.9.9.9', 1);
-    await expect(svc.signIn('victor', 'viewer-pass-1', '10.9.9.9')).rejects.toMatchObject({ code: 'RATE_LIMITED', details: { scope: 'client' } });
+    await expect(svc.signIn('victor', 'viewer-pass-1', '10.9.9.9')).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      details: { scope: 'client' },
+    });
     expect(await svc.signIn('victor', 'viewer-pass-1', '10.0.0.2')).toMatchObject({ username: 'victor' });
     for (let i = 0; i < 6; i++) await guesses(svc, 'victor', `10.1.0.${i}`, 1);
-    await expect(svc.signIn('victor', 'viewer-pass-1', '10.2.0.1')).rejects.toMatchObject({ code: 'RATE_LIMITED', details: { scope: 'global' } });
+    await expect(svc.signIn('victor', 'viewer-pass-1', '10.2.0.1')).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      details: { scope: 'global' },
+    });
   });
 
   it('30 parallel guesses: only the free ones reach a password check (reserve and count are one step)', async () => {
@@ -158,7 +179,12 @@ describe('sign-in throttling', () => {
       return verify(n, p);
     };
     const codes = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => svc.signIn('admin', `guess-${i}`, '203.0.113.9').then(() => 'OK', (e: { code: string }) => e.code)),
+      Array.from({ length: 30 }, (_, i) =>
+        svc.signIn('admin', `guess-${i}`, '203.0.113.9').then(
+          () => 'OK',
+          (e: { code: string }) => e.code,
+        ),
+      ),
     );
     expect(checked).toBe(3);
     expect(codes.filter((c) => c === 'UNAUTHENTICATED')).toHaveLength(3);
@@ -189,7 +215,12 @@ describe('sign-in throttling', () => {
       return undefined;
     };
     const codes = await Promise.all(
-      Array.from({ length: 5 }, (_, i) => svc.signIn(`u${i}`, 'pw', `10.3.0.${i}`).then(() => 'OK', (e: AppError) => `${e.code}:${e.message}`)),
+      Array.from({ length: 5 }, (_, i) =>
+        svc.signIn(`u${i}`, 'pw', `10.3.0.${i}`).then(
+          () => 'OK',
+          (e: AppError) => `${e.code}:${e.message}`,
+        ),
+      ),
     );
     expect(peak).toBe(1);
     expect(codes.filter((c) => c.startsWith('UNAUTHENTICATED'))).toHaveLength(2);

@@ -43,7 +43,8 @@ async function seed(n: number, orgId?: string, offset = 0): Promise<string[]> {
   return ids;
 }
 
-const replayJobsIn = async () => (await bullpen.queues.get('webhook-dispatch').getJobs(['prioritized', 'waiting'], 0, -1)).filter((j) => j.data.replayOf);
+const replayJobsIn = async () =>
+  (await bullpen.queues.get('webhook-dispatch').getJobs(['prioritized', 'waiting'], 0, -1)).filter((j) => j.data.replayOf);
 
 describe('replaySelected / discardSelected', () => {
   it('replays each selected entry once, skipping one whose replay count changed meanwhile', async () => {
@@ -73,7 +74,13 @@ describe('replaySelected / discardSelected', () => {
     const [a] = await seed(1);
     await expect(replaySelected(bullpen, [], 'alice')).rejects.toMatchObject({ code: 'VALIDATION' });
     await expect(discardSelected(bullpen, [a, a], 'alice')).rejects.toMatchObject({ code: 'VALIDATION' });
-    await expect(discardSelected(bullpen, Array.from({ length: 201 }, () => a), 'alice')).rejects.toMatchObject({ code: 'VALIDATION' });
+    await expect(
+      discardSelected(
+        bullpen,
+        Array.from({ length: 201 }, () => a),
+        'alice',
+      ),
+    ).rejects.toMatchObject({ code: 'VALIDATION' });
     expect((await bullpen.dlq.get(a))?.status).toBe('pending');
   });
 
@@ -114,8 +121,12 @@ describe('startReplayAll', () => {
     await seed(2);
     const bulk = new BulkOperations(bullpen.redis, bullpen.keys, bullpen.logger);
     const now = Date.now();
-    await expect(startReplayAll(bullpen, bulk, { status: 'discarded' }, { by: 'a', limit: 10, now })).rejects.toMatchObject({ code: 'VALIDATION' });
-    await expect(startReplayAll(bullpen, bulk, { tenant: 'org-none' }, { by: 'a', limit: 10, now })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(startReplayAll(bullpen, bulk, { status: 'discarded' }, { by: 'a', limit: 10, now })).rejects.toMatchObject({
+      code: 'VALIDATION',
+    });
+    await expect(startReplayAll(bullpen, bulk, { tenant: 'org-none' }, { by: 'a', limit: 10, now })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
     await expect(startReplayAll(bullpen, bulk, {}, { by: 'a', limit: 10_001, now })).rejects.toMatchObject({ code: 'VALIDATION' });
     expect((await bullpen.dlq.counts()).pending).toBe(2);
     expect(await replayJobsIn()).toHaveLength(0);

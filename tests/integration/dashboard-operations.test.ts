@@ -96,13 +96,23 @@ describe('queue operations', () => {
     bullpen = makeBullpen(redis);
     const ids = await failedJobs(bullpen, 5, 1);
     const ops = new QueueOperations(bullpen);
-    expect(await ops.retrySelected('webhook-dispatch', [ids[0], ids[1], 'nope'], 'olivia')).toEqual({ succeeded: 2, skipped: 1, failed: 0 });
+    expect(await ops.retrySelected('webhook-dispatch', [ids[0], ids[1], 'nope'], 'olivia')).toEqual({
+      succeeded: 2,
+      skipped: 1,
+      failed: 0,
+    });
     // A second retry of the same job is a skip, not an error.
     expect(await ops.retrySelected('webhook-dispatch', [ids[0]], 'olivia')).toEqual({ succeeded: 0, skipped: 1, failed: 0 });
     expect(await bullpen.queues.get('webhook-dispatch').getFailedCount()).toBe(3);
     const entry = await bullpen.dlq.get(deadLetterId('webhook-dispatch', ids[0]));
     expect(entry?.status).toBe('replayed');
-    await expect(ops.retrySelected('webhook-dispatch', Array.from({ length: 101 }, (_, i) => String(i)), 'x')).rejects.toMatchObject({ code: 'VALIDATION' });
+    await expect(
+      ops.retrySelected(
+        'webhook-dispatch',
+        Array.from({ length: 101 }, (_, i) => String(i)),
+        'x',
+      ),
+    ).rejects.toMatchObject({ code: 'VALIDATION' });
   });
 
   it('pauses and resumes, promotes delayed jobs and cleans by state in batches', async () => {
@@ -162,12 +172,15 @@ describe('bulk operations and the overview', () => {
     bullpen = makeBullpen(redis);
     await waitReady(bullpen.redis);
     const bulk = new BulkOperations(bullpen.redis, bullpen.keys, bullpen.logger, bullpen.audit);
-    const { operation, finished } = await bulk.start({ kind: 'queue.retry-all', target: { kind: 'queue', id: 'q' }, by: 'olivia' }, async (report) => {
-      await report({ succeeded: 5, skipped: 0, failed: 0, total: 10 });
-      const mid = await bulk.get(operation.id);
-      expect(mid).toMatchObject({ status: 'running', done: 5, total: 10 });
-      return { succeeded: 10, skipped: 0, failed: 0, message: 'all retried' };
-    });
+    const { operation, finished } = await bulk.start(
+      { kind: 'queue.retry-all', target: { kind: 'queue', id: 'q' }, by: 'olivia' },
+      async (report) => {
+        await report({ succeeded: 5, skipped: 0, failed: 0, total: 10 });
+        const mid = await bulk.get(operation.id);
+        expect(mid).toMatchObject({ status: 'running', done: 5, total: 10 });
+        return { succeeded: 10, skipped: 0, failed: 0, message: 'all retried' };
+      },
+    );
     expect(operation.status).toBe('running');
     await finished;
     expect(await bulk.get(operation.id)).toMatchObject({ status: 'done', done: 10, succeeded: 10, message: 'all retried' });
@@ -192,7 +205,13 @@ describe('bulk operations and the overview', () => {
         if (n++ % 3 === 2) throw new UnrecoverableError('boom');
         return 'ok';
       },
-      { connection: conn, prefix: bullpen.keys.queuePrefix('quota-check'), metrics: { maxDataPoints: 60 }, name: 'test-worker', settings: { backoffStrategy } },
+      {
+        connection: conn,
+        prefix: bullpen.keys.queuePrefix('quota-check'),
+        metrics: { maxDataPoints: 60 },
+        name: 'test-worker',
+        settings: { backoffStrategy },
+      },
     );
     await worker.waitUntilReady();
     const deadline = Date.now() + 20_000;

@@ -28,7 +28,13 @@ const T0 = 1_700_000_000_000;
  * state's sorted set scored by finishedOn), in pipelined batches: building a large set
  * through real workers would take minutes. Job i finished at T0 + i ms (higher = newer).
  */
-async function seedFinished(b: Bullpen, type: JobTypeName, state: 'completed' | 'failed', n: number, tenantOf: (i: number) => string | undefined = () => undefined) {
+async function seedFinished(
+  b: Bullpen,
+  type: JobTypeName,
+  state: 'completed' | 'failed',
+  n: number,
+  tenantOf: (i: number) => string | undefined = () => undefined,
+) {
   const queue = b.queues.get(type);
   await queue.waitUntilReady();
   const setKey = queue.toKey(state);
@@ -48,7 +54,9 @@ async function seedFinished(b: Bullpen, type: JobTypeName, state: 'completed' | 
         processedOn: String(T0 + i - 10),
         finishedOn: String(T0 + i),
         atm: '3',
-        ...(state === 'completed' ? { returnvalue: JSON.stringify({ ok: i }) } : { failedReason: `boom ${i}`, stacktrace: JSON.stringify([`Error: boom ${i}`]) }),
+        ...(state === 'completed'
+          ? { returnvalue: JSON.stringify({ ok: i }) }
+          : { failedReason: `boom ${i}`, stacktrace: JSON.stringify([`Error: boom ${i}`]) }),
       });
       pipe.zadd(setKey, T0 + i, id);
     }
@@ -97,7 +105,11 @@ describe('queue page read model', () => {
     expect(p1.total).toBeUndefined();
     expect(p1.hasNext).toBe(true);
 
-    const p3 = await readQueuePage(bullpen, 'webhook-dispatch', parseQueueFilters({ state: 'failed', tenant: '42', size: '10', page: '3' }));
+    const p3 = await readQueuePage(
+      bullpen,
+      'webhook-dispatch',
+      parseQueueFilters({ state: 'failed', tenant: '42', size: '10', page: '3' }),
+    );
     expect(p3.jobs.map((j) => j.id)).toEqual(org42.slice(20, 30));
 
     // "42" must not match org "420" or a payload that merely contains the text.
@@ -106,11 +118,20 @@ describe('queue page read model', () => {
     expect(none.scan).toEqual({ scanned: 3_000, limit: 50_000, capped: false });
 
     // Name and tenant together: name "special" is every 10th job; both: i % 70 === 0.
-    const both = await readQueuePage(bullpen, 'webhook-dispatch', parseQueueFilters({ state: 'failed', tenant: '42', name: 'special', size: '100' }));
+    const both = await readQueuePage(
+      bullpen,
+      'webhook-dispatch',
+      parseQueueFilters({ state: 'failed', tenant: '42', name: 'special', size: '100' }),
+    );
     expect(both.jobs.map((j) => j.id)).toEqual(org42.filter((id) => (Number(id) - 1) % 10 === 0));
 
     // A capped scan says how far it searched.
-    const capped = await readQueuePage(bullpen, 'webhook-dispatch', parseQueueFilters({ state: 'failed', name: 'nothing-has-this' }), 1_000);
+    const capped = await readQueuePage(
+      bullpen,
+      'webhook-dispatch',
+      parseQueueFilters({ state: 'failed', name: 'nothing-has-this' }),
+      1_000,
+    );
     expect(capped.jobs).toEqual([]);
     expect(capped.scan).toEqual({ scanned: 1_000, limit: 1_000, capped: true });
   });

@@ -44,7 +44,9 @@ describe('saveScheduleForm', () => {
   it('puts the form’s own refusal under the field it concerns and changes nothing', async () => {
     bullpen = makeBullpen(redis);
     await saveScheduleForm(bullpen, { name: 'session-cleanup', pattern: '0 */10 * * * *', tz: 'UTC', data: '{}' }, 'alice');
-    await expect(saveScheduleForm(bullpen, { name: 'session-cleanup', pattern: '61 * * * * *', tz: 'Mars/Olympus', data: '{}' }, 'bob')).rejects.toMatchObject({
+    await expect(
+      saveScheduleForm(bullpen, { name: 'session-cleanup', pattern: '61 * * * * *', tz: 'Mars/Olympus', data: '{}' }, 'bob'),
+    ).rejects.toMatchObject({
       code: 'INVALID_SCHEDULE',
       details: { fieldErrors: { pattern: ['seconds field 61 is out of range 0-59'], tz: [expect.stringContaining('unknown time zone')] } },
     });
@@ -54,7 +56,9 @@ describe('saveScheduleForm', () => {
 
   it('maps the service’s schema refusal of the data onto the data field', async () => {
     bullpen = makeBullpen(redis);
-    await expect(saveScheduleForm(bullpen, { name: 'session-cleanup', pattern: '0 */15 * * * *', tz: 'UTC', data: '{"maxAgeMs": -1}' }, 'bob')).rejects.toMatchObject({
+    await expect(
+      saveScheduleForm(bullpen, { name: 'session-cleanup', pattern: '0 */15 * * * *', tz: 'UTC', data: '{"maxAgeMs": -1}' }, 'bob'),
+    ).rejects.toMatchObject({
       code: 'VALIDATION',
       details: { fieldErrors: { data: [expect.stringContaining('maxAgeMs')] } },
     });
@@ -64,14 +68,24 @@ describe('saveScheduleForm', () => {
 
   it('refuses a save that changes nothing', async () => {
     bullpen = makeBullpen(redis);
-    await expect(saveScheduleForm(bullpen, { name: 'quota-check', pattern: '0 0 * * * *', tz: 'UTC', data: '{ }' }, 'bob')).rejects.toMatchObject({ code: 'VALIDATION' });
+    await expect(
+      saveScheduleForm(bullpen, { name: 'quota-check', pattern: '0 0 * * * *', tz: 'UTC', data: '{ }' }, 'bob'),
+    ).rejects.toMatchObject({ code: 'VALIDATION' });
     expect((await bullpen.schedules.get('quota-check')).edited).toBe(false);
   });
 
   it('changes zone and data together, and the summary shows the default beside them', async () => {
     bullpen = makeBullpen(redis);
-    const saved = await saveScheduleForm(bullpen, { name: 'quota-check', pattern: '0 0 * * * *', tz: 'Europe/Berlin', data: '{"orgId": "org-42"}' }, 'carol');
-    expect(saved).toMatchObject({ tz: 'Europe/Berlin', data: { orgId: 'org-42' }, defaults: { pattern: '0 0 * * * *', tz: 'UTC', data: {} } });
+    const saved = await saveScheduleForm(
+      bullpen,
+      { name: 'quota-check', pattern: '0 0 * * * *', tz: 'Europe/Berlin', data: '{"orgId": "org-42"}' },
+      'carol',
+    );
+    expect(saved).toMatchObject({
+      tz: 'Europe/Berlin',
+      data: { orgId: 'org-42' },
+      defaults: { pattern: '0 0 * * * *', tz: 'UTC', data: {} },
+    });
     expect(await scheduler('quota-check', 'quota-check')).toEqual({ pattern: '0 0 * * * *', tz: 'Europe/Berlin' });
   });
 });

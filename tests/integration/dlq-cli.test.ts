@@ -71,7 +71,11 @@ describe('npm run dlq (scripts/dlq.ts)', () => {
   });
 
   it('lists, replays one and many, refuses bad arguments and an unconfirmed purge', async () => {
-    const hooks = [await record('webhook-dispatch', 'org-c'), await record('webhook-dispatch', 'org-c'), await record('webhook-dispatch', 'org-d')];
+    const hooks = [
+      await record('webhook-dispatch', 'org-c'),
+      await record('webhook-dispatch', 'org-c'),
+      await record('webhook-dispatch', 'org-d'),
+    ];
     const cleanup = await record('session-cleanup', 'org-c');
 
     const list = await cli('list', '--type', 'webhook-dispatch', '--json');

@@ -110,7 +110,9 @@ describe('DeadLetterReconciler', () => {
     expect(await bullpen.dlq.get(lost!.id)).toBeUndefined();
 
     const purged = await bullpen.dlq.getByJob(TYPE, purgedJob);
-    expect(await bullpen.dlq.purge({ status: 'pending', type: TYPE, from: purged!.failedAt, to: purged!.failedAt }, { by: 'admin' })).toBe(1);
+    expect(await bullpen.dlq.purge({ status: 'pending', type: TYPE, from: purged!.failedAt, to: purged!.failedAt }, { by: 'admin' })).toBe(
+      1,
+    );
     expect(await bullpen.queues.get(TYPE).getJobState(purgedJob)).toBe('unknown');
 
     const reconciler = DeadLetterReconciler.fromBullpen(bullpen);

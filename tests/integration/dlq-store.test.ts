@@ -21,7 +21,9 @@ function makeInput(overrides: Partial<DeadLetterInput> & { orgId?: string; error
   const { orgId, errorClass, ...rest } = overrides;
   const jobType = rest.jobType ?? 'webhook-dispatch';
   const payload =
-    jobType === 'webhook-dispatch' ? { webhookId: 'wh-1', event: 'order.created', payload: { n: seq } } : { maxAgeMs: 1_000, batchSize: 10 };
+    jobType === 'webhook-dispatch'
+      ? { webhookId: 'wh-1', event: 'order.created', payload: { n: seq } }
+      : { maxAgeMs: 1_000, batchSize: 10 };
   const tenant = orgId ? { orgId } : undefined;
   const envelope: JobEnvelope = { payload, tenant, requestId: `req-${seq}`, dispatchedAt: T0 };
   seq++;
@@ -165,7 +167,12 @@ describe('DeadLetterStore', () => {
 
     // Offset paging gives the same order.
     const second = await bullpen.dlq.list({ tenant: 'org-a' }, { limit: 5, offset: 5 });
-    expect(second.entries.map((e) => e.id)).toEqual(all.entries.filter((e) => e.tenant?.orgId === 'org-a').slice(5, 10).map((e) => e.id));
+    expect(second.entries.map((e) => e.id)).toEqual(
+      all.entries
+        .filter((e) => e.tenant?.orgId === 'org-a')
+        .slice(5, 10)
+        .map((e) => e.id),
+    );
 
     // A multi-filter list sees a write made right after it (the cached intersection is versioned).
     const before = await bullpen.dlq.list({ type: 'webhook-dispatch', status: 'discarded' });
@@ -181,10 +188,7 @@ describe('DeadLetterStore', () => {
   it('replays twice at once into exactly one job with fresh attempts, tenant and envelope', async () => {
     const input = makeInput({ orgId: 'org-a' });
     const { id } = await bullpen.dlq.record(input);
-    const outcomes = await Promise.allSettled([
-      bullpen.dlq.replay(id, { by: 'alice' }),
-      bullpen.dlq.replay(id, { by: 'bob' }),
-    ]);
+    const outcomes = await Promise.allSettled([bullpen.dlq.replay(id, { by: 'alice' }), bullpen.dlq.replay(id, { by: 'bob' })]);
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
     expect((refused.reason as AppError).code).toBe('CONFLICT');
@@ -259,10 +263,15 @@ describe('DeadLetterStore', () => {
   });
 
   it('purges by filter, leaving the others and their indexes intact', async () => {
-    const a = await Promise.all(Array.from({ length: 7 }, () => bullpen.dlq.record(makeInput({ jobType: 'session-cleanup', orgId: 'org-x' }))));
+    const a = await Promise.all(
+      Array.from({ length: 7 }, () => bullpen.dlq.record(makeInput({ jobType: 'session-cleanup', orgId: 'org-x' }))),
+    );
     const b = await Promise.all(Array.from({ length: 3 }, () => bullpen.dlq.record(makeInput({ orgId: 'org-x' }))));
     const progress: number[] = [];
-    const removed = await bullpen.dlq.purge({ type: 'session-cleanup' }, { by: 'admin', batchSize: 3, onProgress: (p) => progress.push(p.succeeded) });
+    const removed = await bullpen.dlq.purge(
+      { type: 'session-cleanup' },
+      { by: 'admin', batchSize: 3, onProgress: (p) => progress.push(p.succeeded) },
+    );
     expect(removed).toBe(7);
     expect(progress).toEqual([3, 6, 7]);
     for (const { id } of a) expect(await bullpen.redis.exists(bullpen.dlq.keys.entry(id))).toBe(0);
@@ -319,12 +328,18 @@ describe('DeadLetterStore', () => {
     const again = await bullpen.dlq.record({ ...input, failedAt: retriedAt + 5, error: { message: 'still broken', errorClass: 'server' } });
     expect(again).toEqual({ id, created: true, reopened: true });
     const reopened = await bullpen.dlq.get(id);
-    expect(reopened).toMatchObject({ status: 'pending', failedAt: retriedAt + 5, error: { message: 'still broken', errorClass: 'server' } });
+    expect(reopened).toMatchObject({
+      status: 'pending',
+      failedAt: retriedAt + 5,
+      error: { message: 'still broken', errorClass: 'server' },
+    });
     expect(reopened?.replays).toHaveLength(1);
     expect(await bullpen.redis.zscore(bullpen.dlq.keys.byErrorClass('unknown'), id)).toBeNull();
     expect(Number(await bullpen.redis.zscore(bullpen.dlq.keys.byErrorClass('server'), id))).toBe(retriedAt + 5);
     // Recording that failure again changes nothing.
-    expect((await bullpen.dlq.record({ ...input, failedAt: retriedAt + 5, error: { message: 'x', errorClass: 'server' } })).created).toBe(false);
+    expect((await bullpen.dlq.record({ ...input, failedAt: retriedAt + 5, error: { message: 'x', errorClass: 'server' } })).created).toBe(
+      false,
+    );
   });
 
   it('replays many in batches with progress, only those matching, up to the limit', async () => {
@@ -341,7 +356,7 @@ describe('DeadLetterStore', () => {
     expect(await queued(bullpen.queues.get('webhook-dispatch'))).toBe(8);
     const rest = await bullpen.dlq.replayMany({ tenant: 'org-r' }, { by: 'ops' });
     expect(rest).toMatchObject({ succeeded: 3 });
-    expect((await bullpen.dlq.counts())).toMatchObject({ pending: 1, replayed: 11, discarded: 1 });
+    expect(await bullpen.dlq.counts()).toMatchObject({ pending: 1, replayed: 11, discarded: 1 });
     await expectAppError(bullpen.dlq.replayMany({ status: 'discarded' }, { by: 'ops' }), 'VALIDATION');
     await expectAppError(bullpen.dlq.replayMany({}, { by: 'ops', limit: 10_001 }), 'VALIDATION');
   });

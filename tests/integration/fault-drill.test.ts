@@ -70,7 +70,10 @@ describe('Redis killed with SIGKILL and restarted mid-load', () => {
       await bullpen.webhooks.create({ id: 'drill', url: sinkUrl, maxFailures: 10_000 });
       for (let i = 0; i < JOBS; i += 500) {
         await bullpen.dispatcher.dispatchBulk(
-          Array.from({ length: 500 }, (_, j) => ({ type: 'webhook-dispatch' as const, data: { webhookId: 'drill', event: 'drill', payload: { n: i + j } } })),
+          Array.from({ length: 500 }, (_, j) => ({
+            type: 'webhook-dispatch' as const,
+            data: { webhookId: 'drill', event: 'drill', payload: { n: i + j } },
+          })),
         );
       }
       // Past the everysec window: the dispatched jobs themselves are on disk.
@@ -100,7 +103,9 @@ describe('Redis killed with SIGKILL and restarted mid-load', () => {
       const total = [...deliveries.values()].reduce((n, at) => n + at.length, 0);
       const duplicates = total - JOBS;
       const inWindow = [...deliveries.values()].filter((at) => at[0] >= killedAt - 1_500 && at[0] <= killedAt).length;
-      console.log(`fault drill: ${JOBS} jobs, ${duplicates} duplicate deliveries, ${inWindow} first deliveries in the 1.5 s before the kill`);
+      console.log(
+        `fault drill: ${JOBS} jobs, ${duplicates} duplicate deliveries, ${inWindow} first deliveries in the 1.5 s before the kill`,
+      );
       expect(duplicates).toBeLessThanOrEqual(inWindow + CONCURRENCY);
       for (const [id, at] of deliveries) {
         if (at.length > 1) expect({ id, first: at[0] >= killedAt - 1_500 - 1_000 }).toEqual({ id, first: true });

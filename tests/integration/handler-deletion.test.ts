@@ -67,7 +67,10 @@ async function keysNaming(orgId: string): Promise<string[]> {
   const found: string[] = [];
   let cursor = '0';
   do {
-    const [next, batch] = (await bullpen.redis.call('SCAN', cursor, 'MATCH', `${bullpen.keys.root}:*${orgId}*`, 'COUNT', '1000')) as [string, string[]];
+    const [next, batch] = (await bullpen.redis.call('SCAN', cursor, 'MATCH', `${bullpen.keys.root}:*${orgId}*`, 'COUNT', '1000')) as [
+      string,
+      string[],
+    ];
     found.push(...batch);
     cursor = next;
   } while (cursor !== '0');
@@ -87,7 +90,11 @@ describe('data-deletion', () => {
 
     expect(result.complete).toBe(true);
     expect(Object.values(result.remaining).every((n) => n === 0)).toBe(true);
-    expect(Object.keys(result.remaining).sort()).toEqual(tenantStores(bullpen).map((s) => s.name).sort());
+    expect(Object.keys(result.remaining).sort()).toEqual(
+      tenantStores(bullpen)
+        .map((s) => s.name)
+        .sort(),
+    );
     for (const [store, n] of Object.entries(before)) {
       // The audit stream got its own deletion event: more than was counted before is fine.
       if (store !== 'audit') expect(result.deleted[store], store).toBe(n);
@@ -103,13 +110,18 @@ describe('data-deletion', () => {
     expect(ctx.progressReports.at(-1)).toMatchObject({ percent: 100, phase: 'complete' });
 
     // The receipt and one untagged audit entry record it.
-    expect(await new DeletionReceipts(bullpen.redis, bullpen.keys).get('erase-1')).toMatchObject({ tenant: acme, reason: 'contract ended' });
+    expect(await new DeletionReceipts(bullpen.redis, bullpen.keys).get('erase-1')).toMatchObject({
+      tenant: acme,
+      reason: 'contract ended',
+    });
     const page = await bullpen.audit.page({ limit: 500 });
     expect(page.entries.filter((e) => e.action === 'tenant.delete')).toHaveLength(1);
     expect(page.entries.find((e) => e.action === 'tenant.delete')!.tenant).toBeUndefined();
 
     // The retry of the same job: nothing to delete, still zero, still one audit entry.
-    const again = await createDataDeletionHandler({ bullpen })(makeJobContext('data-deletion', { orgId: 'acme' }, { jobId: 'erase-1', attempt: 2 }));
+    const again = await createDataDeletionHandler({ bullpen })(
+      makeJobContext('data-deletion', { orgId: 'acme' }, { jobId: 'erase-1', attempt: 2 }),
+    );
     expect(Object.values(again.deleted).every((n) => n === 0)).toBe(true);
     expect(again.complete).toBe(true);
     expect((await bullpen.audit.page({ limit: 500 })).entries.filter((e) => e.action === 'tenant.delete')).toHaveLength(1);

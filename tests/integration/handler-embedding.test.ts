@@ -18,7 +18,8 @@ import { makeJobContext } from '../helpers/job-context';
 import { startTestRedis } from '../helpers/redis';
 
 const acme: Tenant = { orgId: 'acme' };
-const items = (n: number, prefix = 'i') => Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, text: `note number ${i} about ${prefix}` }));
+const items = (n: number, prefix = 'i') =>
+  Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, text: `note number ${i} about ${prefix}` }));
 const batchPayload = (d: Record<string, unknown>) => jobType('embedding-batch').schema.parse(d);
 const reindexPayload = (d: Record<string, unknown>) => jobType('embedding-reindex').schema.parse(d);
 
@@ -89,7 +90,16 @@ describe('embedding-batch and embedding-reindex', () => {
     const ctx = makeJobContext('embedding-batch', batchPayload({ namespace: 'notes', items: items(70) }), { tenant: acme });
     const result = await createEmbeddingBatchHandler({ bullpen: b })(ctx);
 
-    expect(result).toMatchObject({ namespace: 'notes', model: 'lexical-hash-v1', items: 70, embedded: 69, unchanged: 0, linked: 1, refused: ['i6'], failedBatches: [] });
+    expect(result).toMatchObject({
+      namespace: 'notes',
+      model: 'lexical-hash-v1',
+      items: 70,
+      embedded: 69,
+      unchanged: 0,
+      linked: 1,
+      refused: ['i6'],
+      failedBatches: [],
+    });
     const batches = ctx.progressReports.filter((p) => p.phase === 'embedding' && p.detail?.batch);
     expect(batches.map((p) => p.detail?.batch)).toEqual([1, 2, 3]);
     expect(ctx.progressReports.at(-1)).toMatchObject({ percent: 100, phase: 'complete' });
@@ -126,7 +136,9 @@ describe('embedding-batch and embedding-reindex', () => {
     const ctx = makeJobContext('embedding-batch', data, { tenant: acme });
     const result = await handler(ctx);
 
-    expect(result.failedBatches).toEqual([{ batch: 1, ids: list.slice(32, 64).map((i) => i.id), error: expect.stringMatching(/HTTP 400/), errorClass: 'client' }]);
+    expect(result.failedBatches).toEqual([
+      { batch: 1, ids: list.slice(32, 64).map((i) => i.id), error: expect.stringMatching(/HTTP 400/), errorClass: 'client' },
+    ]);
     expect(result.embedded).toBe(38);
     expect(fake!.calls.map((c) => c.length)).toEqual([32, 32, 6]);
     const store = new VectorStore(b.redis, b.keys);
@@ -148,8 +160,18 @@ describe('embedding-batch and embedding-reindex', () => {
     const b = await remote();
     fake!.poison = /./;
     const handler = createEmbeddingBatchHandler({ bullpen: b });
-    await expect(handler(makeJobContext('embedding-batch', batchPayload({ namespace: 'notes', items: items(3) }), { tenant: acme }))).rejects.toMatchObject({ status: 400 });
-    expect(jobType('embedding-batch').schema.safeParse({ namespace: 'n', items: [{ id: 'a', text: 'x' }, { id: 'a', text: 'y' }] }).success).toBe(false);
+    await expect(
+      handler(makeJobContext('embedding-batch', batchPayload({ namespace: 'notes', items: items(3) }), { tenant: acme })),
+    ).rejects.toMatchObject({ status: 400 });
+    expect(
+      jobType('embedding-batch').schema.safeParse({
+        namespace: 'n',
+        items: [
+          { id: 'a', text: 'x' },
+          { id: 'a', text: 'y' },
+        ],
+      }).success,
+    ).toBe(false);
   });
 
   it('reindexes a namespace to the current model, resumably, and a second run does nothing', async () => {
@@ -159,7 +181,10 @@ describe('embedding-batch and embedding-reindex', () => {
     const store = new VectorStore(b.redis, b.keys);
     const list = items(100, 'r');
     const vectors = await old.embed(list.map((i) => i.text));
-    await store.upsertMany('notes', list.map((item, i) => ({ ...item, vector: vectors[i], model: old.model, tenant: acme })));
+    await store.upsertMany(
+      'notes',
+      list.map((item, i) => ({ ...item, vector: vectors[i], model: old.model, tenant: acme })),
+    );
 
     fake!.poison = /number 70 /;
     const handler = createEmbeddingReindexHandler({ bullpen: b });
@@ -179,7 +204,10 @@ describe('embedding-batch and embedding-reindex', () => {
     expect(fake!.calls.flat()).toEqual(list.slice(50).map((i) => i.text));
     expect(retry.progressReports.at(-1)).toMatchObject({ percent: 100, phase: 'complete' });
 
-    const all = await store.getMany('notes', list.map((i) => i.id));
+    const all = await store.getMany(
+      'notes',
+      list.map((i) => i.id),
+    );
     expect(all.every((v) => v?.model === 'fake-4d' && v.vector.length === 4 && v.tenant?.orgId === 'acme')).toBe(true);
     const stats = await store.stats('notes');
     expect(stats).toMatchObject({ live: 100, dimensions: 4 });

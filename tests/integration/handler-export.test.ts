@@ -52,7 +52,9 @@ function orgOf(record: Record<string, unknown>): string | undefined {
 describe('data-export', () => {
   it('writes every store’s records of the tenant to JSONL with a manifest; a second run changes nothing', async () => {
     const stores = exportableStores(bullpen);
-    const expected = Object.fromEntries(await Promise.all(stores.map(async (s) => [s.name, await s.countByTenant({ orgId: 'acme' })] as const)));
+    const expected = Object.fromEntries(
+      await Promise.all(stores.map(async (s) => [s.name, await s.countByTenant({ orgId: 'acme' })] as const)),
+    );
     const ctx = makeJobContext('data-export', { orgId: 'acme' }, { jobId: 'export-1' });
     const result = await createDataExportHandler({ bullpen })(ctx);
 
@@ -73,12 +75,19 @@ describe('data-export', () => {
     // Every store had something to export, so this covers them all.
     expect(Object.values(expected).every((n) => n > 0)).toBe(true);
     const manifest = JSON.parse(await readFile(path.join(result.dir, 'manifest.json'), 'utf8')) as typeof result.manifest;
-    expect(manifest).toMatchObject({ kind: 'data', tenant: { orgId: 'acme' }, jobId: 'export-1', totalRecords: Object.values(expected).reduce((a, b) => a + b, 0) });
+    expect(manifest).toMatchObject({
+      kind: 'data',
+      tenant: { orgId: 'acme' },
+      jobId: 'export-1',
+      totalRecords: Object.values(expected).reduce((a, b) => a + b, 0),
+    });
     expect(ctx.progressReports.filter((p) => p.phase === 'exporting')).toHaveLength(stores.length + 1);
     expect(ctx.progressReports.at(-1)).toMatchObject({ percent: 100, phase: 'complete' });
 
     const mtime = (await stat(path.join(result.dir, 'sessions.jsonl'))).mtimeMs;
-    const again = await createDataExportHandler({ bullpen })(makeJobContext('data-export', { orgId: 'acme' }, { jobId: 'export-1', attempt: 2 }));
+    const again = await createDataExportHandler({ bullpen })(
+      makeJobContext('data-export', { orgId: 'acme' }, { jobId: 'export-1', attempt: 2 }),
+    );
     expect(again.manifest).toEqual(result.manifest);
     expect((await stat(path.join(result.dir, 'sessions.jsonl'))).mtimeMs).toBe(mtime);
   });
@@ -151,7 +160,9 @@ describe('audit-export', () => {
 
   it('refuses a range whose start is after its end', async () => {
     await expect(
-      createAuditExportHandler({ bullpen })(makeJobContext('audit-export', { orgId: 'acme', from: '2025-02-01T00:00:00Z', to: '2025-01-01T00:00:00Z' })),
+      createAuditExportHandler({ bullpen })(
+        makeJobContext('audit-export', { orgId: 'acme', from: '2025-02-01T00:00:00Z', to: '2025-01-01T00:00:00Z' }),
+      ),
     ).rejects.toBeInstanceOf(PermanentError);
   });
 });

@@ -19,7 +19,13 @@ const rebalance = (d: Record<string, unknown> = {}) => jobType('index-rebalance'
 const vectorOf = (i: number) => Float32Array.from({ length: 8 }, (_, d) => Math.sin(i * 7.1 + d * 1.3));
 
 async function fill(store: VectorStore, namespace: string, n: number): Promise<void> {
-  const all = Array.from({ length: n }, (_, i) => ({ id: `v${i}`, text: `t${i}`, vector: vectorOf(i), model: 'm', tenant: { orgId: 'acme' } }));
+  const all = Array.from({ length: n }, (_, i) => ({
+    id: `v${i}`,
+    text: `t${i}`,
+    vector: vectorOf(i),
+    model: 'm',
+    tenant: { orgId: 'acme' },
+  }));
   for (let i = 0; i < all.length; i += 100) await store.upsertMany(namespace, all.slice(i, i + 100));
 }
 
@@ -89,7 +95,9 @@ describe('index-optimization and index-rebalance', () => {
     const ctx = makeJobContext('index-optimization', optimization({ namespace: 'busy' }));
     const first = await handler(ctx);
     const stats = await vectors.store.stats('busy');
-    expect(await handler(makeJobContext('index-optimization', optimization({ namespace: 'busy' }), { jobId: ctx.jobId, attempt: 2 }))).toEqual(first);
+    expect(
+      await handler(makeJobContext('index-optimization', optimization({ namespace: 'busy' }), { jobId: ctx.jobId, attempt: 2 })),
+    ).toEqual(first);
     const replay = await handler(makeJobContext('index-optimization', optimization({ namespace: 'busy' })));
     expect(replay.namespaces[0].action).toBe('skipped');
     expect(await vectors.store.stats('busy')).toEqual(stats);

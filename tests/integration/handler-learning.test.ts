@@ -75,7 +75,9 @@ describe('trajectory-process', () => {
 
     // A retry (same job) and a later run change nothing.
     const before = await snapshot();
-    expect(await handler(makeJobContext('trajectory-process', { limit: 500 }, { jobId: ctx.jobId, attempt: 2 }))).toMatchObject({ processed: 0 });
+    expect(await handler(makeJobContext('trajectory-process', { limit: 500 }, { jobId: ctx.jobId, attempt: 2 }))).toMatchObject({
+      processed: 0,
+    });
     expect(await snapshot()).toEqual(before);
   });
 
@@ -203,7 +205,9 @@ describe('ewc-consolidation', () => {
     expect(ctx.progressReports.map((p) => p.phase)).toEqual(['loading', 'estimating-fisher', 'storing', 'complete']);
 
     // Running it again recomputes the same anchor and adds no version.
-    await createEwcConsolidationHandler({ bullpen })(makeJobContext('ewc-consolidation', { modelName: 'router', lambda: 10, sampleSize: 1_000 }, { tenant: acme }));
+    await createEwcConsolidationHandler({ bullpen })(
+      makeJobContext('ewc-consolidation', { modelName: 'router', lambda: 10, sampleSize: 1_000 }, { tenant: acme }),
+    );
     const again = await models.latest(acme, 'router');
     expect({ ...again!.anchor, consolidatedAt: 0 }).toEqual({ ...anchored!.anchor, consolidatedAt: 0 });
     expect(await models.versions(acme, 'router')).toEqual([1]);

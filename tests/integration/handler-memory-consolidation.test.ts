@@ -34,8 +34,22 @@ async function seed(store: MemoryStore): Promise<void> {
     await store.create({ id, kind: 'episodic', content, importance, tenant: acme, userId: 'u1', createdAt: t++ });
   }
   // Another tenant's near-duplicates: never clustered with acme's.
-  await store.create({ id: 'g1', kind: 'episodic', content: 'The user prefers dark mode in the editor.', importance: 0.5, tenant: globex, createdAt: t++ });
-  await store.create({ id: 'g2', kind: 'episodic', content: 'User prefers dark mode in the editor.', importance: 0.5, tenant: globex, createdAt: t++ });
+  await store.create({
+    id: 'g1',
+    kind: 'episodic',
+    content: 'The user prefers dark mode in the editor.',
+    importance: 0.5,
+    tenant: globex,
+    createdAt: t++,
+  });
+  await store.create({
+    id: 'g2',
+    kind: 'episodic',
+    content: 'User prefers dark mode in the editor.',
+    importance: 0.5,
+    tenant: globex,
+    createdAt: t++,
+  });
 }
 
 /** Every memory, without what legitimately differs between two runs (times, the job id). */
@@ -97,11 +111,11 @@ describe('memory-consolidation', () => {
     expect((dark.content.match(/dark mode/g) ?? []).length).toBe(1);
 
     // merge: sources halved and marked; the unrelated memory untouched.
-    expect((await store.get('d1'))).toMatchObject({ importance: 0.4, consolidatedInto: darkId });
-    expect((await store.get('s2'))).toMatchObject({ importance: 0.35, consolidatedInto: standupId });
-    expect((await store.get('x1'))).toMatchObject({ importance: 0.9 });
+    expect(await store.get('d1')).toMatchObject({ importance: 0.4, consolidatedInto: darkId });
+    expect(await store.get('s2')).toMatchObject({ importance: 0.35, consolidatedInto: standupId });
+    expect(await store.get('x1')).toMatchObject({ importance: 0.9 });
     expect((await store.get('x1'))!.consolidatedInto).toBeUndefined();
-    expect((await store.get('g1'))).toMatchObject({ importance: 0.5 });
+    expect(await store.get('g1')).toMatchObject({ importance: 0.5 });
     expect((await store.get('g1'))!.consolidatedInto).toBeUndefined();
 
     // Every source got a vector on the way, and the semantic memory is searchable.
@@ -171,13 +185,19 @@ describe('memory-consolidation', () => {
     const store = new MemoryStore(b.redis, b.keys);
     await seed(store);
     const handler = createMemoryConsolidationHandler({ bullpen: b });
-    const result = await handler(makeJobContext('memory-consolidation', payload({ strategy: 'keep', minClusterSize: 3 }), { tenant: acme }));
+    const result = await handler(
+      makeJobContext('memory-consolidation', payload({ strategy: 'keep', minClusterSize: 3 }), { tenant: acme }),
+    );
     expect(result.clusters).toBe(1);
     expect(await store.get('d1')).toMatchObject({ importance: 0.8, consolidatedInto: semanticMemoryId(['d1', 'd2', 'd3']) });
     expect((await store.get('s1'))!.consolidatedInto).toBeUndefined();
 
-    await expect(handler(makeJobContext('memory-consolidation', payload({ workspaceId: 'w1' })))).rejects.toMatchObject({ name: 'PermanentError' });
-    await expect(handler(makeJobContext('memory-consolidation', payload({ workspaceId: 'w2' }), { tenant: acme }))).rejects.toThrow(/not the job's workspace/);
+    await expect(handler(makeJobContext('memory-consolidation', payload({ workspaceId: 'w1' })))).rejects.toMatchObject({
+      name: 'PermanentError',
+    });
+    await expect(handler(makeJobContext('memory-consolidation', payload({ workspaceId: 'w2' }), { tenant: acme }))).rejects.toThrow(
+      /not the job's workspace/,
+    );
   });
 
   it('writes the semantic memory with the chat model when LLM_URL is set', async () => {
@@ -198,7 +218,7 @@ describe('memory-consolidation', () => {
     await seed(store);
     await createMemoryConsolidationHandler({ bullpen: b })(makeJobContext('memory-consolidation', payload(), { tenant: acme }));
     expect(prompts).toHaveLength(2);
-    expect((await store.get(semanticMemoryId(['d1', 'd2', 'd3'])))).toMatchObject({
+    expect(await store.get(semanticMemoryId(['d1', 'd2', 'd3']))).toMatchObject({
       content: 'The user prefers dark mode.',
       metadata: { synthesiser: 'chat:gpt-4o-mini' },
     });

@@ -26,7 +26,14 @@ const DAY = 24 * 60 * 60 * 1_000;
 async function seedForDecay(store: MemoryStore): Promise<void> {
   const levels = [0.8, 0.15, 0.05];
   for (let i = 0; i < 120; i++) {
-    await store.create({ id: `a${String(i).padStart(3, '0')}`, kind: 'episodic', content: `a ${i}`, importance: levels[i % 3], tenant: acme, createdAt: 1_000 + i });
+    await store.create({
+      id: `a${String(i).padStart(3, '0')}`,
+      kind: 'episodic',
+      content: `a ${i}`,
+      importance: levels[i % 3],
+      tenant: acme,
+      createdAt: 1_000 + i,
+    });
   }
   for (let i = 0; i < 10; i++) await store.create({ id: `g${i}`, kind: 'episodic', content: `g ${i}`, importance: 0.8, tenant: globex });
 }
@@ -200,7 +207,8 @@ describe('memory-cleanup', () => {
         }),
       );
     }
-    for (let i = 0; i < 5; i++) all.push(await store.create({ id: `g${i}`, kind: 'episodic', content: `globex ${i}`, importance: 0.05, tenant: globex }));
+    for (let i = 0; i < 5; i++)
+      all.push(await store.create({ id: `g${i}`, kind: 'episodic', content: `globex ${i}`, importance: 0.05, tenant: globex }));
     for (const m of all) {
       const [vector] = await embedder.embed([m.content]);
       await vectors.upsert(MEMORY_VECTOR_NAMESPACE, { id: m.id, text: m.content, vector, model: embedder.model, tenant: m.tenant });
@@ -219,8 +227,8 @@ describe('memory-cleanup', () => {
     expect(result).toMatchObject({ scanned: 30, deleted: expected, vectorsDeleted: expected, importanceBelow: 0.1 });
     for (let i = 0; i < 30; i++) {
       const id = `a${String(i).padStart(2, '0')}`;
-      expect(await store.get(id) !== undefined).toBe(!doomed(i));
-      expect(await vectors.get(MEMORY_VECTOR_NAMESPACE, id) !== undefined).toBe(!doomed(i));
+      expect((await store.get(id)) !== undefined).toBe(!doomed(i));
+      expect((await vectors.get(MEMORY_VECTOR_NAMESPACE, id)) !== undefined).toBe(!doomed(i));
     }
     expect(await store.count(globex)).toBe(5);
     expect((await vectors.stats(MEMORY_VECTOR_NAMESPACE)).live).toBe(35 - expected);
@@ -237,7 +245,11 @@ describe('memory-cleanup', () => {
     // Oldest first: the 6 old memories and one page past them, not all 30.
     expect(first.scanned).toBeLessThan(30);
     const state = { count: await store.count(), live: (await vectors.stats(MEMORY_VECTOR_NAMESPACE)).live };
-    expect(await handler(makeJobContext('memory-cleanup', payload({ olderThanDays: 30, batchSize: 3 }), { tenant: acme, jobId: ctx.jobId, attempt: 2 }))).toEqual(first);
+    expect(
+      await handler(
+        makeJobContext('memory-cleanup', payload({ olderThanDays: 30, batchSize: 3 }), { tenant: acme, jobId: ctx.jobId, attempt: 2 }),
+      ),
+    ).toEqual(first);
     const replay = await handler(makeJobContext('memory-cleanup', payload({ olderThanDays: 30, batchSize: 3 }), { tenant: acme }));
     expect(replay.deleted).toBe(0);
     expect({ count: await store.count(), live: (await vectors.stats(MEMORY_VECTOR_NAMESPACE)).live }).toEqual(state);

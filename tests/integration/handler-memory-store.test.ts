@@ -33,7 +33,9 @@ describe('the memory store', () => {
     const m = await store.create({ id: 'm1', kind: 'episodic', content: 'Likes tea', importance: 0.7, tenant: acme, userId: 'u1' }, 1_000);
     expect(m).toMatchObject({ id: 'm1', metadata: {}, createdAt: 1_000, updatedAt: 1_000 });
     expect(await store.get('m1')).toEqual(m);
-    await expect(store.create({ id: 'm1', kind: 'episodic', content: 'again', importance: 0.1, tenant: acme })).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(store.create({ id: 'm1', kind: 'episodic', content: 'again', importance: 0.1, tenant: acme })).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
 
     const updated = await store.update('m1', { importance: 0.25, metadata: { source: 'chat' } }, 2_000);
     expect(updated).toMatchObject({ importance: 0.25, metadata: { source: 'chat' }, updatedAt: 2_000, content: 'Likes tea' });
@@ -49,16 +51,31 @@ describe('the memory store', () => {
   });
 
   it('refuses bad input with a clear VALIDATION error and writes nothing', async () => {
-    await expect(store.create({ kind: 'episodic', content: '', importance: 0.5, tenant: acme })).rejects.toMatchObject({ code: 'VALIDATION' });
+    await expect(store.create({ kind: 'episodic', content: '', importance: 0.5, tenant: acme })).rejects.toMatchObject({
+      code: 'VALIDATION',
+    });
     await expect(store.create({ kind: 'episodic', content: 'x', importance: 1.5, tenant: acme })).rejects.toThrow(/importance/);
-    await expect(store.create({ id: 'has space', kind: 'episodic', content: 'x', importance: 0.5, tenant: acme })).rejects.toThrow(/letters, digits/);
+    await expect(store.create({ id: 'has space', kind: 'episodic', content: 'x', importance: 0.5, tenant: acme })).rejects.toThrow(
+      /letters, digits/,
+    );
     expect(await store.count()).toBe(0);
     await expect(store.count({ workspaceId: 'w1' })).rejects.toThrow(/needs its orgId/);
   });
 
   it('pages a scope oldest first without skipping while deleting, by kind and tenant', async () => {
     for (let i = 0; i < 25; i++) {
-      await store.create({ id: `e${i}`, kind: i % 5 === 0 ? 'semantic' : 'episodic', content: `m ${i}`, importance: 0.5, tenant: i < 20 ? acme : { orgId: 'globex' }, sourceIds: i % 5 === 0 ? ['x'] : undefined, createdAt: 1_000 + (i % 3) }, 5_000);
+      await store.create(
+        {
+          id: `e${i}`,
+          kind: i % 5 === 0 ? 'semantic' : 'episodic',
+          content: `m ${i}`,
+          importance: 0.5,
+          tenant: i < 20 ? acme : { orgId: 'globex' },
+          sourceIds: i % 5 === 0 ? ['x'] : undefined,
+          createdAt: 1_000 + (i % 3),
+        },
+        5_000,
+      );
     }
     expect(await store.count()).toBe(25);
     expect(await store.count({ orgId: 'acme' })).toBe(20);
@@ -82,7 +99,8 @@ describe('the memory store', () => {
 
   it('exports and deletes exactly one tenant’s memories as a TenantScopedStore', async () => {
     for (let i = 0; i < 12; i++) await store.create({ kind: 'episodic', content: `a${i}`, importance: 0.5, tenant: acme });
-    for (let i = 0; i < 3; i++) await store.create({ kind: 'episodic', content: `b${i}`, importance: 0.5, tenant: { orgId: 'acme', workspaceId: 'w2' } });
+    for (let i = 0; i < 3; i++)
+      await store.create({ kind: 'episodic', content: `b${i}`, importance: 0.5, tenant: { orgId: 'acme', workspaceId: 'w2' } });
     for (let i = 0; i < 4; i++) await store.create({ kind: 'episodic', content: `g${i}`, importance: 0.5, tenant: { orgId: 'globex' } });
     const tenantStore = new MemoryTenantStore(store, 5);
     expect(await tenantStore.countByTenant(acme)).toBe(12);

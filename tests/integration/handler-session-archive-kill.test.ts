@@ -55,7 +55,14 @@ it('a session-archive job SIGKILLed mid-run, then run again, archives every sess
   for (let i = 0; i < all.length; i += 100) await Promise.all(all.slice(i, i + 100).map((s) => sessions.save(s)));
   const remaining = async () => (await sessions.countByTenant({ orgId: 'acme' })) + (await sessions.countByTenant({ orgId: 'globex' }));
 
-  const env = { REDIS_PORT: String(redis.port), BULLPEN_PREFIX: prefix, BULLPEN_DATA_DIR: dataDir, JOB_ID: 'archive-1', BATCH_SIZE: '10', PACE_MS: '0' };
+  const env = {
+    REDIS_PORT: String(redis.port),
+    BULLPEN_PREFIX: prefix,
+    BULLPEN_DATA_DIR: dataDir,
+    JOB_ID: 'archive-1',
+    BATCH_SIZE: '10',
+    PACE_MS: '0',
+  };
   let kills = 0;
   // Kill up to four times, each after some progress of that run and a different extra delay.
   // Batches follow each other without pause, so a kill lands inside one: most often

@@ -95,7 +95,9 @@ describe('session-cleanup', () => {
   });
 
   it('refuses an invalid session with a message and stores nothing', async () => {
-    await expect(sessions.save({ ...makeSessions({ tenant: acme, count: 1, idleMs: 0, now: 0, prefix: 'x' })[0], userId: '' })).rejects.toMatchObject({
+    await expect(
+      sessions.save({ ...makeSessions({ tenant: acme, count: 1, idleMs: 0, now: 0, prefix: 'x' })[0], userId: '' }),
+    ).rejects.toMatchObject({
       code: 'VALIDATION',
     });
     expect(await sessions.countByTenant(acme)).toBe(0);
@@ -142,15 +144,23 @@ describe('session-archive', () => {
     await appendFile(file, `${JSON.stringify({ id: 'earlier', tenant: acme })}\n`);
     const size = (await readFile(file)).length;
     const inFlightKey = bullpen.keys.tagged('sessions', 'sessions', 'archive', 'in-flight');
-    await bullpen.redis.set(inFlightKey, JSON.stringify({ owner: 'dead', ids: ['s-0', 's-1', 's-2'], files: [{ path: `acme/${day}.jsonl`, size }] }));
+    await bullpen.redis.set(
+      inFlightKey,
+      JSON.stringify({ owner: 'dead', ids: ['s-0', 's-1', 's-2'], files: [{ path: `acme/${day}.jsonl`, size }] }),
+    );
     const line = (i: number) => JSON.stringify({ ...all[i], archivedAt: now });
     await appendFile(file, `${line(0)}\n${line(1)}\n${line(2).slice(0, 40)}`);
 
-    const result = await createSessionArchiveHandler({ bullpen })(makeJobContext('session-archive', { olderThanMs: 7 * DAY, batchSize: 10 }));
+    const result = await createSessionArchiveHandler({ bullpen })(
+      makeJobContext('session-archive', { olderThanMs: 7 * DAY, batchSize: 10 }),
+    );
     expect(result).toMatchObject({ archived: 5, recovered: 2 });
 
     const text = await readFile(file, 'utf8');
-    const parsed = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string });
+    const parsed = text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id: string });
     const counts = new Map<string, number>();
     for (const { id } of parsed) counts.set(id, (counts.get(id) ?? 0) + 1);
     expect(Object.fromEntries(counts)).toEqual({ earlier: 1, 's-0': 1, 's-1': 1, 's-2': 1, 's-3': 1, 's-4': 1 });

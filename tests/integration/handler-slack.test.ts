@@ -45,7 +45,12 @@ afterEach(async () => {
 
 /** Fast retries so an injected 5xx costs milliseconds. */
 const handler = () => createSlackSyncHandler({ bullpen }, { http: new HttpClient({ policy: { baseDelayMs: 1, maxDelayMs: 2 } }) });
-const payload = (over: Partial<{ limit: number; postSummary: boolean }> = {}) => ({ channelId: CH, limit: 1_000, postSummary: false, ...over });
+const payload = (over: Partial<{ limit: number; postSummary: boolean }> = {}) => ({
+  channelId: CH,
+  limit: 1_000,
+  postSummary: false,
+  ...over,
+});
 
 describe('slack-sync', () => {
   it('pulls new channel messages into the tenant’s memories and keeps a cursor: running again adds nothing', async () => {
@@ -156,7 +161,9 @@ describe('slack-sync', () => {
   it('without SLACK_TOKEN it fails permanently, saying what to set', async () => {
     const bare = makeBullpen(redis, { env: { SLACK_BASE_URL: slack.url } });
     try {
-      const err = await createSlackSyncHandler({ bullpen: bare })(makeJobContext('slack-sync', payload(), { tenant: acme })).catch((e: unknown) => e);
+      const err = await createSlackSyncHandler({ bullpen: bare })(makeJobContext('slack-sync', payload(), { tenant: acme })).catch(
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(PermanentError);
       expect((err as Error).message).toMatch(/SLACK_TOKEN/);
       expect(slack.calls).toHaveLength(0);
@@ -169,7 +176,9 @@ describe('slack-sync', () => {
     const wrong = makeBullpen(redis, { env: { SLACK_TOKEN: 'xoxb-wrong', SLACK_BASE_URL: slack.url } });
     await waitReady(wrong.redis);
     try {
-      const err = await createSlackSyncHandler({ bullpen: wrong })(makeJobContext('slack-sync', payload(), { tenant: acme })).catch((e: unknown) => e);
+      const err = await createSlackSyncHandler({ bullpen: wrong })(makeJobContext('slack-sync', payload(), { tenant: acme })).catch(
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(PermanentError);
       expect((err as Error).message).toMatch(/invalid_auth/);
     } finally {

@@ -204,7 +204,10 @@ describe('HealthChecker against a real redis-server', () => {
     await slack.pause();
     queues = check(await checker(thresholds).check(), 'queues');
     expect(queues.status).toBe('degraded');
-    expect((queues.details.queues as Record<string, { paused: boolean; waiting: number }>)['slack-sync']).toMatchObject({ paused: true, waiting: 2 });
+    expect((queues.details.queues as Record<string, { paused: boolean; waiting: number }>)['slack-sync']).toMatchObject({
+      paused: true,
+      waiting: 2,
+    });
   });
 
   it('times a delayed job from when it became due, and uses the injected clock', async () => {
@@ -213,7 +216,8 @@ describe('HealthChecker against a real redis-server', () => {
     const job = await queue.add('later', { n: 1 }, { delay: 60 * MIN });
     expect(check(await checker().check(), 'queues').details).toMatchObject({ oldestWaitingMs: null });
     await job.promote(); // now in the prioritized set, due 60 min after creation
-    const at = (offset: number) => checker({ now: () => Date.now() + offset, waitingDegradedMs: 1_000, waitingUnhealthyMs: 2 * MIN }).check();
+    const at = (offset: number) =>
+      checker({ now: () => Date.now() + offset, waitingDegradedMs: 1_000, waitingUnhealthyMs: 2 * MIN }).check();
     expect(check(await at(0), 'queues')).toMatchObject({ status: 'healthy', details: { oldestWaitingMs: 0 } });
     const late = check(await at(61 * MIN + 30_000), 'queues');
     expect(late.status).toBe('degraded');

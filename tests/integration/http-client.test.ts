@@ -62,7 +62,11 @@ describe('HttpClient', () => {
   it('sends JSON with x-request-id and idempotency-key and returns status, headers, body and latency', async () => {
     replies.push((req, res) => json(res, 201, { echo: JSON.parse(req.body) }, { 'x-thing': 'yes' }));
     const client = new HttpClient();
-    const res = await client.request(`${base}/charges`, { json: { amount: 5 }, requestId: 'req-1', idempotencyKey: 'billing:u1:i1:charge:v1' });
+    const res = await client.request(`${base}/charges`, {
+      json: { amount: 5 },
+      requestId: 'req-1',
+      idempotencyKey: 'billing:u1:i1:charge:v1',
+    });
     expect(res).toMatchObject({ status: 201, json: { echo: { amount: 5 } }, truncated: false, attempts: 1, requestId: 'req-1' });
     expect(res.headers['x-thing']).toBe('yes');
     expect(res.latencyMs).toBeGreaterThanOrEqual(0);
@@ -127,7 +131,10 @@ describe('HttpClient', () => {
   });
 
   it('aborts an attempt at its time limit and retries it', async () => {
-    replies.push(() => undefined, () => undefined); // never answer
+    replies.push(
+      () => undefined,
+      () => undefined,
+    ); // never answer
     const { sleep } = recording();
     const err = await new HttpClient({ sleep })
       .request(`${base}/slow`, { policy: { timeoutMs: 100, maxAttempts: 2 } })

@@ -158,11 +158,20 @@ describe('IdempotencyStore.runOnce', () => {
 
     const k1 = key('inv-21');
     let runs = 0;
-    await expect(store.runOnce(k1, h, async () => { runs++; throw new HttpError(503, 'busy'); })).rejects.toThrow('busy');
+    await expect(
+      store.runOnce(k1, h, async () => {
+        runs++;
+        throw new HttpError(503, 'busy');
+      }),
+    ).rejects.toThrow('busy');
     expect(await store.runOnce(k1, h, async () => ++runs)).toEqual({ response: 2, replayed: false });
 
     const k2 = key('inv-22');
-    await expect(store.runOnce(k2, h, async () => { throw new HttpError(400, 'bad card'); })).rejects.toThrow('bad card');
+    await expect(
+      store.runOnce(k2, h, async () => {
+        throw new HttpError(400, 'bad card');
+      }),
+    ).rejects.toThrow('bad card');
     let called = false;
     const err = await store.runOnce(k2, h, async () => (called = true)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PermanentError);

@@ -66,7 +66,14 @@ describe('the worker’s metrics server', () => {
   async function serve(opts: { prefix?: string; token?: string; env?: Record<string, string> } = {}) {
     bullpen = makeBullpen(redis, { handledTypes: [TYPE], env: opts.env });
     const metrics = new WorkerMetrics(opts.prefix, createQueueDepthSource({ queues: bullpen.queues, ttlMs: 0 }));
-    server = new MetricsServer({ metrics, health: bullpen.health, config: bullpen.config, port: 0, token: opts.token, logger: silentLogger });
+    server = new MetricsServer({
+      metrics,
+      health: bullpen.health,
+      config: bullpen.config,
+      port: 0,
+      token: opts.token,
+      logger: silentLogger,
+    });
     const port = await server.start();
     const url = (path: string) => `http://127.0.0.1:${port}${path}`;
     return { metrics, port, url };
@@ -96,7 +103,7 @@ describe('the worker’s metrics server', () => {
     await other.add('plain', { n: 1 }, { priority: 0 });
     await other.add('low', { n: 2 }, { priority: PRIORITY.LOW });
 
-    let res = await fetch(url('/metrics'));
+    const res = await fetch(url('/metrics'));
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
     let text = await res.text();

@@ -137,10 +137,12 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
       async (ctx) => {
         if (ctx.attempt === 1) {
           // A well-behaved handler hands its signal to its I/O; this one just waits on it.
-          await new Promise((_, reject) => ctx.signal.addEventListener('abort', () => {
-            reasons.push(ctx.signal.reason);
-            reject(ctx.signal.reason);
-          }));
+          await new Promise((_, reject) =>
+            ctx.signal.addEventListener('abort', () => {
+              reasons.push(ctx.signal.reason);
+              reject(ctx.signal.reason);
+            }),
+          );
         }
         return 'second attempt done';
       },
@@ -156,10 +158,13 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
   });
 
   it('does not wait for a handler that ignores its signal', async () => {
-    await run(async (ctx) => {
-      if (ctx.attempt === 1) await new Promise((r) => setTimeout(r, 60_000));
-      return 'ok';
-    }, { timeoutMs: 300 });
+    await run(
+      async (ctx) => {
+        if (ctx.attempt === 1) await new Promise((r) => setTimeout(r, 60_000));
+        return 'ok';
+      },
+      { timeoutMs: 300 },
+    );
     const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', data, { attempts: 2 });
     const job = await waitForState(bullpen, jobId, 'completed', 10_000);
     expect((job.stacktrace ?? []).join('\n')).toMatch(/timed out after 300 ms/);
@@ -169,10 +174,17 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
     await run(async () => {
       throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
     });
-    const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', data, { attempts: 2, tenant: { orgId: 'o1', workspaceId: 'w2' } });
+    const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', data, {
+      attempts: 2,
+      tenant: { orgId: 'o1', workspaceId: 'w2' },
+    });
     await waitForState(bullpen, jobId, 'failed', 10_000);
     expect(sink.entries).toHaveLength(1);
-    expect(sink.entries[0]).toMatchObject({ attempts: 2, error: { errorClass: 'network', code: 'ECONNRESET' }, tenant: { orgId: 'o1', workspaceId: 'w2' } });
+    expect(sink.entries[0]).toMatchObject({
+      attempts: 2,
+      error: { errorClass: 'network', code: 'ECONNRESET' },
+      tenant: { orgId: 'o1', workspaceId: 'w2' },
+    });
   });
 
   it('makes a duplicate dispatch with the same idempotency key a no-op', async () => {

@@ -45,7 +45,10 @@ describe('a schedule with two worker processes', () => {
     // Both bootstrapped: exactly one created the scheduler; the other skipped (lock held)
     // or found the same state and left it alone.
     const actions = workers.map((w) => {
-      const line = w.output().split('\n').find((l) => l.includes('"event":"ready"'))!;
+      const line = w
+        .output()
+        .split('\n')
+        .find((l) => l.includes('"event":"ready"'))!;
       const report = JSON.parse(line).report as { applied: boolean; schedules: Array<{ action: string }> };
       return report.applied ? report.schedules[0].action : 'skipped';
     });

@@ -40,7 +40,8 @@ describe('schedules on BullMQ Job Schedulers', () => {
 
   const scheduler = (b: Bullpen, name: string, type: JobTypeName = 'quota-check') => b.queues.get(type).getJobScheduler(name);
   const overrideRaw = (b: Bullpen, name: string) => b.redis.hget(b.keys.tagged('schedules', 'overrides'), name);
-  const auditActions = async (b: Bullpen) => (await b.audit.page({ limit: 100 })).entries.map((e) => `${e.action} ${e.target.id} ${e.actor}`);
+  const auditActions = async (b: Bullpen) =>
+    (await b.audit.page({ limit: 100 })).entries.map((e) => `${e.action} ${e.target.id} ${e.actor}`);
 
   async function expectAppError(p: Promise<unknown>, code: AppError['code'], text?: string): Promise<AppError> {
     const err = await p.then(
@@ -82,8 +83,18 @@ describe('schedules on BullMQ Job Schedulers', () => {
   it('keeps an operator’s edit across a restart, over the code’s default, without resetting the next run', async () => {
     const first = boot();
     await first.schedules.bootstrap();
-    const edited = await first.schedules.edit('quota-check', { pattern: '0  30 * * * *', tz: 'Europe/Berlin', data: { orgId: 'acme' } }, 'alice');
-    expect(edited).toMatchObject({ pattern: '0 30 * * * *', tz: 'Europe/Berlin', data: { orgId: 'acme' }, edited: true, editedBy: 'alice' });
+    const edited = await first.schedules.edit(
+      'quota-check',
+      { pattern: '0  30 * * * *', tz: 'Europe/Berlin', data: { orgId: 'acme' } },
+      'alice',
+    );
+    expect(edited).toMatchObject({
+      pattern: '0 30 * * * *',
+      tz: 'Europe/Berlin',
+      data: { orgId: 'acme' },
+      edited: true,
+      editedBy: 'alice',
+    });
     const before = await scheduler(first.bullpen, 'quota-check');
     expect(before).toMatchObject({ pattern: '0 30 * * * *', tz: 'Europe/Berlin' });
     expect(before!.template!.data.payload).toEqual({ orgId: 'acme' });
@@ -119,11 +130,19 @@ describe('schedules on BullMQ Job Schedulers', () => {
     const s = await scheduler(bullpen, 'quota-check');
     const audit = await auditActions(bullpen);
 
-    const cron = await expectAppError(schedules.edit('quota-check', { pattern: '61 * * * * *' }, 'bob'), 'INVALID_SCHEDULE', 'seconds field 61 is out of range 0-59');
+    const cron = await expectAppError(
+      schedules.edit('quota-check', { pattern: '61 * * * * *' }, 'bob'),
+      'INVALID_SCHEDULE',
+      'seconds field 61 is out of range 0-59',
+    );
     expect(cron.details).toMatchObject({ field: 'seconds' });
     await expectAppError(schedules.edit('quota-check', { pattern: '*/5 * * * *' }, 'bob'), 'INVALID_SCHEDULE', 'got 5');
     await expectAppError(schedules.edit('quota-check', { tz: 'Mars/Olympus_Mons' }, 'bob'), 'INVALID_SCHEDULE', 'unknown time zone');
-    await expectAppError(schedules.edit('session-cleanup', { data: { maxAgeMs: -1 } }, 'bob'), 'VALIDATION', 'invalid session-cleanup data');
+    await expectAppError(
+      schedules.edit('session-cleanup', { data: { maxAgeMs: -1 } }, 'bob'),
+      'VALIDATION',
+      'invalid session-cleanup data',
+    );
     await expectAppError(schedules.edit('quota-check', {}, 'bob'), 'VALIDATION');
     await expectAppError(schedules.edit('quota-check', { pattern: '0 0 * * * *', every: 5 } as never, 'bob'), 'VALIDATION');
     await expectAppError(schedules.edit('quota-check', { pattern: '0 0 * * * *' }, ''), 'VALIDATION');
@@ -132,7 +151,10 @@ describe('schedules on BullMQ Job Schedulers', () => {
     expect(await overrideRaw(bullpen, 'quota-check')).toBe(raw);
     expect(await overrideRaw(bullpen, 'session-cleanup')).toBeNull();
     expect(await scheduler(bullpen, 'quota-check')).toEqual(s);
-    expect((await scheduler(bullpen, 'session-cleanup', 'session-cleanup'))?.template?.data.payload).toEqual({ maxAgeMs: 86_400_000, batchSize: 500 });
+    expect((await scheduler(bullpen, 'session-cleanup', 'session-cleanup'))?.template?.data.payload).toEqual({
+      maxAgeMs: 86_400_000,
+      batchSize: 500,
+    });
     expect(await auditActions(bullpen)).toEqual(audit);
   });
 
@@ -215,26 +237,40 @@ describe('schedules on BullMQ Job Schedulers', () => {
     await schedules.edit('quota-check', { data: { orgId: 'doomed' } }, 'alice');
     await new Promise((r) => setTimeout(r, 5)); // a distinct millisecond for the second manual id
     const failing = await schedules.triggerNow('quota-check', 'bob');
-    await expect.poll(async () => (await schedules.get('quota-check')).lastRun, { timeout: 10_000 }).toMatchObject({
-      jobId: failing,
-      outcome: 'failed',
-      reason: 'org doomed has no quota record',
-    });
+    await expect
+      .poll(async () => (await schedules.get('quota-check')).lastRun, { timeout: 10_000 })
+      .toMatchObject({
+        jobId: failing,
+        outcome: 'failed',
+        reason: 'org doomed has no quota record',
+      });
     expect(dead.map((d) => d.jobId)).toEqual([failing]);
   });
 
   it('leaves schedules of unhandled types inactive and removes their stale and orphaned schedulers', async () => {
-    const extra: ScheduleDefinition = { name: 'old-quota', jobType: 'quota-check', pattern: '0 0 5 * * *', tz: 'UTC', data: {}, description: 'gone in the next deploy' };
+    const extra: ScheduleDefinition = {
+      name: 'old-quota',
+      jobType: 'quota-check',
+      pattern: '0 0 5 * * *',
+      tz: 'UTC',
+      data: {},
+      description: 'gone in the next deploy',
+    };
     const first = boot(undefined, { definitions: [...DEFAULT_SCHEDULES, extra] });
     await first.schedules.bootstrap();
     expect(await scheduler(first.bullpen, 'session-cleanup', 'session-cleanup')).toBeDefined();
     expect(await scheduler(first.bullpen, 'old-quota')).toBeDefined();
     // Another module's scheduler on the same queue must survive the sweep.
-    await first.bullpen.queues.get('quota-check').upsertJobScheduler('someone-else', { pattern: '0 0 1 * * *' }, { name: 'quota-check', data: {} });
+    await first.bullpen.queues
+      .get('quota-check')
+      .upsertJobScheduler('someone-else', { pattern: '0 0 1 * * *' }, { name: 'quota-check', data: {} });
 
     const second = boot(first.bullpen.keys.root, { handledTypes: ['quota-check'] });
     const report = await second.schedules.bootstrap();
-    expect(report.schedules.find((s) => s.name === 'session-cleanup')).toMatchObject({ action: 'removed', reason: 'no handler in this build' });
+    expect(report.schedules.find((s) => s.name === 'session-cleanup')).toMatchObject({
+      action: 'removed',
+      reason: 'no handler in this build',
+    });
     expect(report.removedStale).toEqual([{ name: 'old-quota', jobType: 'quota-check' }]);
     expect(await scheduler(second.bullpen, 'session-cleanup', 'session-cleanup')).toBeUndefined();
     expect(await scheduler(second.bullpen, 'old-quota')).toBeUndefined();

@@ -104,7 +104,7 @@ async function exported(store: { exportByTenant(t: Tenant): AsyncIterable<Record
 async function seedJobs(): Promise<{ acme: number; ws1: number; globex: number }> {
   await startPool({ 'webhook-dispatch': webhook });
   const owners = [acme, ws1, globex, undefined];
-  let counts = { acme: 0, ws1: 0, globex: 0 };
+  const counts = { acme: 0, ws1: 0, globex: 0 };
   const note = (t: Tenant | undefined) => {
     if (t?.orgId === 'acme') counts.acme++;
     if (t?.workspaceId === 'ws1') counts.ws1++;
@@ -114,7 +114,11 @@ async function seedJobs(): Promise<{ acme: number; ws1: number; globex: number }
   for (let i = 0; i < 12; i++) {
     const tenant = owners[i % 4];
     note(tenant);
-    await bullpen.dispatcher.dispatch('webhook-dispatch', { webhookId: 'w', event: i % 3 === 0 ? 'bad' : 'ok', payload: { i } }, { tenant });
+    await bullpen.dispatcher.dispatch(
+      'webhook-dispatch',
+      { webhookId: 'w', event: i % 3 === 0 ? 'bad' : 'ok', payload: { i } },
+      { tenant },
+    );
   }
   await until('12 finished webhook jobs', async () => {
     const c = await webhookCounts();

@@ -89,7 +89,11 @@ describe('vectors in Redis with an in-memory usearch index', () => {
     const data = [...inputs(150), ...inputs(50, { tenant: globex }, 'g')];
     await service.store.upsertMany('docs', data);
     const query = data[7].vector;
-    const exact = exactNearest(data.map((d) => ({ key: d.id, vector: d.vector })), query, 5).map((n) => n.key);
+    const exact = exactNearest(
+      data.map((d) => ({ key: d.id, vector: d.vector })),
+      query,
+      5,
+    ).map((n) => n.key);
     const found = await service.search('docs', query, 5);
     expect(found[0]).toEqual({ id: 'v7', similarity: expect.closeTo(1, 4) });
     expect(found.map((f) => f.id)).toEqual(exact);

@@ -307,7 +307,15 @@ describe('WebhookStore', () => {
     expect(updated).toMatchObject({ url: 'https://example.com/b', maxFailures: 2 });
     expect(updated.description).toBeUndefined();
 
-    await bullpen.webhooks.recordDelivery({ deliveryId: 'd1', webhookId: w.id, jobId: 'j1', attempt: 1, latencyMs: 5, ok: false, error: 'boom' });
+    await bullpen.webhooks.recordDelivery({
+      deliveryId: 'd1',
+      webhookId: w.id,
+      jobId: 'j1',
+      attempt: 1,
+      latencyMs: 5,
+      ok: false,
+      error: 'boom',
+    });
     expect(await bullpen.webhooks.failureCount(w.id)).toBe(1);
     const off = await bullpen.webhooks.disable(w.id, 'receiver migrating');
     expect(off).toMatchObject({ enabled: false, disabledReason: 'receiver migrating' });
@@ -327,7 +335,16 @@ describe('WebhookStore', () => {
     const store = new WebhookStore(bullpen.redis, bullpen.keys, { keepDeliveries: 5 });
     const w = await store.create({ url: 'https://example.com/a', maxFailures: 100 });
     for (let i = 1; i <= 8; i++) {
-      await store.recordDelivery({ deliveryId: `d${i}`, webhookId: w.id, jobId: `j${i}`, attempt: 1, latencyMs: i, ok: true, statusCode: 200, responseSnippet: 'é'.repeat(1_000) });
+      await store.recordDelivery({
+        deliveryId: `d${i}`,
+        webhookId: w.id,
+        jobId: `j${i}`,
+        attempt: 1,
+        latencyMs: i,
+        ok: true,
+        statusCode: 200,
+        responseSnippet: 'é'.repeat(1_000),
+      });
     }
     const list = await store.deliveries(w.id);
     expect(list.map((d) => d.deliveryId)).toEqual(['d8', 'd7', 'd6', 'd5', 'd4']);
@@ -340,7 +357,8 @@ describe('WebhookStore', () => {
     let now = Date.parse('2025-03-01T00:00:00Z');
     const store = new WebhookStore(bullpen.redis, bullpen.keys, { now: () => now });
     const w: Webhook = await store.create({ url: 'https://example.com/a', maxFailures: 3 });
-    const fail = (n: number) => store.recordDelivery({ deliveryId: `d${n}`, webhookId: w.id, jobId: `j${n}`, attempt: 1, latencyMs: 1, ok: false, statusCode: 502 });
+    const fail = (n: number) =>
+      store.recordDelivery({ deliveryId: `d${n}`, webhookId: w.id, jobId: `j${n}`, attempt: 1, latencyMs: 1, ok: false, statusCode: 502 });
 
     expect(await fail(1)).toEqual({ failuresInWindow: 1, disabled: false });
     now += 20 * 3_600_000;

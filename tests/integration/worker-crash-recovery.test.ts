@@ -22,7 +22,14 @@ describe('a worker killed with SIGKILL in the middle of 1,000 jobs', () => {
 
   it('loses no job: every job completes after another worker takes over', async () => {
     const prefix = bullpen.keys.root;
-    const env = { REDIS_URL: redis.url, BULLPEN_PREFIX: prefix, STALLED_INTERVAL_MS: '1000', LOCK_DURATION_MS: '2000', JOB_MS: '20', CONCURRENCY: '20' };
+    const env = {
+      REDIS_URL: redis.url,
+      BULLPEN_PREFIX: prefix,
+      STALLED_INTERVAL_MS: '1000',
+      LOCK_DURATION_MS: '2000',
+      JOB_MS: '20',
+      CONCURRENCY: '20',
+    };
     for (let i = 0; i < JOBS; i += 500) {
       await bullpen.dispatcher.dispatchBulk(
         Array.from({ length: 500 }, (_, j) => ({

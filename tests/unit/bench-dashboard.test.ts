@@ -174,14 +174,20 @@ describe('dashboardSection', () => {
     expect(md.startsWith('## Dashboard\n')).toBe(true);
     expect(md).toContain('Command: `node --import tsx scripts/bench/index.ts dashboard`');
     expect(md).toContain('**1,000,000 jobs in `webhook-dispatch`');
-    expect(md).toMatch(/\| Queue `webhook-dispatch`, completed, page 10,000 \(jobs 499,951–500,000 counted from the newest\) \| 13\.0 \(12\.0–14\.0\) \| 66\.0 \| 33\.0 \| 22\.0 \| 88 \| met \|/);
+    expect(md).toMatch(
+      /\| Queue `webhook-dispatch`, completed, page 10,000 \(jobs 499,951–500,000 counted from the newest\) \| 13\.0 \(12\.0–14\.0\) \| 66\.0 \| 33\.0 \| 22\.0 \| 88 \| met \|/,
+    );
     expect(md).toContain('**Deep page / first page: 1.18** (read model), **1.10** (HTTP)');
     expect(md).toContain('Every page is under 150 ms (target met).');
     expect(md).not.toContain('missed');
     expect(md).toContain('| 100,000 | 50.0 | 2,000 | 201 | 21.0 | 30.0 | 0.5 |');
-    expect(md).toContain('**Memory is flat in N** (target met): peak heap growth 18.0 MiB at 10,000 jobs and 21.0 MiB at 100,000 (10× the jobs, 1.2× the growth)');
+    expect(md).toContain(
+      '**Memory is flat in N** (target met): peak heap growth 18.0 MiB at 10,000 jobs and 21.0 MiB at 100,000 (10× the jobs, 1.2× the growth)',
+    );
     expect(md).toContain('| 100,000, old space capped at 32 MiB | 50.0 |');
-    expect(md).toContain("Run again with V8's old space capped at 32 MiB (semi-space 1 MiB), 100,000 jobs were retried in 50.0 s with a peak heap of 24.0 MiB (+4.0)");
+    expect(md).toContain(
+      "Run again with V8's old space capped at 32 MiB (semi-space 1 MiB), 100,000 jobs were retried in 50.0 s with a peak heap of 24.0 MiB (+4.0)",
+    );
   });
 
   it('judges a page by its HTTP time and says plainly when the target is missed', () => {
@@ -198,7 +204,9 @@ describe('dashboardSection', () => {
     const md = dashboardSection(r);
     expect(md).toContain('**The HTTP half did not run: `next build` failed');
     expect(judgedMs(r, 'firstPage')).toBe(11);
-    expect(md).toMatch(/\| Queue `webhook-dispatch`, completed, page 1 \(50\/page\) \| 11\.0 \(10\.0–12\.0\) \| — \| — \| — \| — \| met \|/);
+    expect(md).toMatch(
+      /\| Queue `webhook-dispatch`, completed, page 1 \(50\/page\) \| 11\.0 \(10\.0–12\.0\) \| — \| — \| — \| — \| met \|/,
+    );
     expect(md).not.toContain('(HTTP):');
   });
 
@@ -215,6 +223,8 @@ describe('dashboardSection', () => {
     });
     const md = dashboardSection(r);
     expect(md).toContain('**Memory is not flat** (target missed)');
-    expect(md).toContain("**With V8's old space capped at 32 MiB, 100,000 jobs did not finish** (the retry-all child exited with 134 and no result)");
+    expect(md).toContain(
+      "**With V8's old space capped at 32 MiB, 100,000 jobs did not finish** (the retry-all child exited with 134 and no result)",
+    );
   });
 });

@@ -29,7 +29,12 @@ describe('toCounts', () => {
   });
 
   it('drops data older than the window and points after now', () => {
-    const m = metrics(M, 5, 0, Array.from({ length: 100 }, () => 1));
+    const m = metrics(
+      M,
+      5,
+      0,
+      Array.from({ length: 100 }, () => 1),
+    );
     const counts = toCounts(m, now, 60);
     expect(counts).toHaveLength(60);
     expect(counts[59]).toBe(5);

@@ -7,7 +7,10 @@ describe('resolveClient', () => {
   const proxies = new TrustedProxies(['127.0.0.1', '10.0.0.0/8']);
 
   it('ignores forwarding headers from a peer that is not a trusted proxy', () => {
-    expect(resolveClient('203.0.113.7', { forwardedFor: '1.2.3.4', forwardedProto: 'https' }, none)).toEqual({ ip: '203.0.113.7', https: false });
+    expect(resolveClient('203.0.113.7', { forwardedFor: '1.2.3.4', forwardedProto: 'https' }, none)).toEqual({
+      ip: '203.0.113.7',
+      https: false,
+    });
     expect(resolveClient('203.0.113.7', { forwardedFor: '1.2.3.4' }, proxies)).toEqual({ ip: '203.0.113.7', https: false });
   });
 

@@ -25,7 +25,14 @@ describe('clustering by cosine similarity', () => {
     const a = v(1, 0);
     const b = v(Math.cos(Math.PI / 6), Math.sin(Math.PI / 6));
     const c = v(Math.cos(Math.PI / 3), Math.sin(Math.PI / 3));
-    const clusters = clusterBySimilarity([{ id: 'a', vector: a }, { id: 'b', vector: b }, { id: 'c', vector: c }], 0.8);
+    const clusters = clusterBySimilarity(
+      [
+        { id: 'a', vector: a },
+        { id: 'b', vector: b },
+        { id: 'c', vector: c },
+      ],
+      0.8,
+    );
     expect(clusters.find((cl) => cl.includes('a'))).not.toContain('c');
   });
 
@@ -46,7 +53,10 @@ describe('clustering by cosine similarity', () => {
       x: 'Invoice 4411 was paid by bank transfer',
     };
     const vectors = await embedder.embed(Object.values(texts));
-    const clusters = clusterBySimilarity(Object.keys(texts).map((id, i) => ({ id, vector: vectors[i] })), 0.8);
+    const clusters = clusterBySimilarity(
+      Object.keys(texts).map((id, i) => ({ id, vector: vectors[i] })),
+      0.8,
+    );
     expect(clusters).toEqual([['d1', 'd2', 'd3'], ['m1', 'm2'], ['x']]);
   });
 

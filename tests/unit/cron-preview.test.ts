@@ -48,7 +48,11 @@ describe('previewCron', () => {
     expect(p).toEqual({ ok: false, field: 'seconds', reason: 'seconds field 61 is out of range 0-59' });
     expect(checkPattern('0 0 25 * * *')).toMatchObject({ ok: false, field: 'hours', reason: 'hours field 25 is out of range 0-23' });
     expect(checkPattern('0 0 0 * 13 *')).toMatchObject({ ok: false, field: 'month' });
-    expect(checkPattern('0 x * * * *')).toMatchObject({ ok: false, field: 'minutes', reason: expect.stringContaining('minutes field "x" is invalid') });
+    expect(checkPattern('0 x * * * *')).toMatchObject({
+      ok: false,
+      field: 'minutes',
+      reason: expect.stringContaining('minutes field "x" is invalid'),
+    });
   });
 
   it('refuses a 5-field pattern and says how to write it with seconds', () => {

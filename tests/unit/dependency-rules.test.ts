@@ -21,7 +21,7 @@ function write(file: string, text: string): void {
 
 beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'bullpen-deps-'));
-  write('lib/ok.ts', "export const ok = 1;\n");
+  write('lib/ok.ts', 'export const ok = 1;\n');
   write('lib/cycle-a.ts', "import { b } from './cycle-b';\nexport const a = () => b;\n");
   write('lib/cycle-b.ts', "import { a } from './cycle-a';\nexport const b = () => a;\n");
   write('lib/upward.ts', "import { page } from '../app/page';\nexport const x = page;\n");

@@ -4,11 +4,18 @@ import { Dispatcher } from '@/lib/jobs/dispatcher';
 import type { QueueRegistry } from '@/lib/jobs/queues';
 
 /** A registry that fails the test if anything reaches a queue. */
-const untouchable = { get: () => { throw new Error('a refused dispatch reached Redis'); } } as unknown as QueueRegistry;
+const untouchable = {
+  get: () => {
+    throw new Error('a refused dispatch reached Redis');
+  },
+} as unknown as QueueRegistry;
 const dispatcher = new Dispatcher(untouchable, new Set(['webhook-dispatch']));
 
 async function refusal(p: Promise<unknown>): Promise<AppError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(AppError);
   return err as AppError;
 }

@@ -5,7 +5,21 @@ const bad = (...argv: string[]) => expect(() => parseCliArgs(argv)).toThrow(Usag
 
 describe('dlq CLI arguments', () => {
   it('parses filters, limits and flags', () => {
-    expect(parseCliArgs(['replay', '--status', 'pending', '--type', 'webhook-dispatch', '--tenant', 'org-a', '--error-class', 'timeout', '--limit', '100'])).toMatchObject({
+    expect(
+      parseCliArgs([
+        'replay',
+        '--status',
+        'pending',
+        '--type',
+        'webhook-dispatch',
+        '--tenant',
+        'org-a',
+        '--error-class',
+        'timeout',
+        '--limit',
+        '100',
+      ]),
+    ).toMatchObject({
       command: 'replay',
       status: 'pending',
       type: 'webhook-dispatch',

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_PAYLOAD_TEXT, checkPayloadText, checkPayloadValue, locateJsonError, parseJsonText, payloadToText } from '@/lib/dashboard/dead-letters-payload';
+import {
+  MAX_PAYLOAD_TEXT,
+  checkPayloadText,
+  checkPayloadValue,
+  locateJsonError,
+  parseJsonText,
+  payloadToText,
+} from '@/lib/dashboard/dead-letters-payload';
 
 // The payload editor of a dead letter: JSON errors with their position, then the job
 // type's schema, as the operator types (the server checks the schema again).

@@ -58,7 +58,10 @@ describe('batching', () => {
         return texts.map(() => Float32Array.from([1]));
       },
     };
-    const out = await embedAll(counting, Array.from({ length: 70 }, (_, i) => `t${i}`));
+    const out = await embedAll(
+      counting,
+      Array.from({ length: 70 }, (_, i) => `t${i}`),
+    );
     expect(out).toHaveLength(70);
     expect(calls).toEqual([32, 32, 6]);
   });

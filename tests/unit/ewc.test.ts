@@ -10,7 +10,10 @@ describe('elastic weight consolidation', () => {
   const train_ = twoTasks(7, 400);
   const test = twoTasks(8, 400);
   const afterA = train(zeroModel(2, 4), train_.a, 20, opts(1));
-  const fisher = diagonalFisher(afterA, train_.a.map((e) => e.x));
+  const fisher = diagonalFisher(
+    afterA,
+    train_.a.map((e) => e.x),
+  );
 
   it('task A is learnt first', () => {
     expect(evaluate(afterA, test.a).accuracy).toBeGreaterThan(0.95);

@@ -28,8 +28,21 @@ function recordingQueues(added: unknown[]): QueueRegistry {
 
 const hostile = fc.oneof(
   fc.jsonValue({ maxDepth: 4 }),
-  fc.anything({ maxDepth: 3, withBigInt: true, withDate: true, withMap: true, withSet: true, withTypedArray: true, withNullPrototype: true }),
-  fc.constantFrom({ __proto__: { orgId: 'x' } }, JSON.parse('{"__proto__":{"polluted":true}}'), { constructor: { prototype: { polluted: true } } }, 'x'.repeat(100_000)),
+  fc.anything({
+    maxDepth: 3,
+    withBigInt: true,
+    withDate: true,
+    withMap: true,
+    withSet: true,
+    withTypedArray: true,
+    withNullPrototype: true,
+  }),
+  fc.constantFrom(
+    { __proto__: { orgId: 'x' } },
+    JSON.parse('{"__proto__":{"polluted":true}}'),
+    { constructor: { prototype: { polluted: true } } },
+    'x'.repeat(100_000),
+  ),
 );
 
 /** A valid-looking payload of `type` with one field deleted, retyped or replaced by something hostile. */
@@ -59,10 +72,14 @@ describe('every job type’s payload schema', () => {
 
   it('the editor’s JSON check never throws on any text', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.json(), fc.string({ unit: 'binary' })), fc.constantFrom(...JOB_TYPE_NAMES, 'nope'), (text, type) => {
-        const check = checkPayloadText(type, text);
-        expect(typeof check.ok).toBe('boolean');
-      }),
+      fc.property(
+        fc.oneof(fc.string(), fc.json(), fc.string({ unit: 'binary' })),
+        fc.constantFrom(...JOB_TYPE_NAMES, 'nope'),
+        (text, type) => {
+          const check = checkPayloadText(type, text);
+          expect(typeof check.ok).toBe('boolean');
+        },
+      ),
       { numRuns: 500, seed: SEED },
     );
   });
@@ -92,7 +109,30 @@ describe('the dispatcher', () => {
 
 describe('the DLQ CLI’s arguments', () => {
   const words = fc.oneof(
-    fc.constantFrom('list', 'replay', 'discard', 'purge', '--status', '--type', '--tenant', '--error-class', '--id', '--limit', '--json', '--yes', '--help', '-h', '--', '--limit=5', 'pending', 'webhook-dispatch', '..', '-1', '1e9', ''),
+    fc.constantFrom(
+      'list',
+      'replay',
+      'discard',
+      'purge',
+      '--status',
+      '--type',
+      '--tenant',
+      '--error-class',
+      '--id',
+      '--limit',
+      '--json',
+      '--yes',
+      '--help',
+      '-h',
+      '--',
+      '--limit=5',
+      'pending',
+      'webhook-dispatch',
+      '..',
+      '-1',
+      '1e9',
+      '',
+    ),
     fc.string({ maxLength: 20 }),
   );
   it('any argv is a parsed command, help, or a UsageError with a message', () => {

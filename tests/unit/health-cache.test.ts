@@ -30,7 +30,11 @@ describe('CachedSingleFlight', () => {
   it('reuses the value within the TTL and loads again after it', async () => {
     let clock = 0;
     let loads = 0;
-    const cache = new CachedSingleFlight(async () => ++loads, 2_000, () => clock);
+    const cache = new CachedSingleFlight(
+      async () => ++loads,
+      2_000,
+      () => clock,
+    );
     expect(await cache.get()).toBe(1);
     clock = 1_999;
     expect(await cache.get()).toBe(1);

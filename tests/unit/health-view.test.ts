@@ -4,7 +4,11 @@ import { formatDurationMs, healthHttpStatus, overallSentence, queueHealthRows, t
 import type { CheckResult } from '@/lib/health/health-status';
 
 const at = '2025-01-31T04:05:00.000Z';
-const check = (c: Pick<CheckResult, 'name' | 'status' | 'details'> & { latencyMs?: number }): CheckResult => ({ latencyMs: 1.2, checkedAt: at, ...c });
+const check = (c: Pick<CheckResult, 'name' | 'status' | 'details'> & { latencyMs?: number }): CheckResult => ({
+  latencyMs: 1.2,
+  checkedAt: at,
+  ...c,
+});
 
 describe('healthHttpStatus', () => {
   it('answers 503 only when unhealthy: a degraded service still serves', () => {
@@ -48,12 +52,16 @@ describe('toCheckView', () => {
 
   it('workers: points at the table when many queues are short', () => {
     const workers = Object.fromEntries(['a', 'b', 'c', 'd', 'e'].map((q) => [q, 0]));
-    const v = toCheckView(check({ name: 'workers', status: 'unhealthy', details: { minWorkers: 1, workers, total: 0, belowMinimum: Object.keys(workers) } }));
+    const v = toCheckView(
+      check({ name: 'workers', status: 'unhealthy', details: { minWorkers: 1, workers, total: 0, belowMinimum: Object.keys(workers) } }),
+    );
     expect(v.summary).toBe('0 workers connected; 5 queues of 5 below the minimum (marked in the table).');
   });
 
   it('workers: explains a Redis that refuses CLIENT LIST', () => {
-    const v = toCheckView(check({ name: 'workers', status: 'degraded', details: { reason: 'client-list-unavailable', minWorkers: 1, queues: 3 } }));
+    const v = toCheckView(
+      check({ name: 'workers', status: 'degraded', details: { reason: 'client-list-unavailable', minWorkers: 1, queues: 3 } }),
+    );
     expect(v.summary).toContain('CLIENT LIST');
   });
 
@@ -100,7 +108,13 @@ describe('queueHealthRows', () => {
     const rows = queueHealthRows({
       checks: [
         check({ name: 'workers', status: 'degraded', details: { workers: { b: 0, a: 2 }, belowMinimum: ['b'], minWorkers: 1, total: 2 } }),
-        check({ name: 'queues', status: 'healthy', details: { queues: { a: { waiting: 5, oldestWaitingMs: 1200, paused: false }, c: { waiting: 0, oldestWaitingMs: null, paused: true } } } }),
+        check({
+          name: 'queues',
+          status: 'healthy',
+          details: {
+            queues: { a: { waiting: 5, oldestWaitingMs: 1200, paused: false }, c: { waiting: 0, oldestWaitingMs: null, paused: true } },
+          },
+        }),
       ],
     });
     expect(rows).toEqual([

@@ -69,7 +69,11 @@ describe('formatJobDetail', () => {
     expect(jobDetailSchema.parse(d)).toEqual(d);
     expect(d.enveloped).toBe(true);
     expect(d.envelope).toEqual({ requestId: 'req-1', idempotencyKey: 'webhook:u:e:send:1', dispatchedAt: 1_700_000_000_000 });
-    expect(d.payload).toEqual({ value: { webhookId: 'w1', event: 'memory.created', payload: { a: 1 } }, truncated: false, bytes: expect.any(Number) });
+    expect(d.payload).toEqual({
+      value: { webhookId: 'w1', event: 'memory.created', payload: { a: 1 } },
+      truncated: false,
+      bytes: expect.any(Number),
+    });
     expect(d.returnValue.value).toEqual({ delivered: true });
     expect(d.stacktrace).toHaveLength(2);
     expect(d.stacktrace[1]).toContain('HTTP 503');
@@ -77,7 +81,11 @@ describe('formatJobDetail', () => {
 
   it('truncates a huge payload and return value instead of breaking the page', () => {
     const big = 'x'.repeat(5 * 1024 * 1024);
-    const d = formatJobDetail(makeJob({ returnvalue: { big }, data: { payload: { big }, requestId: 'r', dispatchedAt: 1 } }), 'q', 'completed');
+    const d = formatJobDetail(
+      makeJob({ returnvalue: { big }, data: { payload: { big }, requestId: 'r', dispatchedAt: 1 } }),
+      'q',
+      'completed',
+    );
     expect(d.payload.truncated).toBe(true);
     expect(d.payload.bytes).toBeGreaterThan(5 * 1024 * 1024);
     expect(typeof d.payload.value).toBe('string');
@@ -102,7 +110,10 @@ describe('normalizeProgress', () => {
     expect(normalizeProgress('half')).toEqual({ percent: 0 });
     expect(normalizeProgress(null)).toEqual({ percent: 0 });
     expect(normalizeProgress({ percent: Number.NaN })).toEqual({ percent: 0 });
-    expect(normalizeProgress({ percent: 10, detail: { blob: 'y'.repeat(10_000) } }).detail).toEqual({ note: 'progress detail truncated', bytes: expect.any(Number) });
+    expect(normalizeProgress({ percent: 10, detail: { blob: 'y'.repeat(10_000) } }).detail).toEqual({
+      note: 'progress detail truncated',
+      bytes: expect.any(Number),
+    });
   });
 });
 

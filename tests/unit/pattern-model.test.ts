@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { advantageWeights, MAX_ADVANTAGE_WEIGHT } from '@/lib/domain/patterns/advantage-weights';
 import { seededRandom, seedFrom } from '@/lib/domain/patterns/prng';
-import {
-  evaluate,
-  predict,
-  probabilities,
-  train,
-  trainEpoch,
-  withClasses,
-  zeroModel,
-} from '@/lib/domain/patterns/softmax-model';
+import { evaluate, predict, probabilities, train, trainEpoch, withClasses, zeroModel } from '@/lib/domain/patterns/softmax-model';
 import { toTrainingSamples } from '@/lib/domain/trajectories/to-training-samples';
 import { threeBlobs } from '../fixtures/learning-data';
 

@@ -10,11 +10,27 @@ describe('job registry', () => {
   });
 
   it('carries the ADR’s defaults', () => {
-    expect(JOB_TYPES['memory-consolidation']).toMatchObject({ attempts: 3, backoff: { type: 'exponential', delayMs: 5_000 }, timeoutMs: 300_000 });
-    expect(JOB_TYPES['embedding-batch']).toMatchObject({ attempts: 5, backoff: { type: 'exponential', delayMs: 2_000 }, timeoutMs: 60_000 });
-    expect(JOB_TYPES['webhook-dispatch']).toMatchObject({ attempts: 10, backoff: { type: 'exponential', delayMs: 1_000 }, timeoutMs: 30_000 });
+    expect(JOB_TYPES['memory-consolidation']).toMatchObject({
+      attempts: 3,
+      backoff: { type: 'exponential', delayMs: 5_000 },
+      timeoutMs: 300_000,
+    });
+    expect(JOB_TYPES['embedding-batch']).toMatchObject({
+      attempts: 5,
+      backoff: { type: 'exponential', delayMs: 2_000 },
+      timeoutMs: 60_000,
+    });
+    expect(JOB_TYPES['webhook-dispatch']).toMatchObject({
+      attempts: 10,
+      backoff: { type: 'exponential', delayMs: 1_000 },
+      timeoutMs: 30_000,
+    });
     expect(JOB_TYPES['pattern-training']).toMatchObject({ attempts: 2, backoff: { type: 'fixed', delayMs: 60_000 }, timeoutMs: 3_600_000 });
-    expect(JOB_TYPES['session-cleanup']).toMatchObject({ attempts: 3, backoff: { type: 'exponential', delayMs: 10_000 }, timeoutMs: 120_000 });
+    expect(JOB_TYPES['session-cleanup']).toMatchObject({
+      attempts: 3,
+      backoff: { type: 'exponential', delayMs: 10_000 },
+      timeoutMs: 120_000,
+    });
   });
 
   it('marks the ADR’s critical types', () => {

@@ -34,11 +34,17 @@ describe('safeNextPath', () => {
   it('whatever the input, the browser stays on this origin', () => {
     const piece = fc.constantFrom('/', '\\', '\t', '\n', '.', '..', ':', '@', '%2f', '%5c', 'evil.example', 'a', '?', '#', ' ', 'https:');
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.array(piece, { maxLength: 8 }).map((p) => p.join(''))), (raw) => {
-        const target = safeNextPath(raw);
-        expect(target.startsWith('/')).toBe(true);
-        expect(new URL(target, ORIGIN).origin).toBe(ORIGIN);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.array(piece, { maxLength: 8 }).map((p) => p.join('')),
+        ),
+        (raw) => {
+          const target = safeNextPath(raw);
+          expect(target.startsWith('/')).toBe(true);
+          expect(new URL(target, ORIGIN).origin).toBe(ORIGIN);
+        },
+      ),
       { numRuns: 2_000 },
     );
   });

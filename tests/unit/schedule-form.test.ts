@@ -52,7 +52,11 @@ describe('form plumbing', () => {
   });
 
   it('starts the form from the effective schedule', () => {
-    expect(formValuesOf({ pattern: '0 0 3 * * *', tz: 'UTC', data: { a: 1 } })).toEqual({ pattern: '0 0 3 * * *', tz: 'UTC', data: '{\n  "a": 1\n}' });
+    expect(formValuesOf({ pattern: '0 0 3 * * *', tz: 'UTC', data: { a: 1 } })).toEqual({
+      pattern: '0 0 3 * * *',
+      tz: 'UTC',
+      data: '{\n  "a": 1\n}',
+    });
   });
 
   it('validates what the form posts and what the preview is asked', () => {
@@ -94,7 +98,9 @@ describe('schedules view', () => {
   });
 
   it('links a run to its job page', () => {
-    expect(jobPageHref('quota-check', 'manual:quota-check:1738296000000')).toBe('/queues/quota-check/jobs/manual%3Aquota-check%3A1738296000000');
+    expect(jobPageHref('quota-check', 'manual:quota-check:1738296000000')).toBe(
+      '/queues/quota-check/jobs/manual%3Aquota-check%3A1738296000000',
+    );
   });
 
   it('names the state', () => {

@@ -65,12 +65,18 @@ describe('address classes', () => {
     expect(blockedAddressReason(ip)).toContain(reason);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '93.184.216.34', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:808:808::1'])(
-    '%s is public',
-    (ip) => {
-      expect(blockedAddressReason(ip)).toBeUndefined();
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.216.34',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '2002:808:808::1',
+  ])('%s is public', (ip) => {
+    expect(blockedAddressReason(ip)).toBeUndefined();
+  });
 
   it('reads the IPv4 address inside mapped, compatible and NAT64 forms only', () => {
     expect(embeddedIpv4('::ffff:c0a8:101')).toBe('192.168.1.1');
@@ -109,7 +115,11 @@ describe('SsrfGuard.check', () => {
     // Dead letters and delivery records show the message to viewers: no internal address in it.
     expect(err.message).not.toMatch(/10\.0\.0\.5|RFC 1918/);
     // The server's log gets the detail.
-    expect((err as PermanentError & { detail?: unknown }).detail).toEqual({ hostname: 'internal.corp', address: '10.0.0.5', range: 'private (RFC 1918)' });
+    expect((err as PermanentError & { detail?: unknown }).detail).toEqual({
+      hostname: 'internal.corp',
+      address: '10.0.0.5',
+      range: 'private (RFC 1918)',
+    });
   });
 
   it('refuses a host when any one of its addresses is private', async () => {
@@ -172,8 +182,7 @@ describe('SsrfGuard.check', () => {
 describe('SsrfGuard.lookup (what the pinned dispatcher connects with)', () => {
   function lookup(guard: SsrfGuard, host: string, all: boolean) {
     return new Promise<{ err: NodeJS.ErrnoException | null; result: unknown }>((resolve) => {
-      guard.lookup(host, { all }, ((err: NodeJS.ErrnoException | null, address: unknown) =>
-        resolve({ err, result: address })) as never);
+      guard.lookup(host, { all }, ((err: NodeJS.ErrnoException | null, address: unknown) => resolve({ err, result: address })) as never);
     });
   }
 

@@ -16,7 +16,9 @@ describe('the extractive synthesiser', () => {
 
   it('keeps the most central sentence first and drops exact and near duplicates', async () => {
     const text = await new ExtractiveSynthesiser().synthesise(cluster);
-    expect(text.startsWith('User prefers dark mode in the editor.') || text.startsWith('The user prefers dark mode in the editor.')).toBe(true);
+    expect(text.startsWith('User prefers dark mode in the editor.') || text.startsWith('The user prefers dark mode in the editor.')).toBe(
+      true,
+    );
     const darkMode = text.match(/dark mode/g) ?? [];
     expect(darkMode).toHaveLength(1);
   });

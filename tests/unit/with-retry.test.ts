@@ -78,13 +78,9 @@ describe('withRetry: which errors retry', () => {
     const { sleep } = recordingSleep();
     const odd = new Error('odd but transient');
     const a = failing(odd);
-    await expect(
-      withRetry('op', a.fn, { sleep, classify: () => ({ errorClass: 'network', retryable: true }) }),
-    ).resolves.toBe('ok');
+    await expect(withRetry('op', a.fn, { sleep, classify: () => ({ errorClass: 'network', retryable: true }) })).resolves.toBe('ok');
     const b = failing(odd);
-    await expect(
-      withRetry('op', b.fn, { sleep, classify: () => ({ errorClass: 'conflict', retryable: true }) }),
-    ).rejects.toBe(odd);
+    await expect(withRetry('op', b.fn, { sleep, classify: () => ({ errorClass: 'conflict', retryable: true }) })).rejects.toBe(odd);
     expect(b.calls).toHaveLength(1);
   });
 });

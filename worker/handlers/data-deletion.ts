@@ -34,7 +34,9 @@ export function createDataDeletionHandler(deps: HandlerDeps): JobHandler<Payload
         ctx.progress(Math.min(99, (100 * done) / total), done <= stores.length ? 'deleting' : 'verifying', { store }),
     });
     if (!report.complete) {
-      const left = Object.entries(report.remaining).filter(([, n]) => n > 0).map(([s, n]) => `${s}: ${n}`);
+      const left = Object.entries(report.remaining)
+        .filter(([, n]) => n > 0)
+        .map(([s, n]) => `${s}: ${n}`);
       // Retryable on purpose: these are records written while the deletion ran.
       throw new Error(`Tenant ${tenantKey(tenant)} still has data after deletion (${left.join(', ')})`);
     }

@@ -1,5 +1,4 @@
 import { classifyError } from '@/lib/errors/classify';
-import { PermanentError } from '@/lib/errors/permanent-error';
 import type { PayloadOf } from '@/lib/jobs/registry';
 import type { JobHandler } from '@/lib/runtime/handler';
 import { embeddingRef, type Memory } from '@/lib/domain/memories/memory';
@@ -78,16 +77,27 @@ export function createEmbeddingBatchHandler(deps: HandlerDeps): JobHandler<Paylo
         const owners = new Map<string, Memory>();
         const accepted = batch.filter((item, i) => {
           const m = found[i];
-          if (m && ctx.tenant && (m.tenant.orgId !== ctx.tenant.orgId || (ctx.tenant.workspaceId && m.tenant.workspaceId !== ctx.tenant.workspaceId))) {
+          if (
+            m &&
+            ctx.tenant &&
+            (m.tenant.orgId !== ctx.tenant.orgId || (ctx.tenant.workspaceId && m.tenant.workspaceId !== ctx.tenant.workspaceId))
+          ) {
             result.refused.push(item.id);
             return false;
           }
           if (m) owners.set(item.id, m);
           return true;
         });
-        const prints = await vectors.store.fingerprints(namespace, accepted.map((i) => i.id));
+        const prints = await vectors.store.fingerprints(
+          namespace,
+          accepted.map((i) => i.id),
+        );
         const todo = accepted.filter((item, i) => prints[i]?.model !== embedder.model || prints[i]?.textHash !== hashText(item.text));
-        const embedded = await embedAll(embedder, todo.map((i) => i.text), ctx.signal);
+        const embedded = await embedAll(
+          embedder,
+          todo.map((i) => i.text),
+          ctx.signal,
+        );
         const inputs: VectorInput[] = todo.map((item, i) => ({
           id: item.id,
           text: item.text,

@@ -56,10 +56,17 @@ export function createEmbeddingReindexHandler(deps: HandlerDeps): JobHandler<Pay
       ctx.signal.throwIfAborted();
       const page = await store.idsByLabel(namespace, cursor, batchSize);
       if (page.length === 0) break;
-      const stale = (await store.getMany(namespace, page.map((p) => p.id))).filter(
-        (v): v is StoredVector => v !== undefined && v.model !== embedder.model,
+      const stale = (
+        await store.getMany(
+          namespace,
+          page.map((p) => p.id),
+        )
+      ).filter((v): v is StoredVector => v !== undefined && v.model !== embedder.model);
+      const fresh = await embedAll(
+        embedder,
+        stale.map((v) => v.text),
+        ctx.signal,
       );
-      const fresh = await embedAll(embedder, stale.map((v) => v.text), ctx.signal);
       await store.upsertMany(
         namespace,
         stale.map((v, i) => ({ id: v.id, text: v.text, vector: fresh[i], model: embedder.model, tenant: v.tenant, metadata: v.metadata })),

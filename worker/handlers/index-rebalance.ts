@@ -81,7 +81,11 @@ export function createIndexRebalanceHandler(deps: HandlerDeps): JobHandler<Paylo
           if (ids.length === 0) break;
           await store.move(namespace, runId, `moved:${t}`, { from, to, ids });
         }
-        await ctx.progress(Math.min(99, (100 * (i + (t + 1) / plan.length)) / namespaces.length), 'rebalancing', { namespace, transfer: t + 1, of: plan.length });
+        await ctx.progress(Math.min(99, (100 * (i + (t + 1) / plan.length)) / namespaces.length), 'rebalancing', {
+          namespace,
+          transfer: t + 1,
+          of: plan.length,
+        });
       }
       run = await store.getRun(namespace, runId);
       const moved = plan.reduce((n, _t, t) => n + Number(run[`moved:${t}`] ?? 0), 0);

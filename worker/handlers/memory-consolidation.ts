@@ -76,7 +76,10 @@ export function createMemoryConsolidationHandler(deps: HandlerDeps): JobHandler<
         const sources = (await memories.getMany(plan[i])).filter((m): m is Memory => m !== undefined);
         // Sources deleted since the plan was made (a cleanup ran): a smaller cluster is still one memory.
         if (sources.length >= d.minClusterSize) {
-          const content = await synthesiser.synthesise(sources.map((m) => m.content), ctx.signal);
+          const content = await synthesiser.synthesise(
+            sources.map((m) => m.content),
+            ctx.signal,
+          );
           const now = Date.now();
           await memories.saveConsolidated(
             {

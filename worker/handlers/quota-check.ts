@@ -58,8 +58,13 @@ export function createQuotaCheckHandler(deps: HandlerDeps): JobHandler<Payload, 
       onProgress: (checked, total) =>
         ctx.progress(total === 0 ? 99 : Math.min(99, (100 * checked) / total), 'checking', { checked, total }),
     });
-    if (result.unmeasured.length) ctx.logger.warn({ unmeasured: result.unmeasured }, 'quota limits set for metrics this worker cannot measure');
-    await ctx.progress(100, 'complete', { tenants: result.tenants, violations: result.violations.length, newViolations: result.newViolations });
+    if (result.unmeasured.length)
+      ctx.logger.warn({ unmeasured: result.unmeasured }, 'quota limits set for metrics this worker cannot measure');
+    await ctx.progress(100, 'complete', {
+      tenants: result.tenants,
+      violations: result.violations.length,
+      newViolations: result.newViolations,
+    });
     return result;
   };
 }

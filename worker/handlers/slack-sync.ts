@@ -42,7 +42,10 @@ export function createSlackSyncHandler(deps: HandlerDeps, opts: SlackSyncOptions
       );
     }
     if (!ctx.tenant) {
-      throw new PermanentError('slack-sync needs a tenant: dispatch it with { tenant: { orgId } } so its memories have an owner', 'VALIDATION');
+      throw new PermanentError(
+        'slack-sync needs a tenant: dispatch it with { tenant: { orgId } } so its memories have an owner',
+        'VALIDATION',
+      );
     }
     const client = new SlackClient({ token: config.SLACK_TOKEN, baseUrl: config.SLACK_BASE_URL, http });
     const sync = new SlackSync(client, states, memories, synthesiser);

@@ -24,6 +24,9 @@ export async function GET(req: Request) {
     return new Response(body, { status: 200, headers: { 'Content-Type': contentType, 'Cache-Control': 'no-store' } });
   } catch (err) {
     bullpen.logger.error({ err }, 'metrics endpoint failed');
-    return new Response('metrics unavailable\n', { status: 503, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' } });
+    return new Response('metrics unavailable\n', {
+      status: 503,
+      headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' },
+    });
   }
 }

@@ -63,7 +63,14 @@ async function Entry({ id, canOperate }: { id: string; canOperate: boolean }) {
               {replayable && entry.payloadText !== undefined && (
                 <details>
                   <summary data-testid="dlq-edit-payload">Edit the payload, then replay</summary>
-                  <PayloadEditor id={entry.id} queue={entry.queue} jobType={entry.jobType} replays={entry.replays} original={entry.payloadText} replay={replayDeadLetter} />
+                  <PayloadEditor
+                    id={entry.id}
+                    queue={entry.queue}
+                    jobType={entry.jobType}
+                    replays={entry.replays}
+                    original={entry.payloadText}
+                    replay={replayDeadLetter}
+                  />
                 </details>
               )}
               {replayable && entry.payloadText === undefined && (

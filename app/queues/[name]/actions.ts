@@ -62,7 +62,10 @@ function bulkSpec<S extends z.ZodType<{ queue: JobTypeName }>>(
     minRole,
     schema,
     run: async (i, { user }) => {
-      const { operation } = await dashboardServices().bulk.start({ kind: name, target: queueTarget(i), by: user.username }, work(i, user.username));
+      const { operation } = await dashboardServices().bulk.start(
+        { kind: name, target: queueTarget(i), by: user.username },
+        work(i, user.username),
+      );
       return operation;
     },
     audit: (i, op) => ({ target: queueTarget(i), details: { operation: op.id, ...details?.(i) } }),
@@ -70,19 +73,29 @@ function bulkSpec<S extends z.ZodType<{ queue: JobTypeName }>>(
   };
 }
 
-const retryAllSpec = bulkSpec('queue.retry-all', 'operator', queueInput, (i: QueueInput, by) => (report) =>
-  dashboardServices().queues.retryAllFailed(i.queue, by, report),
+const retryAllSpec = bulkSpec(
+  'queue.retry-all',
+  'operator',
+  queueInput,
+  (i: QueueInput, by) => (report) => dashboardServices().queues.retryAllFailed(i.queue, by, report),
 );
 
-const promoteAllSpec = bulkSpec('queue.promote-all', 'operator', queueInput, (i: QueueInput) => (report) =>
-  dashboardServices().queues.promoteAll(i.queue, report),
+const promoteAllSpec = bulkSpec(
+  'queue.promote-all',
+  'operator',
+  queueInput,
+  (i: QueueInput) => (report) => dashboardServices().queues.promoteAll(i.queue, report),
 );
 
 const cleanInput = z.object({
   queue: queueName,
   state: cleanableStateSchema,
   /** Jobs older than this many minutes are removed; 0 removes all of the state. */
-  olderThanMinutes: z.coerce.number().int('Whole minutes').min(0, 'At least 0').max(365 * 24 * 60, 'At most a year'),
+  olderThanMinutes: z.coerce
+    .number()
+    .int('Whole minutes')
+    .min(0, 'At least 0')
+    .max(365 * 24 * 60, 'At most a year'),
 });
 const cleanSpec = bulkSpec(
   'queue.clean',

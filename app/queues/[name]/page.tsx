@@ -49,7 +49,17 @@ export default async function QueuePage({ params, searchParams }: RouteProps<{ n
   );
 }
 
-async function Jobs({ name, filters, canOperate, canAdmin }: { name: string; filters: QueueFilters; canOperate: boolean; canAdmin: boolean }) {
+async function Jobs({
+  name,
+  filters,
+  canOperate,
+  canAdmin,
+}: {
+  name: string;
+  filters: QueueFilters;
+  canOperate: boolean;
+  canAdmin: boolean;
+}) {
   const initial = await loadQueuePage(name, filters);
   return <QueueView initial={initial} filters={filters} canOperate={canOperate} canAdmin={canAdmin} actions={actions} />;
 }

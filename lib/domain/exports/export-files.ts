@@ -45,7 +45,10 @@ export class ExportFiles implements TenantScopedStore {
     const orgDir = resolveInside(this.root, tenant.orgId);
     let names: string[];
     try {
-      names = (await readdir(orgDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+      names = (await readdir(orgDir, { withFileTypes: true }))
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+        .sort();
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;

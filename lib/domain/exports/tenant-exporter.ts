@@ -4,7 +4,13 @@ import path from 'node:path';
 import { resolveInside } from '../../fs/resolve-inside';
 import type { Tenant } from '../../jobs/tenant';
 import { syncDir } from '../sessions/jsonl-files';
-import { exportManifestSchema, exportProgressSchema, type ExportedStore, type ExportManifest, type ExportProgress } from './export-manifest';
+import {
+  exportManifestSchema,
+  exportProgressSchema,
+  type ExportedStore,
+  type ExportManifest,
+  type ExportProgress,
+} from './export-manifest';
 
 /** One file of an export: a name and the records to write. */
 export interface ExportSource {

@@ -34,7 +34,10 @@ export class MemoryEmbeddings {
     }
     const foreignStale = new Set<string>();
     for (const [namespace, group] of byNamespace) {
-      const stored = await this.vectors.getMany(namespace, group.map((g) => g.vectorId));
+      const stored = await this.vectors.getMany(
+        namespace,
+        group.map((g) => g.vectorId),
+      );
       group.forEach((g, i) => {
         const v = stored[i];
         if (v && v.model === this.embedder.model) out.set(g.memory.id, v.vector);
@@ -47,7 +50,11 @@ export class MemoryEmbeddings {
     await onProgress?.(done, list.length);
     for (let i = 0; i < missing.length; i += 32) {
       const batch = missing.slice(i, i + 32);
-      const vectors = await embedAll(this.embedder, batch.map((m) => m.content), signal);
+      const vectors = await embedAll(
+        this.embedder,
+        batch.map((m) => m.content),
+        signal,
+      );
       const owned = batch.map((m, j) => ({ m, v: vectors[j] })).filter(({ m }) => !foreignStale.has(m.id));
       await this.vectors.upsertMany(
         MEMORY_VECTOR_NAMESPACE,
@@ -64,7 +71,7 @@ export class MemoryEmbeddings {
         const ref = embeddingRef(MEMORY_VECTOR_NAMESPACE, m.id);
         if (m.embeddingId !== ref) await this.memories.linkEmbedding(m.id, ref);
       }
-      batch.forEach((m, j) => out.set(m.id, vectors[j]));
+      for (const [j, m] of batch.entries()) out.set(m.id, vectors[j]);
       done += batch.length;
       await onProgress?.(done, list.length);
     }

@@ -17,10 +17,7 @@ export function memoryScope(tenant: Tenant | undefined, workspaceId: string | un
     return {};
   }
   if (tenant.workspaceId && workspaceId && workspaceId !== tenant.workspaceId) {
-    throw new PermanentError(
-      `The payload's workspaceId "${workspaceId}" is not the job's workspace "${tenant.workspaceId}"`,
-      'VALIDATION',
-    );
+    throw new PermanentError(`The payload's workspaceId "${workspaceId}" is not the job's workspace "${tenant.workspaceId}"`, 'VALIDATION');
   }
   const ws = workspaceId ?? tenant.workspaceId;
   return ws ? { orgId: tenant.orgId, workspaceId: ws } : { orgId: tenant.orgId };

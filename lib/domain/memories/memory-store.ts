@@ -295,14 +295,22 @@ function formatImportance(n: number): string {
 
 function toFields(m: Memory): string[] {
   const f: string[] = [
-    'id', m.id,
-    'kind', m.kind,
-    'content', m.content,
-    'importance', formatImportance(m.importance),
-    'orgId', m.tenant.orgId,
-    'metadata', JSON.stringify(m.metadata),
-    'createdAt', String(m.createdAt),
-    'updatedAt', String(m.updatedAt),
+    'id',
+    m.id,
+    'kind',
+    m.kind,
+    'content',
+    m.content,
+    'importance',
+    formatImportance(m.importance),
+    'orgId',
+    m.tenant.orgId,
+    'metadata',
+    JSON.stringify(m.metadata),
+    'createdAt',
+    String(m.createdAt),
+    'updatedAt',
+    String(m.updatedAt),
   ];
   if (m.tenant.workspaceId) f.push('workspaceId', m.tenant.workspaceId);
   if (m.userId) f.push('userId', m.userId);
@@ -314,7 +322,7 @@ function toFields(m: Memory): string[] {
 }
 
 function fromHash(h: Record<string, string> | null | undefined): Memory | undefined {
-  if (!h || !h.id) return undefined;
+  if (!h?.id) return undefined;
   const parsed = memorySchema.safeParse({
     id: h.id,
     kind: h.kind,

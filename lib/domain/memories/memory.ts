@@ -57,7 +57,9 @@ export type MemoryPatch = z.infer<typeof memoryPatchSchema>;
  * of writing a second one.
  */
 export function semanticMemoryId(sourceIds: readonly string[]): string {
-  const digest = createHash('sha256').update([...sourceIds].sort().join('\n')).digest('hex');
+  const digest = createHash('sha256')
+    .update([...sourceIds].sort().join('\n'))
+    .digest('hex');
   return `sem-${digest.slice(0, 32)}`;
 }
 

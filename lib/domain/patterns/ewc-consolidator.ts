@@ -36,9 +36,7 @@ export class EwcConsolidator {
     await progress(10, 'loading');
     const model = await this.models.latest(req.tenant, req.name);
     if (!model) throw new PermanentError(`No pattern model "${req.name}" to consolidate: run pattern-training first`);
-    const inputs = (await this.samples.load(req.sampleSize, req.tenant))
-      .map((s) => s.features)
-      .filter((x) => x.length === model.dim);
+    const inputs = (await this.samples.load(req.sampleSize, req.tenant)).map((s) => s.features).filter((x) => x.length === model.dim);
     if (inputs.length === 0) {
       throw new PermanentError(`No training samples with ${model.dim} features to estimate the Fisher information on`);
     }

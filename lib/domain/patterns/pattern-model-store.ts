@@ -104,7 +104,12 @@ export class PatternModelStore implements TenantScopedStore {
       const [scope, name] = entry.split('|');
       if (tenant.workspaceId ? scope !== prefix : scope !== prefix && !scope.startsWith(`${prefix}/`)) continue;
       const keys = (['seq', 'jobs', 'versions'] as const).map((k) => this.records.key(k, scope, name));
-      await execAll(this.redis.multi().del(...keys).srem(namesKey, entry));
+      await execAll(
+        this.redis
+          .multi()
+          .del(...keys)
+          .srem(namesKey, entry),
+      );
     }
     return removed;
   }

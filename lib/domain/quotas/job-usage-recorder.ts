@@ -83,7 +83,10 @@ export class JobUsageRecorder {
     const now = this.now();
     if (!this.today || now < this.dayStart || now >= this.dayStart + DAY_MS) this.switchDay(now);
     let org = this.today!.get(tenant.orgId);
-    if (!org) this.today!.set(tenant.orgId, (org = new Map()));
+    if (!org) {
+      org = new Map();
+      this.today!.set(tenant.orgId, org);
+    }
     const ws = tenant.workspaceId ?? '';
     org.set(ws, (org.get(ws) ?? 0) + 1);
   }
@@ -152,10 +155,16 @@ export class JobUsageRecorder {
   private restore(taken: Map<number, DayCounts>): void {
     for (const [at, day] of taken) {
       let mine = this.counts.get(at);
-      if (!mine) this.counts.set(at, (mine = new Map()));
+      if (!mine) {
+        mine = new Map();
+        this.counts.set(at, mine);
+      }
       for (const [orgId, org] of day) {
         let m = mine.get(orgId);
-        if (!m) mine.set(orgId, (m = new Map()));
+        if (!m) {
+          m = new Map();
+          mine.set(orgId, m);
+        }
         for (const [ws, count] of org) m.set(ws, (m.get(ws) ?? 0) + count);
       }
     }
@@ -177,7 +186,10 @@ export class JobUsageRecorder {
   private switchDay(now: number): void {
     this.dayStart = now - (now % DAY_MS);
     let day = this.counts.get(this.dayStart);
-    if (!day) this.counts.set(this.dayStart, (day = new Map()));
+    if (!day) {
+      day = new Map();
+      this.counts.set(this.dayStart, day);
+    }
     this.today = day;
   }
 }

@@ -45,7 +45,8 @@ export class UsageStore implements TenantScopedStore {
    */
   async recordJobsBatch(items: ReadonlyArray<JobUsage>): Promise<void> {
     for (const { tenant, count, at } of items) {
-      if (!tenantSchema.safeParse(tenant).success) throw new AppError('VALIDATION', 'recordJobs needs a valid tenant {orgId, workspaceId?}');
+      if (!tenantSchema.safeParse(tenant).success)
+        throw new AppError('VALIDATION', 'recordJobs needs a valid tenant {orgId, workspaceId?}');
       if (!Number.isInteger(count) || count < 1) throw new AppError('VALIDATION', `count must be a positive integer, got ${count}`);
       if (!Number.isSafeInteger(at) || at < 0) throw new AppError('VALIDATION', `at must be an epoch time in ms, got ${at}`);
     }
@@ -97,7 +98,12 @@ export class UsageStore implements TenantScopedStore {
     const keys = await this.keysOf(tenant);
     const removed = await this.countByTenant(tenant);
     if (keys.length) {
-      await execAll(this.redis.multi().del(...keys.map((k) => this.hashKey(k))).srem(this.setKey(tenant.orgId), ...keys));
+      await execAll(
+        this.redis
+          .multi()
+          .del(...keys.map((k) => this.hashKey(k)))
+          .srem(this.setKey(tenant.orgId), ...keys),
+      );
     }
     return removed;
   }

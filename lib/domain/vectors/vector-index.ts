@@ -91,9 +91,7 @@ export class VectorIndex {
     // A tenant filter drops others' vectors after the graph search: ask for more until
     // k are left or every vector has been considered.
     for (let want = opts.tenant ? k * 4 : k; ; want *= 4) {
-      const merged = snap.graphs
-        .flatMap((g) => g.search(query, want))
-        .sort((a, b) => a.distance - b.distance);
+      const merged = snap.graphs.flatMap((g) => g.search(query, want)).sort((a, b) => a.distance - b.distance);
       const out: VectorMatch[] = [];
       for (const m of merged) {
         const member = snap.members.get(m.label);

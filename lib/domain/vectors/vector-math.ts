@@ -43,11 +43,7 @@ export interface Neighbour<K> {
  * Exact k-nearest neighbours by cosine similarity, by brute force over every item. The
  * reference the ANN index is measured against, and good enough for a few thousand items.
  */
-export function exactNearest<K>(
-  items: Iterable<{ key: K; vector: Float32Array }>,
-  query: Float32Array,
-  k: number,
-): Array<Neighbour<K>> {
+export function exactNearest<K>(items: Iterable<{ key: K; vector: Float32Array }>, query: Float32Array, k: number): Array<Neighbour<K>> {
   const scored: Array<Neighbour<K>> = [];
   for (const item of items) scored.push({ key: item.key, similarity: cosine(item.vector, query) });
   scored.sort((x, y) => y.similarity - x.similarity);

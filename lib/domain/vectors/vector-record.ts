@@ -10,7 +10,9 @@ export const vectorInputSchema = z.object({
   id: vectorIdSchema,
   /** The text the vector was made from: a reindex embeds it again. */
   text: z.string().min(1).max(32_000),
-  vector: z.custom<Float32Array>((v) => v instanceof Float32Array, 'a Float32Array').refine((v) => v.length > 0 && v.length <= 8_192, 'from 1 to 8192 dimensions'),
+  vector: z
+    .custom<Float32Array>((v) => v instanceof Float32Array, 'a Float32Array')
+    .refine((v) => v.length > 0 && v.length <= 8_192, 'from 1 to 8192 dimensions'),
   model: z.string().min(1).max(200),
   /** Whose vector; none for shared reference data that belongs to no tenant. */
   tenant: tenantSchema.optional(),

@@ -70,16 +70,26 @@ export class VectorStore {
       const shard = shardOf(v.id, shards);
       const textHash = hashText(v.text);
       const fields: Array<string | Buffer> = [
-        'id', v.id,
-        'vec', encodeVector(v.vector),
-        'model', v.model,
-        'dims', String(v.vector.length),
-        'text', v.text,
-        'textHash', textHash,
-        'orgId', v.tenant?.orgId ?? '',
-        'workspaceId', v.tenant?.workspaceId ?? '',
-        'metadata', JSON.stringify(v.metadata),
-        'updatedAt', String(now),
+        'id',
+        v.id,
+        'vec',
+        encodeVector(v.vector),
+        'model',
+        v.model,
+        'dims',
+        String(v.vector.length),
+        'text',
+        v.text,
+        'textHash',
+        textHash,
+        'orgId',
+        v.tenant?.orgId ?? '',
+        'workspaceId',
+        v.tenant?.workspaceId ?? '',
+        'metadata',
+        JSON.stringify(v.metadata),
+        'updatedAt',
+        String(now),
       ];
       pipeline.eval(
         UPSERT,
@@ -90,8 +100,15 @@ export class VectorStore {
         this.vectorKey(ns, v.id),
         this.key(ns, 'shard', shard),
         ...this.tenantKeys(ns, v.tenant),
-        v.id, v.model, String(v.vector.length), textHash, String(shard), String(shards),
-        v.tenant?.orgId ?? '', v.tenant?.workspaceId ?? '', String(now),
+        v.id,
+        v.model,
+        String(v.vector.length),
+        textHash,
+        String(shard),
+        String(shards),
+        v.tenant?.orgId ?? '',
+        v.tenant?.workspaceId ?? '',
+        String(now),
         ...fields,
       );
     }
@@ -279,7 +296,12 @@ export class VectorStore {
    * Moves these ids from one shard to another and adds the number moved to the run
    * record's field `counter`, atomically; ids no longer in `from` are skipped.
    */
-  async move(namespace: string, runId: string, counter: string, move: { from: number; to: number; ids: readonly string[] }): Promise<number> {
+  async move(
+    namespace: string,
+    runId: string,
+    counter: string,
+    move: { from: number; to: number; ids: readonly string[] },
+  ): Promise<number> {
     const ns = this.ns(namespace);
     if (move.ids.length === 0) return 0;
     return Number(
@@ -349,9 +371,8 @@ export class VectorStore {
   }
 }
 
-
 function toStored(namespace: string, h: Record<string, Buffer> | null): StoredVector | undefined {
-  if (!h || !h.id || !h.vec) return undefined;
+  if (!h?.id || !h.vec) return undefined;
   const s = (k: string) => h[k]?.toString() ?? '';
   const orgId = s('orgId');
   const workspaceId = s('workspaceId');

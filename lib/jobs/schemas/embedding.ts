@@ -1,6 +1,10 @@
 import { z } from 'zod';
 
-const namespace = z.string().min(1).max(128).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only');
+const namespace = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only');
 
 export const embeddingBatchSchema = z.object({
   namespace,

@@ -9,7 +9,11 @@ export const webhookDispatchSchema = z.object({
 });
 
 export const slackSyncSchema = z.object({
-  channelId: z.string().min(1).max(64).regex(/^[A-Z0-9]+$/i, 'a Slack channel id such as C0123ABCD'),
+  channelId: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Z0-9]+$/i, 'a Slack channel id such as C0123ABCD'),
   /** Post a summary of the new messages back to the channel. */
   postSummary: z.boolean().default(false),
   limit: z.number().int().min(1).max(1_000).default(200),

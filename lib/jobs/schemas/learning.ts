@@ -1,6 +1,10 @@
 import { z } from 'zod';
 
-const modelName = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only');
+const modelName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only');
 
 export const trajectoryProcessSchema = z.object({
   /** Specific trajectories; default: every unprocessed one, up to `limit`. */

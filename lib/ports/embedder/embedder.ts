@@ -26,11 +26,7 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
 }
 
 /** Embeds any number of texts, `embedder.maxBatchSize` (at most 32) per call, in order. */
-export async function embedAll(
-  embedder: Embedder,
-  texts: readonly string[],
-  signal?: AbortSignal,
-): Promise<Float32Array[]> {
+export async function embedAll(embedder: Embedder, texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
   const out: Float32Array[] = [];
   for (const batch of chunk(texts, Math.min(EMBEDDING_BATCH_SIZE, embedder.maxBatchSize))) {
     signal?.throwIfAborted();

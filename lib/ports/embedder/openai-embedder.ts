@@ -22,9 +22,7 @@ export interface OpenAiEmbedderOptions {
 }
 
 const responseSchema = z.object({
-  data: z
-    .array(z.object({ index: z.number().int().min(0), embedding: z.array(z.number()).min(1) }))
-    .min(1),
+  data: z.array(z.object({ index: z.number().int().min(0), embedding: z.array(z.number()).min(1) })).min(1),
 });
 
 /**

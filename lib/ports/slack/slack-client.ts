@@ -12,7 +12,10 @@ export const slackMessageSchema = z
     subtype: z.string().optional(),
     thread_ts: z.string().optional(),
     /** App metadata of a message (asked for with include_all_metadata). */
-    metadata: z.object({ event_type: z.string(), event_payload: z.record(z.string(), z.unknown()).optional() }).loose().optional(),
+    metadata: z
+      .object({ event_type: z.string(), event_payload: z.record(z.string(), z.unknown()).optional() })
+      .loose()
+      .optional(),
   })
   .loose();
 export type SlackMessage = z.infer<typeof slackMessageSchema>;

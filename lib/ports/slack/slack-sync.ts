@@ -47,7 +47,10 @@ export interface SlackSyncResult {
 
 /** The memory id of a message: one per tenant, channel and ts, whatever the attempt. */
 export function slackMemoryId(tenant: Tenant, channelId: string, ts: string): string {
-  return `slack-${createHash('sha256').update(`${tenantKey(tenant)}|${channelId}|${ts}`).digest('hex').slice(0, 32)}`;
+  return `slack-${createHash('sha256')
+    .update(`${tenantKey(tenant)}|${channelId}|${ts}`)
+    .digest('hex')
+    .slice(0, 32)}`;
 }
 
 /**
@@ -138,7 +141,13 @@ export class SlackSync {
         importance: SLACK_MEMORY_IMPORTANCE,
         tenant,
         ...(m.user && USER_ID.test(m.user) ? { userId: m.user } : {}),
-        metadata: { source: 'slack', channelId, ts: m.ts, ...(m.user ? { user: m.user } : {}), ...(m.thread_ts ? { threadTs: m.thread_ts } : {}) },
+        metadata: {
+          source: 'slack',
+          channelId,
+          ts: m.ts,
+          ...(m.user ? { user: m.user } : {}),
+          ...(m.thread_ts ? { threadTs: m.thread_ts } : {}),
+        },
         createdAt: slackTsToMs(m.ts),
       });
       return true;

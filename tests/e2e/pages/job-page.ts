@@ -32,8 +32,6 @@ export class JobPage {
 
   /** Every control on the page that changes the job; a viewer must see none. */
   mutatingControls(): Locator {
-    return this.page.locator(
-      ['job-retry', 'job-promote', 'job-duplicate', 'job-remove'].map((id) => `[data-testid="${id}"]`).join(', '),
-    );
+    return this.page.locator(['job-retry', 'job-promote', 'job-duplicate', 'job-remove'].map((id) => `[data-testid="${id}"]`).join(', '));
   }
 }

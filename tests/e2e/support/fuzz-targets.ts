@@ -25,7 +25,12 @@ export function buildActions(root: string): ActionTarget[] {
   const manifest = JSON.parse(readFileSync(path.join(root, '.next', 'server', 'server-reference-manifest.json'), 'utf8')) as {
     node: Record<string, { filename: string; exportedName: string }>;
   };
-  return Object.entries(manifest.node).map(([id, a]) => ({ id, name: a.exportedName, file: a.filename, page: pagePath(path.dirname(a.filename)) }));
+  return Object.entries(manifest.node).map(([id, a]) => ({
+    id,
+    name: a.exportedName,
+    file: a.filename,
+    page: pagePath(path.dirname(a.filename)),
+  }));
 }
 
 /** Every exported async function of every app/**\/actions.ts, as `file#name`: what the build must list. */

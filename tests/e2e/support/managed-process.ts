@@ -25,7 +25,7 @@ export class ManagedProcess {
 
   private constructor(
     readonly name: string,
-    private readonly child: ChildProcess,
+    readonly child: ChildProcess,
     readonly logFile: string,
   ) {
     if (child.pid === undefined) throw new Error(`${name} did not start`);

@@ -20,7 +20,12 @@ export async function captureServerAction(page: Page, trigger: () => Promise<voi
     const req = route.request();
     const headers = await req.allHeaders();
     if (req.method() === 'POST' && headers['next-action']) {
-      resolve({ url: req.url(), id: headers['next-action'], contentType: headers['content-type'] ?? 'text/plain;charset=UTF-8', body: req.postData() ?? '' });
+      resolve({
+        url: req.url(),
+        id: headers['next-action'],
+        contentType: headers['content-type'] ?? 'text/plain;charset=UTF-8',
+        body: req.postData() ?? '',
+      });
       await route.abort('aborted');
       return;
     }

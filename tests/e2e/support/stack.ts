@@ -110,11 +110,11 @@ export class E2eStack implements WorkerSupervisor {
     const users = await this.createUsers();
 
     await this.startWorker();
-    this.dashboard = ManagedProcess.start(
-      'dashboard',
-      ['--import', 'tsx', path.join(root, 'scripts', 'web-server.ts')],
-      { cwd: root, env: { ...this.childEnv(), PORT: String(webPort), HOST: '127.0.0.1' }, logFile: path.join(this.logDir, 'dashboard.log') },
-    );
+    this.dashboard = ManagedProcess.start('dashboard', ['--import', 'tsx', path.join(root, 'scripts', 'web-server.ts')], {
+      cwd: root,
+      env: { ...this.childEnv(), PORT: String(webPort), HOST: '127.0.0.1' },
+      logFile: path.join(this.logDir, 'dashboard.log'),
+    });
     const baseURL = `http://127.0.0.1:${webPort}`;
     await waitForHttp(`${baseURL}/api/health`, { proc: this.dashboard, timeoutMs: 60_000 });
     this.control = await startControlServer(this);
@@ -158,7 +158,9 @@ export class E2eStack implements WorkerSupervisor {
   private childEnv(): NodeJS.ProcessEnv {
     // Nothing from the caller's Bullpen settings leaks in (a developer's REDIS_URL, say).
     const inherited = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^(REDIS_|BULLPEN_|METRICS_|WEBHOOK_|EMBEDDINGS_|LLM_|SLACK_|WORKER_TYPES|SESSION_SECRET|PORT$)/.test(k)),
+      Object.entries(process.env).filter(
+        ([k]) => !/^(REDIS_|BULLPEN_|METRICS_|WEBHOOK_|EMBEDDINGS_|LLM_|SLACK_|WORKER_TYPES|SESSION_SECRET|PORT$)/.test(k),
+      ),
     );
     return { ...inherited, ...this.env } as NodeJS.ProcessEnv;
   }

@@ -38,7 +38,13 @@ export default async function JobPage({ params, searchParams }: RouteProps<Param
           Job <span className="mono">{id}</span>
         </h1>
       </div>
-      <JobView initial={initial} logsPage={logsPage} canOperate={roleAtLeast(user.role, 'operator')} canAdmin={roleAtLeast(user.role, 'admin')} actions={actions} />
+      <JobView
+        initial={initial}
+        logsPage={logsPage}
+        canOperate={roleAtLeast(user.role, 'operator')}
+        canAdmin={roleAtLeast(user.role, 'admin')}
+        actions={actions}
+      />
     </>
   );
 }
