@@ -41,7 +41,7 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Port of the worker's Prometheus endpoint. */
   METRICS_PORT: port.default(9464),
-  /** Metric name prefix; the ADR's names are `ruvbot_worker_*`. */
+  /** Metric name prefix; the required names are `ruvbot_worker_*`. */
   METRICS_PREFIX: z
     .string()
     .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'a Prometheus metric name prefix')

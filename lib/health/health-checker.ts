@@ -48,7 +48,7 @@ export interface HealthCheckerOptions {
    */
   minWorkers?: number;
   /**
-   * A PING at or above this many ms is degraded (the ADR's 100 ms).
+   * A PING at or above this many ms is degraded (docs/requirements.md#background-workers: 100 ms).
    * @defaultValue 100
    */
   redisDegradedMs?: number;
@@ -90,7 +90,7 @@ export interface HealthCheckerOptions {
 }
 
 /**
- * The health checker of the background-workers ADR: redis latency, workers per queue,
+ * The health checker of the background-workers requirements (docs/requirements.md#background-workers): redis latency, workers per queue,
  * the oldest waiting job and pending dead letters, each healthy / degraded /
  * unhealthy; the worst one is the overall status.
  */

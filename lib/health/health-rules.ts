@@ -1,7 +1,7 @@
 import { HEALTH_STATUSES, type HealthStatus } from './health-status';
 
 /**
- * The threshold rules of the background-workers ADR as pure functions: no I/O and no
+ * The threshold rules of the background-workers requirements (docs/requirements.md#background-workers) as pure functions: no I/O and no
  * clock, so each rule is unit-tested on its boundaries.
  */
 

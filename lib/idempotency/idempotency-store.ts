@@ -59,7 +59,7 @@ const msSchema = z.number().int().positive();
 export const MAX_RESPONSE_BYTES = 256 * 1024;
 
 /**
- * Idempotency records in Redis (third source document): processing, completed or
+ * Idempotency records in Redis (docs/requirements.md#retry-idempotency-and-dead-letters): processing, completed or
  * failed, with the request's hash and the stored response, kept for a TTL. A retried or
  * replayed operation asks `begin()` first and gets the stored outcome instead of running
  * the effect again. Callers build keys as `<domain>:<userId>:<entityId>:<operation>:<version>`

@@ -1,6 +1,6 @@
 /**
  * Backoff policy, pure: inputs in, delay out; `random` is passed in so tests can pin it.
- * Full jitter (the queue ADR): delay = random(0, min(base * 2^attempt, cap)). It spreads
+ * Full jitter (docs/requirements.md#queues-retries-and-backoff): delay = random(0, min(base * 2^attempt, cap)). It spreads
  * retries of many jobs that failed together instead of having them return in waves.
  */
 export interface FullJitterInput {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 /**
  * Idempotency keys follow `<domain>:<userId>:<entityId>:<operation>:<version>` (third
- * source document). Each part is non-empty and holds no colon, so a key can be split
+ * docs/requirements.md#retry-idempotency-and-dead-letters). Each part is non-empty and holds no colon, so a key can be split
  * back into its parts for logs.
  */
 const part = z

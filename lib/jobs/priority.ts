@@ -1,7 +1,7 @@
 /**
- * Named priorities in BullMQ's order: 1 is the most urgent. The source ADR wrote some
+ * Named priorities in BullMQ's order: 1 is the most urgent. The requirements wrote some
  * per-type priorities as "higher = more urgent"; those are translated into these
- * levels in the registry rather than copied (see docs/architecture.md).
+ * levels in the registry rather than copied (docs/decisions/0001-priorities.md).
  */
 export const PRIORITY = { CRITICAL: 1, HIGH: 3, MEDIUM: 5, LOW: 10 } as const;
 export type PriorityName = keyof typeof PRIORITY;

@@ -35,7 +35,7 @@ export interface JobTypeDefinition<S extends z.ZodType = z.ZodType> {
   concurrency: number;
   /** BullMQ limiter: at most `max` jobs per `durationMs` across all workers. */
   rateLimit?: { max: number; durationMs: number };
-  /** A final failure of this type raises an alert (the ADR's critical types). */
+  /** A final failure of this type raises an alert (docs/requirements.md#background-workers: critical types). */
   critical: boolean;
   /**
    * Payload fields that name another resource: an edit-and-replay may not change them
@@ -49,8 +49,9 @@ function define<S extends z.ZodType>(d: JobTypeDefinition<S>): JobTypeDefinition
 }
 
 /**
- * The 18 job types of the background-workers ADR with their defaults. Priorities the
- * ADR wrote as urgency are translated into BullMQ's order (1 = most urgent).
+ * The 18 job types of docs/requirements.md#background-workers with their defaults.
+ * Priorities written there as urgency are translated into BullMQ's order, 1 = most
+ * urgent (docs/decisions/0001-priorities.md).
  */
 export const JOB_TYPES = {
   'memory-consolidation': define({
@@ -287,10 +288,10 @@ export function lockedFieldsOf(name: JobTypeName): string[] {
   return lockedFieldsFor(def.resourceFields);
 }
 
-/** Retention of finished jobs (the queue ADR): the last 100 completed, 1,000 failed. */
+/** Retention of finished jobs (docs/requirements.md#queues-retries-and-backoff): the last 100 completed, 1,000 failed. */
 export const RETENTION = { completed: 100, failed: 1_000 } as const;
 
-/** Upper bound of any exponential backoff delay (the ADR: one hour). */
+/** Upper bound of any exponential backoff delay (docs/requirements.md#background-workers: one hour). */
 export const BACKOFF_CAP_MS = HOUR;
 
 export const priorityNumber = (name: PriorityName) => PRIORITY[name];

@@ -3,7 +3,7 @@ import pino, { type Logger } from 'pino';
 export type { Logger };
 
 /**
- * The structured fields the third source document lists. Loggers are children of one
+ * The structured fields the retry requirements (docs/requirements.md#retry-idempotency-and-dead-letters) lists. Loggers are children of one
  * root so every line carries `service` and whatever context its caller bound.
  */
 export interface LogFields {

@@ -1,4 +1,4 @@
-/** The ADR's duration buckets, in seconds. */
+/** The required duration buckets, in seconds. */
 export const DURATION_BUCKETS = [0.1, 0.5, 1, 5, 10, 30, 60, 300] as const;
 
 /**

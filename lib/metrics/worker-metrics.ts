@@ -7,7 +7,7 @@ export const DEPTH_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'com
 export type DepthSource = () => Promise<Array<{ type: string; counts: Record<string, number> }>>;
 
 /**
- * The four metrics of the background-workers ADR, with its names, labels and buckets,
+ * The four metrics of the background-workers requirements (docs/requirements.md#background-workers), with its names, labels and buckets,
  * plus the DLQ gauges the alerts need. The prefix is configurable (default `ruvbot_`).
  */
 export class WorkerMetrics {
@@ -101,7 +101,7 @@ export class WorkerMetrics {
 
 /**
  * `<prefix>worker_job_duration_seconds{type}` read straight from JobStats, in the
- * shape prom-client's registry renders (the ADR's buckets, cumulative, with +Inf).
+ * shape prom-client's registry renders (docs/requirements.md#background-workers: buckets, cumulative, with +Inf).
  */
 export class DurationHistogram {
   readonly type = 'histogram';

@@ -3,7 +3,7 @@ import type { Classification, ErrorClass } from '../errors/classify';
 import { exponentialCeiling, fullJitterDelay } from '../jobs/backoff';
 
 /**
- * How `withRetry` retries one operation (the third source document). Pure: no I/O, the
+ * How `withRetry` retries one operation (docs/requirements.md#retry-idempotency-and-dead-letters). Pure: no I/O, the
  * random source is passed in so tests can pin it.
  */
 export const retryPolicySchema = z
@@ -57,7 +57,7 @@ export function resolvePolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy
 
 /** Classes another attempt can fix. */
 const RETRYABLE_CLASSES: ReadonlySet<ErrorClass> = new Set(['network', 'timeout', 'rate_limit', 'server']);
-/** The statuses the third source document retries; 501, 505 and the like are not in it. */
+/** The statuses the retry requirements (docs/requirements.md#retry-idempotency-and-dead-letters) retries; 501, 505 and the like are not in it. */
 export const RETRYABLE_HTTP_STATUS: ReadonlySet<number> = new Set([408, 425, 429, 500, 502, 503, 504]);
 
 /**

@@ -1,8 +1,8 @@
 import type { ScheduleDefinition } from './schedule-definition';
 
 /**
- * The five schedules of the background-workers ADR. Patterns have six fields, seconds
- * first; every one is read in UTC (the ADR names UTC for two and no zone for the
+ * The five schedules of the background-workers requirements (docs/requirements.md#background-workers). Patterns have six fields, seconds
+ * first; every one is read in UTC (the requirements name UTC for two and no zone for the
  * others, and a server-local zone would make the same text fire at different times on
  * different hosts). `data: {}` means the job type's schema defaults, so a default
  * changed in the schema reaches the schedule without a second edit here.

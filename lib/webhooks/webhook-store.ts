@@ -19,7 +19,7 @@ import {
 } from './webhook-schema';
 import { CREATE, RECORD_DELIVERY, UPDATE } from './webhook-scripts';
 
-/** The auto-disable window of the source ADR. */
+/** The auto-disable window (docs/requirements.md#background-workers: `maxFailures` in 24 h). */
 export const FAILURE_WINDOW_MS = 24 * 3_600_000;
 
 export interface WebhookStoreOptions {

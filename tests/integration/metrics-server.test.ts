@@ -92,7 +92,7 @@ describe('the worker’s metrics server', () => {
     await pool.start();
   }
 
-  it('serves the four ADR metrics with their names, labels and buckets, and real queue depth', async () => {
+  it('serves the four required metrics with their names, labels and buckets, and real queue depth', async () => {
     const { metrics, url } = await serve();
 
     // Depth straight from Redis: 3 ready (prioritized by the type's default) and 2

@@ -42,7 +42,7 @@ describe('clustering by cosine similarity', () => {
     expect(() => clusterBySimilarity(items, 1)).toThrow(/threshold/);
   });
 
-  it('puts near-duplicate memories together with the lexical embedder at the ADR’s 0.8', async () => {
+  it('puts near-duplicate memories together with the lexical embedder at the required 0.8', async () => {
     const embedder = new LexicalHashEmbedder();
     const texts = {
       d1: 'The user prefers dark mode in the editor',

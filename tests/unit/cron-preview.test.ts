@@ -100,7 +100,7 @@ describe('previewCron', () => {
 });
 
 describe('default schedules', () => {
-  it('are the five of the ADR, each a valid pattern, zone and payload for its job type', () => {
+  it('are the five of the requirements, each a valid pattern, zone and payload for its job type', () => {
     expect(DEFAULT_SCHEDULES.map((s) => [s.name, s.jobType, s.pattern, s.tz])).toEqual([
       ['session-cleanup', 'session-cleanup', '0 */15 * * * *', 'UTC'],
       ['memory-importance-decay', 'memory-importance-decay', '0 0 */6 * * *', 'UTC'],

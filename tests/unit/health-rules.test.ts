@@ -24,7 +24,7 @@ describe('worst-of aggregation', () => {
   });
 });
 
-describe('redis latency rule (the ADR: healthy under 100 ms)', () => {
+describe('redis latency rule (docs/requirements.md#background-workers: healthy under 100 ms)', () => {
   it('is healthy below the bound and degraded at or above it', () => {
     expect(redisLatencyStatus(0.4, 100)).toBe('healthy');
     expect(redisLatencyStatus(99.9, 100)).toBe('healthy');
@@ -75,7 +75,7 @@ describe('oldest waiting job rule (5 min degraded, 30 min unhealthy by default)'
 });
 
 describe('dead letters rule (0 healthy, < threshold degraded, else unhealthy)', () => {
-  it('follows the ADR', () => {
+  it('follows the requirements', () => {
     expect(deadLetterStatus(0, 100)).toBe('healthy');
     expect(deadLetterStatus(1, 100)).toBe('degraded');
     expect(deadLetterStatus(99, 100)).toBe('degraded');

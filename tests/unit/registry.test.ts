@@ -4,12 +4,12 @@ import { defaultJobOptions } from '@/lib/jobs/queues';
 import { PRIORITY } from '@/lib/jobs/priority';
 
 describe('job registry', () => {
-  it('holds the 18 job types of the ADR in its seven groups', () => {
+  it('holds the 18 job types of the requirements in its seven groups', () => {
     expect(JOB_TYPE_NAMES).toHaveLength(18);
     expect(new Set(Object.values(JOB_TYPES).map((d) => d.group))).toEqual(new Set(JOB_GROUPS));
   });
 
-  it('carries the ADR’s defaults', () => {
+  it('carries the required defaults', () => {
     expect(JOB_TYPES['memory-consolidation']).toMatchObject({
       attempts: 3,
       backoff: { type: 'exponential', delayMs: 5_000 },
@@ -33,7 +33,7 @@ describe('job registry', () => {
     });
   });
 
-  it('marks the ADR’s critical types', () => {
+  it('marks the required critical types', () => {
     const critical = JOB_TYPE_NAMES.filter((t) => JOB_TYPES[t].critical).sort();
     expect(critical).toEqual(['audit-export', 'data-deletion', 'webhook-dispatch']);
   });

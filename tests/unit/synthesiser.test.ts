@@ -66,7 +66,7 @@ describe('the OpenAI-compatible chat adapter', () => {
 
   const client = new HttpClient({ sleep: async () => undefined });
 
-  it('sends the ADR prompt with max_tokens 200 and temperature 0.3 and returns the message', async () => {
+  it('sends the required prompt with max_tokens 200 and temperature 0.3 and returns the message', async () => {
     const { url, requests } = await fake(() => ({
       status: 200,
       body: { choices: [{ message: { role: 'assistant', content: '  The user prefers dark mode.  ' } }] },

@@ -212,7 +212,7 @@ describe('withRetry: signals', () => {
 });
 
 describe('withRetry: logs', () => {
-  it('logs every attempt with the third document’s fields', async () => {
+  it('logs every attempt with the fields of docs/requirements.md', async () => {
     const lines: Array<Record<string, unknown>> = [];
     const logger = pino({ level: 'debug' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
     const { sleep } = recordingSleep();

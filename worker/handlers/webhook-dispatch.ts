@@ -16,7 +16,7 @@ import type { HandlerDeps } from './deps';
 
 type Payload = PayloadOf<'webhook-dispatch'>;
 
-/** The source ADR's per-request limit; the job's own limit (30 s) leaves room to record. */
+/** The requirements' (docs/requirements.md#background-workers) per-request limit; the job's own limit (30 s) leaves room to record. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** Receivers answer with a short acknowledgement; more than this is not worth reading. */
 const MAX_RESPONSE_BYTES = 64 * 1024;

@@ -13,7 +13,7 @@ export const embeddingBatchSchema = z.object({
     .min(1)
     .max(10_000)
     .refine((items) => new Set(items.map((i) => i.id)).size === items.length, 'item ids must be unique'),
-  /** Texts per batch: the unit of progress and of failure (the ADR: 32). */
+  /** Texts per batch: the unit of progress and of failure (docs/requirements.md#background-workers: 32). */
   batchSize: z.number().int().min(1).max(256).default(32),
 });
 

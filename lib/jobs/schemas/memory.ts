@@ -4,7 +4,7 @@ import { tenantIdPart } from '../tenant';
 export const memoryConsolidationSchema = z.object({
   workspaceId: tenantIdPart.optional(),
   userId: tenantIdPart.optional(),
-  /** Cosine similarity above which two memories belong to one cluster (the ADR: 0.8). */
+  /** Cosine similarity above which two memories belong to one cluster (docs/requirements.md#background-workers: 0.8). */
   similarityThreshold: z.number().gt(0).lt(1).default(0.8),
   /** `merge` halves the importance of the source memories; `keep` leaves them. */
   strategy: z.enum(['merge', 'keep']).default('merge'),

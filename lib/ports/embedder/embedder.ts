@@ -14,7 +14,7 @@ export interface Embedder {
   embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
 }
 
-/** Texts per embedder call, as the background-workers ADR fixes it. */
+/** Texts per embedder call, as the background-workers requirements (docs/requirements.md#background-workers) fixes it. */
 export const EMBEDDING_BATCH_SIZE = 32;
 
 /** Splits `items` into consecutive chunks of at most `size`. */

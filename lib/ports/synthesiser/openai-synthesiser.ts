@@ -13,12 +13,12 @@ export interface OpenAiSynthesiserOptions {
   model: string;
   client: HttpClient;
   /**
-   * The ADR's answer length.
+   * The required answer length.
    * @defaultValue 200
    */
   maxTokens?: number;
   /**
-   * The ADR's temperature: low, so the memory restates rather than invents.
+   * The required temperature: low, so the memory restates rather than invents.
    * @defaultValue 0.3
    */
   temperature?: number;

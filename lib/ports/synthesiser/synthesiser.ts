@@ -10,7 +10,7 @@ export interface Synthesiser {
   synthesise(contents: readonly string[], signal?: AbortSignal): Promise<string>;
 }
 
-/** The consolidation instruction of the background-workers ADR, shared by both adapters' docs. */
+/** The consolidation instruction of the background-workers requirements (docs/requirements.md#background-workers), shared by both adapters' docs. */
 export const CONSOLIDATION_PROMPT =
   'Consolidate these memories into one concise semantic memory. Keep every durable fact, ' +
   'drop repetition and incidental detail, and answer with the memory text only.';
