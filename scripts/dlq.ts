@@ -17,6 +17,7 @@ import { ERROR_CLASSES } from '@/lib/errors/classify';
 import { isJobType } from '@/lib/jobs/registry';
 import { tenantIdPart } from '@/lib/jobs/tenant';
 import { waitReady } from '@/lib/redis/connection';
+import { deadLetterIdSchema } from '@/lib/dlq/dead-letter-id';
 
 export const USAGE = `Usage: npm run dlq -- <command> [options]
 
@@ -53,10 +54,7 @@ const argsSchema = z
     type: z.string().refine(isJobType, 'not a job type').optional(),
     tenant: tenantIdPart.optional(),
     errorClass: z.enum(ERROR_CLASSES).optional(),
-    id: z
-      .string()
-      .regex(/^dlq-[0-9a-f]{24}$/, 'a dead-letter id such as dlq-0123456789abcdef01234567')
-      .optional(),
+    id: deadLetterIdSchema.optional(),
     limit: z.coerce.number().int().min(1).max(10_000).optional(),
     cursor: z.string().min(1).optional(),
     payload: z

@@ -6,7 +6,7 @@ import { dashboardServices } from '@/app/_lib/dashboard-services';
 import type { ActionResult } from '@/lib/dashboard/action-result';
 import {
   MAX_REPLAY_ALL,
-  MAX_SELECTED,
+  MAX_SELECTED_DEAD_LETTERS,
   deadLetterIdSchema,
   discardSelected,
   replaySelected,
@@ -50,8 +50,8 @@ const replaySchema = z
   .strict();
 
 const idOnly = z.object({ id: deadLetterIdSchema }).strict();
-const selectedSchema = z.object({ entries: z.array(selectedEntrySchema).min(1).max(MAX_SELECTED) }).strict();
-const idsSchema = z.object({ ids: z.array(deadLetterIdSchema).min(1).max(MAX_SELECTED) }).strict();
+const selectedSchema = z.object({ entries: z.array(selectedEntrySchema).min(1).max(MAX_SELECTED_DEAD_LETTERS) }).strict();
+const idsSchema = z.object({ ids: z.array(deadLetterIdSchema).min(1).max(MAX_SELECTED_DEAD_LETTERS) }).strict();
 const replayAllSchema = z.object({ filter: filterQuery, limit: z.number().int().min(1).max(MAX_REPLAY_ALL) }).strict();
 const purgeSchema = z.object({ filter: filterQuery, confirm: z.literal('purge', 'type purge to confirm') }).strict();
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Bullpen } from '../bullpen';
-import { MAX_BULK, type BulkProgress } from '../dlq/bulk-operations';
+import { MAX_DLQ_BULK, type BulkProgress } from '../dlq/bulk-operations';
+import { deadLetterIdSchema } from '../dlq/dead-letter-id';
 import { AppError, isAppError } from '../errors/app-error';
 import type { BulkOperation, BulkOperations, ReportProgress } from './bulk-operations';
 import { describeFilters, hasFilter, toStoreFilter, type DeadLetterFilters } from './dead-letters-filters';
@@ -13,17 +14,17 @@ import { describeFilters, hasFilter, toStoreFilter, type DeadLetterFilters } fro
  */
 
 /** Most entries one "selected" action takes: one page at the largest page size. */
-export const MAX_SELECTED = 200;
+export const MAX_SELECTED_DEAD_LETTERS = 200;
 /** Entries handled per batch in the background operations. */
 export const DLQ_BULK_BATCH = 100;
 /** What "replay all that match" proposes when the operator does not choose. */
 export const DEFAULT_REPLAY_ALL_LIMIT = 1_000;
 /** The cap of one "replay all": the store's own maximum. */
-export const MAX_REPLAY_ALL = MAX_BULK;
+export const MAX_REPLAY_ALL = MAX_DLQ_BULK;
 /** Entries replayed concurrently within a selected action: enough to hide round trips, few enough to be gentle. */
 const SELECTED_CONCURRENCY = 10;
 
-export const deadLetterIdSchema = z.string().regex(/^dlq-[0-9a-f]{24}$/, 'a dead-letter id such as dlq-0123456789abcdef01234567');
+export { deadLetterIdSchema };
 
 export const selectedEntrySchema = z.object({
   id: deadLetterIdSchema,
@@ -55,8 +56,8 @@ export function discardSelected(bullpen: Bullpen, ids: string[], by: string): Pr
 }
 
 async function forEachSelected(ids: string[], act: (id: string, index: number) => Promise<unknown>): Promise<SelectedOutcome> {
-  if (ids.length === 0 || ids.length > MAX_SELECTED) {
-    throw new AppError('VALIDATION', `Select between 1 and ${MAX_SELECTED} dead letters (got ${ids.length})`);
+  if (ids.length === 0 || ids.length > MAX_SELECTED_DEAD_LETTERS) {
+    throw new AppError('VALIDATION', `Select between 1 and ${MAX_SELECTED_DEAD_LETTERS} dead letters (got ${ids.length})`);
   }
   if (new Set(ids).size !== ids.length) throw new AppError('VALIDATION', 'A dead letter is selected twice');
   const out: SelectedOutcome = { done: [], skipped: [], failed: [] };

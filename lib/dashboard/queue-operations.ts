@@ -8,7 +8,7 @@ import { requireQueueName } from './queue-page';
 import { findJob } from './find-job';
 
 /** Ids a "retry selected" may carry: one page's worth. */
-export const MAX_SELECTED = 100;
+export const MAX_SELECTED_JOBS = 100;
 /** BullMQ's clean removes at most this many per call; bigger cleans loop. */
 export const CLEAN_BATCH = 10_000;
 
@@ -45,8 +45,8 @@ export class QueueOperations {
 
   /** Retries some failed jobs by id; ids no longer failed are skipped, not errors. */
   async retrySelected(name: string, ids: string[], by: string): Promise<BulkCounts> {
-    if (ids.length > MAX_SELECTED)
-      throw new AppError('VALIDATION', `Select at most ${MAX_SELECTED} jobs at once; use "Retry all" for more`);
+    if (ids.length > MAX_SELECTED_JOBS)
+      throw new AppError('VALIDATION', `Select at most ${MAX_SELECTED_JOBS} jobs at once; use "Retry all" for more`);
     const queue = this.queue(name);
     return this.retryIds(queue, name, [...new Set(ids)], by, 25);
   }

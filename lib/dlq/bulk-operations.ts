@@ -23,14 +23,14 @@ export interface EntryStore {
   getMany(ids: string[]): Promise<DeadLetterEntry[]>;
 }
 
-export const MAX_BULK = 10_000;
+export const MAX_DLQ_BULK = 10_000;
 const DAY = 24 * 60 * 60 * 1000;
 
 const bulkOptionsSchema = z.object({
   /** Who acts: written to each entry's history. */
   by: z.string().min(1).max(200),
   /** @defaultValue 10000 (also the maximum) */
-  limit: z.number().int().min(1).max(MAX_BULK).default(MAX_BULK),
+  limit: z.number().int().min(1).max(MAX_DLQ_BULK).default(MAX_DLQ_BULK),
   /** Entries loaded and handled together. @defaultValue 100 */
   batchSize: z.number().int().min(1).max(500).default(100),
 });

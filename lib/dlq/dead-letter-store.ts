@@ -10,6 +10,7 @@ import type { Tenant } from '../jobs/tenant';
 import { silentLogger, type Logger } from '../logging/logger';
 import { waitReady, type RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
+import { isDeadLetterId } from './dead-letter-id';
 import {
   DeadLetterBulk,
   type BulkOptions,
@@ -163,7 +164,7 @@ export class DeadLetterStore implements DeadLetterSink {
   }
 
   async get(id: string): Promise<DeadLetterEntry | undefined> {
-    if (!/^dlq-[0-9a-f]{24}$/.test(id)) return undefined;
+    if (!isDeadLetterId(id)) return undefined;
     await this.ready();
     return fromHash(await this.redis.hgetall(this.keys.entry(id)));
   }

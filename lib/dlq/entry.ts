@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ERROR_CLASSES } from '../errors/classify';
 import { envelopeSchema } from '../jobs/envelope';
 import { tenantSchema } from '../jobs/tenant';
+import { deadLetterIdSchema } from './dead-letter-id';
 
 export const DEAD_LETTER_STATUSES = ['pending', 'replaying', 'replayed', 'discarded'] as const;
 export type DeadLetterStatus = (typeof DEAD_LETTER_STATUSES)[number];
@@ -31,7 +32,7 @@ export type ReplayRecord = z.infer<typeof replayRecordSchema>;
  */
 export const deadLetterEntrySchema = z.object({
   /** `dlq-<sha256 prefix of queue and job id>`: the same failed job always has the same id. */
-  id: z.string().regex(/^dlq-[0-9a-f]{24}$/, 'a dead-letter id such as dlq-0123456789abcdef01234567'),
+  id: deadLetterIdSchema,
   queue: z.string().min(1),
   originalJobId: z.string().min(1),
   jobType: z.string().min(1),

@@ -3,6 +3,7 @@ import { AppError } from '../errors/app-error';
 import { ERROR_CLASSES } from '../errors/classify';
 import { tenantIdPart } from '../jobs/tenant';
 import { DEAD_LETTER_STATUSES, type DeadLetterEntry } from './entry';
+import { DEAD_LETTER_ID } from './dead-letter-id';
 
 /** The largest page `list` returns. */
 export const MAX_PAGE = 200;
@@ -34,7 +35,7 @@ export const deadLetterPageSchema = z
     /** The `nextCursor` of the previous page; wins over `offset`. */
     cursor: z
       .string()
-      .regex(/^\d+:dlq-[0-9a-f]{24}$/, 'a cursor returned by a previous page')
+      .regex(new RegExp(`^\\d+:${DEAD_LETTER_ID.source.slice(1)}`), 'a cursor returned by a previous page')
       .optional(),
     offset: z.number().int().min(0).max(1_000_000).default(0),
   })

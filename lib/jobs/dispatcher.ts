@@ -40,7 +40,7 @@ export interface BulkItem<K extends JobTypeName = JobTypeName> {
 }
 
 /** A bulk dispatch larger than this is refused: split it, BullMQ sends it in one MULTI. */
-export const MAX_BULK = 1_000;
+export const MAX_DISPATCH_BULK = 1_000;
 
 /**
  * Validates and enqueues jobs. Nothing reaches Redis until every part is valid, so a
@@ -62,8 +62,8 @@ export class Dispatcher {
 
   /** Validates every item first; then one addBulk per queue. */
   async dispatchBulk(items: BulkItem[]): Promise<DispatchResult[]> {
-    if (items.length > MAX_BULK) {
-      throw new AppError('VALIDATION', `A bulk dispatch holds at most ${MAX_BULK} jobs, got ${items.length}`);
+    if (items.length > MAX_DISPATCH_BULK) {
+      throw new AppError('VALIDATION', `A bulk dispatch holds at most ${MAX_DISPATCH_BULK} jobs, got ${items.length}`);
     }
     const prepared = items.map((item, i) => {
       try {

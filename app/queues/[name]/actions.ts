@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { runAction, type ActionSpec } from '@/app/_lib/action';
 import { dashboardServices } from '@/app/_lib/dashboard-services';
 import type { BulkCounts, BulkOperation } from '@/lib/dashboard/bulk-operations';
-import { cleanableStateSchema, MAX_SELECTED } from '@/lib/dashboard/queue-operations';
+import { cleanableStateSchema, MAX_SELECTED_JOBS } from '@/lib/dashboard/queue-operations';
 import { jobIdSchema } from '@/lib/dashboard/job-page';
 import { JOB_TYPE_NAMES, type JobTypeName } from '@/lib/jobs/registry';
 
@@ -38,7 +38,7 @@ const resumeSpec: ActionSpec<typeof queueInput, null> = {
 
 const retrySelectedInput = z.object({
   queue: queueName,
-  ids: z.array(jobIdSchema).min(1, 'Select at least one job').max(MAX_SELECTED, `Select at most ${MAX_SELECTED} jobs`),
+  ids: z.array(jobIdSchema).min(1, 'Select at least one job').max(MAX_SELECTED_JOBS, `Select at most ${MAX_SELECTED_JOBS} jobs`),
 });
 const retrySelectedSpec: ActionSpec<typeof retrySelectedInput, BulkCounts> = {
   name: 'queue.retry-selected',
