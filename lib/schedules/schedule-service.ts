@@ -18,7 +18,7 @@ import { scheduleRunHooks } from './run-hooks';
 import { manualRunJobId, refineLastRun, ScheduleRunLog, type LastRun } from './run-log';
 import { editChange, pauseChange, resetChange, resumeChange, type Change, type ChangeContext } from './schedule-changes';
 import { parseActor, scheduleEditSchema, validateDefinitions, type ScheduleDefinition, type ScheduleEdit } from './schedule-definition';
-import { ScheduleLock } from './schedule-lock';
+import { Lease } from '../redis/lease';
 import { ScheduleOverrideStore } from './schedule-store';
 import { toSummary, type ScheduleSummary } from './schedule-summary';
 
@@ -67,7 +67,8 @@ export class ScheduleService {
   private readonly handled: ReadonlySet<string>;
   private readonly store: ScheduleOverrideStore;
   private readonly runs: ScheduleRunLog;
-  private readonly lock: ScheduleLock;
+  /** One instance at a time applies the Job Schedulers (docs/decisions/0004-schedules.md). */
+  private readonly lock: Lease;
   private readonly sync: JobSchedulerSync;
   private readonly clock: () => number;
   private readonly lockWaitMs: number;
@@ -82,7 +83,7 @@ export class ScheduleService {
     this.lockWaitMs = opts.lockWaitMs ?? 5_000;
     this.store = new ScheduleOverrideStore(deps.redis, deps.keys);
     this.runs = new ScheduleRunLog(deps.redis, deps.keys);
-    this.lock = new ScheduleLock(deps.redis, deps.keys.tagged('schedules', 'lock'), { ttlMs: opts.lockTtlMs });
+    this.lock = new Lease(deps.redis, deps.keys.tagged('schedules', 'lock'), { ttlMs: opts.lockTtlMs });
     this.sync = new JobSchedulerSync(deps.queues);
   }
 
@@ -174,7 +175,7 @@ export class ScheduleService {
    */
   async bootstrap(): Promise<BootstrapReport> {
     await this.ready();
-    const outcome = await this.lock.run(0, async () => {
+    const outcome = await this.lock.run(randomUUID(), 0, async () => {
       const now = this.clock();
       const overrides = await this.store.all();
       const keep = new Set<string>();
@@ -211,7 +212,7 @@ export class ScheduleService {
     const def = this.require(name);
     const actor = parseActor(by);
     await this.ready();
-    const outcome = await this.lock.run(this.lockWaitMs, async () => {
+    const outcome = await this.lock.run(randomUUID(), this.lockWaitMs, async () => {
       const now = this.clock();
       const { raw, stored } = await this.store.read(name);
       const change = compute({ def, stored, now, actor });

@@ -10,7 +10,7 @@ import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
 import { DEFAULT_SCHEDULES } from '@/lib/schedules/defaults';
 import type { ScheduleDefinition } from '@/lib/schedules/schedule-definition';
-import { ScheduleLock } from '@/lib/schedules/schedule-lock';
+import { Lease } from '@/lib/redis/lease';
 import { ScheduleService, type ScheduleServiceOptions } from '@/lib/schedules/schedule-service';
 import { makeBullpen } from '../helpers/bullpen';
 import { startTestRedis } from '../helpers/redis';
@@ -298,9 +298,9 @@ describe('schedules on BullMQ Job Schedulers', () => {
 
     // Someone else holds the lock: an edit waits its bounded time, then refuses; nothing changes.
     const lockKey = a.bullpen.keys.tagged('schedules', 'lock');
-    const stranger = new ScheduleLock(a.bullpen.redis, lockKey, { ttlMs: 10_000 });
-    const token = await stranger.acquire(0);
-    expect(token).toBeDefined();
+    const stranger = new Lease(a.bullpen.redis, lockKey, { ttlMs: 10_000 });
+    const token = 'stranger';
+    expect(await stranger.acquire(token)).toBe(true);
     const waiting = boot(a.bullpen.keys.root, { lockWaitMs: 300 });
     const startedAt = Date.now();
     await expectAppError(waiting.schedules.edit('quota-check', { pattern: '0 5 * * * *' }, 'bob'), 'CONFLICT');
@@ -310,10 +310,10 @@ describe('schedules on BullMQ Job Schedulers', () => {
     expect((await waiting.schedules.bootstrap()).applied).toBe(false);
 
     // Only the holder's token frees it; then a waiting edit goes through.
-    expect(await new ScheduleLock(a.bullpen.redis, lockKey).release('not-the-token')).toBe(false);
+    expect(await new Lease(a.bullpen.redis, lockKey).release('not-the-token')).toBe(false);
     expect(await a.bullpen.redis.exists(lockKey)).toBe(1);
     const edit = a.schedules.edit('quota-check', { pattern: '0 5 * * * *' }, 'bob');
-    setTimeout(() => void stranger.release(token!), 200);
+    setTimeout(() => void stranger.release(token), 200);
     expect((await edit).pattern).toBe('0 5 * * * *');
     expect(await a.bullpen.redis.exists(lockKey)).toBe(0);
   });

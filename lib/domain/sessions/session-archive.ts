@@ -8,7 +8,8 @@ import type { RedisClient } from '../../redis/connection';
 import type { Keyspace } from '../../redis/keys';
 import { tenantCovers } from '../deletion/tenant-key';
 import type { TenantScopedStore } from '../tenant-store';
-import { ArchiveLock } from './archive-lock';
+import { Lease } from '../../redis/lease';
+import { AppError } from '../../errors/app-error';
 import { appendDurably, listJsonlFiles, readJsonLines, recoverTail, rewriteWithout, sizeOf } from './jsonl-files';
 import type { Session } from './session';
 import type { SessionStore } from './session-store';
@@ -57,7 +58,8 @@ export interface ArchiveResult {
 export class SessionArchive implements TenantScopedStore {
   readonly name = 'session-archives';
   private readonly inFlightKey: string;
-  private readonly lock: ArchiveLock;
+  /** One archive run (or tenant deletion) at a time, owned by the job id so a retry takes it back. */
+  private readonly lock: Lease;
 
   /** The archive root under a data directory. */
   static rootFor(dataDir: string): string {
@@ -73,11 +75,11 @@ export class SessionArchive implements TenantScopedStore {
     opts: { lockTtlMs?: number } = {},
   ) {
     this.inFlightKey = keys.tagged('sessions', 'sessions', 'archive', 'in-flight');
-    this.lock = new ArchiveLock(redis, keys.tagged('sessions', 'sessions', 'archive', 'lock'), opts.lockTtlMs);
+    this.lock = new Lease(redis, keys.tagged('sessions', 'sessions', 'archive', 'lock'), { ttlMs: opts.lockTtlMs ?? 120_000 });
   }
 
   async archiveIdle(run: ArchiveRun): Promise<ArchiveResult> {
-    await this.lock.acquire(run.owner);
+    await this.take(run.owner);
     try {
       const files = new Set<string>();
       const recovered = await this.recover();
@@ -91,7 +93,7 @@ export class SessionArchive implements TenantScopedStore {
         for (const f of await this.archiveBatch(batch, run.owner, run.now)) files.add(f);
         archived += batch.length;
         total = Math.max(total, archived);
-        await this.lock.renew(run.owner);
+        if (!(await this.lock.renew(run.owner))) throw new AppError('CONFLICT', `The session archive lease of ${run.owner} expired`);
         await run.onProgress?.(archived, total);
       }
       return { archived, recovered, files: [...files].sort() };
@@ -162,7 +164,9 @@ export class SessionArchive implements TenantScopedStore {
    * any interrupted batch first, so the write-ahead offsets stay true.
    */
   async deleteByTenant(tenant: Tenant): Promise<number> {
-    return this.lock.with(`data-deletion:${randomUUID()}`, async () => {
+    const owner = `data-deletion:${randomUUID()}`;
+    await this.take(owner);
+    return this.holding(owner, async () => {
       await this.recover();
       const files = await listJsonlFiles(this.orgDir(tenant.orgId));
       let removed = 0;
@@ -176,6 +180,21 @@ export class SessionArchive implements TenantScopedStore {
       }
       return removed;
     });
+  }
+
+  /** Takes the archive lease or refuses with CONFLICT (the runtime retries it with backoff). */
+  private async take(owner: string): Promise<void> {
+    const holder = await this.lock.tryAcquire(owner);
+    if (holder) throw new AppError('CONFLICT', `The session archive is held by ${holder}; try again when it finishes`, { holder });
+  }
+
+  /** Runs `fn` and frees the lease `owner` took. */
+  private async holding<T>(owner: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } finally {
+      await this.lock.release(owner);
+    }
   }
 
   private orgDir(orgId: string): string {
