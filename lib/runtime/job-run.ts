@@ -52,6 +52,9 @@ export class JobRun<P = unknown> implements JobContext<P> {
     return this.envelope?.replayOf;
   }
 
+  /** The last phase written to the job's log. */
+  private lastPhase: string | undefined;
+
   get requestId(): string {
     return this.envelope?.requestId ?? this.jobId;
   }
@@ -78,11 +81,18 @@ export class JobRun<P = unknown> implements JobContext<P> {
   async progress(percent: number, phase?: string, detail?: Record<string, unknown>): Promise<void> {
     const value: JobProgressValue = { percent: Math.max(0, Math.min(100, Math.round(percent))), phase, detail };
     await this.job.updateProgress(value as unknown as object);
+    // A new phase is a line in the job's own log (the dashboard's Logs panel); the
+    // percentages in between are the progress bar's, not the log's.
+    if (phase && phase !== this.lastPhase) {
+      this.lastPhase = phase;
+      await this.job.log(`${new Date().toISOString()} ${value.percent}% ${phase}`);
+    }
     this.hooks?.onProgress?.({ jobId: this.jobId, type: this.type, progress: value });
   }
 
+  /** A handler's line in the job's own log, timestamped. */
   async log(line: string): Promise<void> {
-    await this.job.log(line);
+    await this.job.log(`${new Date().toISOString()} ${line}`);
   }
 
   /**

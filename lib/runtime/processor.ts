@@ -92,6 +92,13 @@ export function buildProcessor(deps: ProcessorDeps) {
         },
         final ? 'job failed for good' : 'job attempt failed, will retry',
       );
+      // The operator reading the job page sees why each attempt ended; a failed write
+      // here must not change the job's outcome.
+      await run
+        .log(
+          `attempt ${attempt}/${run.maxAttempts} failed (${classification.errorClass}): ${error.message.slice(0, 500)}${final ? '' : '; will retry'}`,
+        )
+        .catch(() => undefined);
       if (final) {
         await recordDeadLetter(deps, job, envelope.data, error, classification, attempt, run.logger);
       }

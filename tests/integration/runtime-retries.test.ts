@@ -61,10 +61,14 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
     const failedAt: number[] = [];
     await run(async (ctx: JobContext) => {
       attempts.push({ attempt: ctx.attempt, at: Date.now() });
+      await ctx.progress(10, 'sending');
       if (ctx.attempt < 3) {
         failedAt.push(Date.now());
         throw new HttpError(503, 'upstream unavailable');
       }
+      await ctx.progress(50, 'sending');
+      await ctx.log('delivered to the receiver');
+      await ctx.progress(100, 'complete');
       return { delivered: true };
     });
     const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', data);
@@ -80,6 +84,20 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
     expect(gap1).toBeLessThan(1_000 + 400);
     expect(gap2).toBeLessThan(2_000 + 400);
     expect(sink.entries).toHaveLength(0);
+    // The job's own log (the dashboard's Logs panel): each phase once per attempt, each
+    // failed attempt with its class and message, and the handler's own line.
+    const { logs } = await bullpen.queues.get('webhook-dispatch').getJobLogs(jobId);
+    const text = logs.map((l) => l.replace(/^\S+ /, ''));
+    expect(text).toEqual([
+      '10% sending',
+      'attempt 1/10 failed (server): upstream unavailable; will retry',
+      '10% sending',
+      'attempt 2/10 failed (server): upstream unavailable; will retry',
+      '10% sending',
+      'delivered to the receiver',
+      '100% complete',
+    ]);
+    expect(logs[0]).toMatch(/^\d{4}-\d{2}-\d{2}T/);
   }, 20_000);
 
   it('fails a permanent error at once and records its dead letter with the validation message', async () => {
