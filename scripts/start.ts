@@ -117,6 +117,8 @@ async function main(): Promise<void> {
   });
 
   const url = `http://${process.env.HOST ?? '127.0.0.1'}:${config.PORT}`;
+  // The URL is printed once it answers, so the first click on it works.
+  await waitUntilAnswering(`${url}/api/health`, children[children.length - 1].child, 60_000);
   log(`dashboard: ${url}`);
   log(`worker metrics: http://127.0.0.1:${config.METRICS_PORT}/metrics`);
   if (admin.created) {
@@ -133,6 +135,19 @@ async function main(): Promise<void> {
     });
   }
   log('press Ctrl-C to stop');
+}
+
+/** Resolves when `url` answers at all, or after `timeoutMs` (then the URL is printed anyway); stops early if `child` exits. */
+async function waitUntilAnswering(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && child.exitCode === null && !shuttingDown) {
+    const answered = await fetch(url, { signal: AbortSignal.timeout(2_000) }).then(
+      () => true,
+      () => false,
+    );
+    if (answered) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 process.on('SIGINT', () => void shutdown(0));

@@ -51,7 +51,16 @@ test('npm start brings up Redis, the worker and the dashboard with no configurat
       .poll(async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`).catch(() => undefined))?.status, { timeout: 60_000 })
       .toBe(200);
     await expect
-      .poll(async () => (await (await fetch(`http://127.0.0.1:${port}/api/health`)).json()).checks?.workers, { timeout: 60_000 })
+      .poll(
+        async () =>
+          (
+            await fetch(`http://127.0.0.1:${port}/api/health`).then(
+              (r) => r.json(),
+              () => undefined,
+            )
+          )?.checks?.workers,
+        { timeout: 60_000 },
+      )
       .toBe('healthy');
 
     const signIn = new SignInPage(page);
