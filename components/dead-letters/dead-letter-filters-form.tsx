@@ -12,7 +12,7 @@ import {
   parseDeadLetterFilters,
   type DeadLetterFilters,
 } from '@/lib/dashboard/dead-letters-filters';
-import { DEAD_LETTER_STATUSES } from '@/lib/dlq/entry';
+import { DEAD_LETTER_STATUSES } from '@/lib/dlq/dead-letter-id';
 import { ERROR_CLASSES } from '@/lib/errors/classify';
 import { JOB_TYPE_NAMES } from '@/lib/jobs/registry';
 

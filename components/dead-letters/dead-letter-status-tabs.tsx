@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { deadLettersHref, type DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
 import type { DeadLetterList } from '@/lib/dashboard/dead-letters-read';
-import { DEAD_LETTER_STATUSES } from '@/lib/dlq/entry';
+import { DEAD_LETTER_STATUSES } from '@/lib/dlq/dead-letter-id';
 
 /**
  * Status tabs that keep the other filters. The numbers are per status across every

@@ -3,10 +3,9 @@ import { z } from 'zod';
 import { ERROR_CLASSES } from '../errors/classify';
 import { envelopeSchema } from '../jobs/envelope';
 import { tenantSchema } from '../jobs/tenant';
-import { deadLetterIdSchema } from './dead-letter-id';
+import { DEAD_LETTER_STATUSES, type DeadLetterStatus, deadLetterIdSchema } from './dead-letter-id';
 
-export const DEAD_LETTER_STATUSES = ['pending', 'replaying', 'replayed', 'discarded'] as const;
-export type DeadLetterStatus = (typeof DEAD_LETTER_STATUSES)[number];
+export { DEAD_LETTER_STATUSES, type DeadLetterStatus };
 
 export const DEAD_LETTER_SOURCES = ['runtime', 'reconciler', 'stalled'] as const;
 
