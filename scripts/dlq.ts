@@ -10,14 +10,14 @@ import { z } from 'zod';
 import { Bullpen } from '@/lib/bullpen';
 import { getConfig } from '@/lib/config';
 import type { BulkProgress } from '@/lib/dlq/bulk-operations';
-import { DEAD_LETTER_STATUSES, type DeadLetterEntry } from '@/lib/dlq/entry';
+import type { DeadLetterEntry } from '@/lib/dlq/entry';
 import type { DeadLetterFilter } from '@/lib/dlq/filter';
 import { isAppError } from '@/lib/errors/app-error';
 import { ERROR_CLASSES } from '@/lib/errors/classify';
 import { isJobType } from '@/lib/jobs/registry';
 import { tenantIdPart } from '@/lib/jobs/tenant';
 import { waitReady } from '@/lib/redis/connection';
-import { deadLetterIdSchema } from '@/lib/dlq/dead-letter-id';
+import { DEAD_LETTER_STATUSES, deadLetterIdSchema } from '@/lib/dlq/dead-letter-id';
 
 export const USAGE = `Usage: npm run dlq -- <command> [options]
 

@@ -7,7 +7,6 @@ import type { ActionResult } from '@/lib/dashboard/action-result';
 import {
   MAX_REPLAY_ALL,
   MAX_SELECTED_DEAD_LETTERS,
-  deadLetterIdSchema,
   discardSelected,
   replaySelected,
   selectedEntrySchema,
@@ -15,6 +14,7 @@ import {
   startReplayAll,
   type SelectedOutcome,
 } from '@/lib/dashboard/dead-letters-bulk';
+import { deadLetterIdSchema } from '@/lib/dlq/dead-letter-id';
 import { describeFilters, parseDeadLetterFilters, withoutPaging } from '@/lib/dashboard/dead-letters-filters';
 import { MAX_PAYLOAD_TEXT, parseJsonText } from '@/lib/dashboard/dead-letters-payload';
 import { AppError, isAppError } from '@/lib/errors/app-error';

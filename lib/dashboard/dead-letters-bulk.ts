@@ -24,8 +24,6 @@ export const MAX_REPLAY_ALL = MAX_DLQ_BULK;
 /** Entries replayed concurrently within a selected action: enough to hide round trips, few enough to be gentle. */
 const SELECTED_CONCURRENCY = 10;
 
-export { deadLetterIdSchema };
-
 export const selectedEntrySchema = z.object({
   id: deadLetterIdSchema,
   /** The replay count the operator saw: a stale one is skipped (someone replayed it meanwhile). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ERROR_CLASSES, type ErrorClass } from '../errors/classify';
-import { DEAD_LETTER_STATUSES, type DeadLetterStatus } from '../dlq/entry';
+import { DEAD_LETTER_STATUSES, type DeadLetterStatus } from '../dlq/dead-letter-id';
 import type { DeadLetterFilter } from '../dlq/filter';
 import { tenantIdPart } from '../jobs/tenant';
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { changedLockedFields } from '../jobs/locked-fields';
-import { isJobType, jobType, lockedFieldsOf } from '../jobs/registry';
+import { isJobType, jobType, lockedFieldsOf, lockedFieldEdits } from '../jobs/registry';
 
 /**
  * Pure checks behind the payload editor: the browser runs them as the operator types,
@@ -168,8 +167,7 @@ export function checkPayloadValue(type: string, value: unknown, original?: unkno
     return { ok: false, stage: 'schema', message: z.prettifyError(parsed.error), issues };
   }
   if (original !== undefined) {
-    const before = schema.safeParse(original);
-    const fields = changedLockedFields(before.success ? before.data : original, parsed.data, lockedFieldsOf(type));
+    const fields = lockedFieldEdits(type, original, parsed.data);
     if (fields.length > 0) {
       return { ok: false, stage: 'locked', message: `Locked, an edit may not change: ${fields.join(', ')}`, fields };
     }

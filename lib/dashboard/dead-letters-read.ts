@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Bullpen } from '../bullpen';
-import { DEAD_LETTER_SOURCES, DEAD_LETTER_STATUSES, type DeadLetterEntry } from '../dlq/entry';
+import { DEAD_LETTER_STATUSES } from '../dlq/dead-letter-id';
+import { DEAD_LETTER_SOURCES, type DeadLetterEntry } from '../dlq/entry';
 import { MAX_PAGE } from '../dlq/filter';
 import { ERROR_CLASSES } from '../errors/classify';
 import { envelopeSchema } from '../jobs/envelope';

@@ -21,8 +21,6 @@ export const jobPageSchema = z.object({
 });
 export type JobPage = z.infer<typeof jobPageSchema>;
 
-export { jobIdSchema } from './find-job';
-
 /**
  * Everything the job page shows, or null when the job is gone (never existed,
  * removed by retention or by an operator). Logs are paged newest first, each line cut

@@ -4,13 +4,12 @@ import type { Alerter } from '../alerts/alerter';
 import { AppError } from '../errors/app-error';
 import { envelopeSchema, type JobEnvelope } from '../jobs/envelope';
 import type { QueueRegistry } from '../jobs/queues';
-import { changedLockedFields } from '../jobs/locked-fields';
-import { isJobType, jobType, lockedFieldsOf } from '../jobs/registry';
+import { isJobType, jobType, lockedFieldEdits } from '../jobs/registry';
 import type { Tenant } from '../jobs/tenant';
 import { silentLogger, type Logger } from '../logging/logger';
 import { waitReady, type RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
-import { isDeadLetterId } from './dead-letter-id';
+import { DEAD_LETTER_STATUSES, type DeadLetterStatus, isDeadLetterId } from './dead-letter-id';
 import {
   DeadLetterBulk,
   type BulkOptions,
@@ -21,14 +20,12 @@ import {
 } from './bulk-operations';
 import { DlqKeys } from './dlq-keys';
 import {
-  DEAD_LETTER_STATUSES,
   MAX_ERROR_MESSAGE,
   MAX_ERROR_STACK,
   deadLetterId,
   deadLetterInputSchema,
   replayJobId,
   type DeadLetterEntry,
-  type DeadLetterStatus,
   type ReplayRecord,
 } from './entry';
 import { fromHash, toHashFields } from './entry-codec';
@@ -250,8 +247,7 @@ export class DeadLetterStore implements DeadLetterSink {
       }
       // The edit may fix data, never retarget the job: same tenant, same resources.
       // Compared after the schema on both sides, so a default filled in is no change.
-      const before = jobType(entry.jobType).schema.safeParse(entry.payload);
-      const locked = changedLockedFields(before.success ? before.data : entry.payload, parsed.data, lockedFieldsOf(entry.jobType));
+      const locked = lockedFieldEdits(entry.jobType, entry.payload, parsed.data);
       if (locked.length > 0) {
         const issues = locked.map((f) => ({
           path: [f],

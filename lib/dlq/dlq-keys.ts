@@ -1,5 +1,5 @@
 import type { Keyspace } from '../redis/keys';
-import type { DeadLetterStatus } from './entry';
+import type { DeadLetterStatus } from './dead-letter-id';
 
 /**
  * Every DLQ key lives under one hash tag, `<root>:{dlq}`, so the Lua scripts that touch

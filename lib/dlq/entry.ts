@@ -5,8 +5,6 @@ import { envelopeSchema } from '../jobs/envelope';
 import { tenantSchema } from '../jobs/tenant';
 import { DEAD_LETTER_STATUSES, type DeadLetterStatus, deadLetterIdSchema } from './dead-letter-id';
 
-export { DEAD_LETTER_STATUSES, type DeadLetterStatus };
-
 export const DEAD_LETTER_SOURCES = ['runtime', 'reconciler', 'stalled'] as const;
 
 /** Longest error message and stack kept: a dead letter is never refused for a long error. */

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { AppError } from '../errors/app-error';
 import { ERROR_CLASSES } from '../errors/classify';
 import { tenantIdPart } from '../jobs/tenant';
-import { DEAD_LETTER_STATUSES, type DeadLetterEntry } from './entry';
+import { DEAD_LETTER_STATUSES } from './dead-letter-id';
+import type { DeadLetterEntry } from './entry';
 import { DEAD_LETTER_ID } from './dead-letter-id';
 
 /** The largest page `list` returns. */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { lockedFieldsFor } from './locked-fields';
+import { changedLockedFields, lockedFieldsFor } from './locked-fields';
 import { PRIORITY, type PriorityName } from './priority';
 import * as memory from './schemas/memory';
 import * as embedding from './schemas/embedding';
@@ -286,6 +286,16 @@ export function jobType<K extends JobTypeName>(name: K): (typeof JOB_TYPES)[K] {
 export function lockedFieldsOf(name: JobTypeName): string[] {
   const def: JobTypeDefinition = JOB_TYPES[name];
   return lockedFieldsFor(def.resourceFields);
+}
+
+/**
+ * The locked fields an edit of `original` into `edited` (already parsed by the type's
+ * schema) would change. The original is read through the schema too, so a default the
+ * schema fills in is no change. The one check behind the replay and the editor.
+ */
+export function lockedFieldEdits(name: JobTypeName, original: unknown, edited: unknown): string[] {
+  const before = JOB_TYPES[name].schema.safeParse(original);
+  return changedLockedFields(before.success ? before.data : original, edited, lockedFieldsOf(name));
 }
 
 /** Retention of finished jobs (docs/requirements.md#queues-retries-and-backoff): the last 100 completed, 1,000 failed. */

@@ -5,7 +5,7 @@ import type { APIRequestContext } from '@playwright/test';
 import type { JOB_TYPE_NAMES } from '@/lib/jobs/registry';
 import { expect, test } from './fixtures';
 import { appRoutes, buildActions, sourceActions, type ActionTarget } from './support/fuzz-targets';
-import { changedKeys, keyspaceSnapshot } from './support/redis-digest';
+import { changedKeys, keyspaceSnapshot } from './support/redis-snapshot';
 
 /*
  * Property-based fuzzing of every server action and every page and route of the running

@@ -5,7 +5,7 @@ import { runAction, type ActionSpec } from '@/app/_lib/action';
 import { dashboardServices } from '@/app/_lib/dashboard-services';
 import type { BulkCounts, BulkOperation } from '@/lib/dashboard/bulk-operations';
 import { cleanableStateSchema, MAX_SELECTED_JOBS } from '@/lib/dashboard/queue-operations';
-import { jobIdSchema } from '@/lib/dashboard/job-page';
+import { jobIdSchema } from '@/lib/dashboard/find-job';
 import { JOB_TYPE_NAMES, type JobTypeName } from '@/lib/jobs/registry';
 
 const queueName = z.enum(JOB_TYPE_NAMES as [JobTypeName, ...JobTypeName[]], { message: 'Unknown queue' });

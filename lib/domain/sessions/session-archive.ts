@@ -79,8 +79,7 @@ export class SessionArchive implements TenantScopedStore {
   }
 
   async archiveIdle(run: ArchiveRun): Promise<ArchiveResult> {
-    await this.take(run.owner);
-    try {
+    return this.holding(run.owner, async () => {
       const files = new Set<string>();
       const recovered = await this.recover();
       let archived = recovered;
@@ -97,9 +96,7 @@ export class SessionArchive implements TenantScopedStore {
         await run.onProgress?.(archived, total);
       }
       return { archived, recovered, files: [...files].sort() };
-    } finally {
-      await this.lock.release(run.owner);
-    }
+    });
   }
 
   /**
@@ -165,7 +162,6 @@ export class SessionArchive implements TenantScopedStore {
    */
   async deleteByTenant(tenant: Tenant): Promise<number> {
     const owner = `data-deletion:${randomUUID()}`;
-    await this.take(owner);
     return this.holding(owner, async () => {
       await this.recover();
       const files = await listJsonlFiles(this.orgDir(tenant.orgId));
@@ -182,14 +178,13 @@ export class SessionArchive implements TenantScopedStore {
     });
   }
 
-  /** Takes the archive lease or refuses with CONFLICT (the runtime retries it with backoff). */
-  private async take(owner: string): Promise<void> {
+  /**
+   * Runs `fn` holding the archive lease as `owner`, then frees it. A lease held by
+   * another owner is a CONFLICT, which the runtime retries with backoff.
+   */
+  private async holding<T>(owner: string, fn: () => Promise<T>): Promise<T> {
     const holder = await this.lock.tryAcquire(owner);
     if (holder) throw new AppError('CONFLICT', `The session archive is held by ${holder}; try again when it finishes`, { holder });
-  }
-
-  /** Runs `fn` and frees the lease `owner` took. */
-  private async holding<T>(owner: string, fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } finally {

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { runAction, type ActionSpec } from '@/app/_lib/action';
 import { dashboardServices } from '@/app/_lib/dashboard-services';
-import { jobIdSchema } from '@/lib/dashboard/job-page';
+import { jobIdSchema } from '@/lib/dashboard/find-job';
 import { JOB_TYPE_NAMES, type JobTypeName } from '@/lib/jobs/registry';
 
 const jobInput = z.object({
