@@ -1,7 +1,8 @@
 /**
  * The import rules `npm test` checks (`npm run deps`): no cycle anywhere, and imports
- * run one way — app/, components/, worker/, scripts/ → lib/ — with only lib/ talking to
- * BullMQ and Redis and nothing in lib/ knowing Next.js. docs/architecture.md draws them.
+ * run one way — app/, components/, worker/, scripts/ → the application (jobs/, or an
+ * example app in examples/) → lib/ — with only lib/ talking to BullMQ and Redis and
+ * nothing in lib/ knowing Next.js or any job type. docs/architecture.md draws them.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -21,6 +22,27 @@ module.exports = {
       to: { path: '^(app|components|worker|scripts|proxy\\.ts)' },
     },
     {
+      name: 'lib-knows-no-application',
+      severity: 'error',
+      comment: 'lib/ is the runtime: it is handed a job table (createBullpen({ jobs })) and imports no application code.',
+      from: { path: '^lib/' },
+      to: { path: '^(jobs|examples)/' },
+    },
+    {
+      name: 'application-not-upward',
+      severity: 'error',
+      comment: 'An application (jobs/, examples/*) is built on lib/ and composed by app/ and worker/; it never imports them.',
+      from: { path: '^(jobs|examples)/' },
+      to: { path: '^(app|components|worker|scripts|proxy\\.ts)' },
+    },
+    {
+      name: 'examples-not-to-source-app',
+      severity: 'error',
+      comment: 'An example app proves the runtime works without the source job types: it imports none of them.',
+      from: { path: '^examples/' },
+      to: { path: '^jobs/' },
+    },
+    {
       name: 'lib-no-next',
       severity: 'error',
       comment: 'lib/ runs in the worker and the CLIs too: no Next.js in it.',
@@ -31,7 +53,7 @@ module.exports = {
       name: 'only-lib-drives-redis',
       severity: 'error',
       comment: 'BullMQ and ioredis are reached through lib/ only; no BullMQ object past lib/.',
-      from: { path: '^(app|components|worker)/|^proxy\\.ts$' },
+      from: { path: '^(app|components|worker|jobs|examples)/|^proxy\\.ts$' },
       to: { path: '^node_modules/(bullmq|ioredis)/' },
     },
     {

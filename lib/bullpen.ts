@@ -5,23 +5,28 @@ import { HealthChecker } from './health/health-checker';
 import { IdempotencyStore } from './idempotency/idempotency-store';
 import { DeadLetterStore } from './dlq/dead-letter-store';
 import { Dispatcher } from './jobs/dispatcher';
-import { HANDLED_TYPES } from './jobs/handled-types';
+import { JobCatalog } from './jobs/job-catalog';
+import type { JobTable } from './jobs/job-definition';
 import { QueueRegistry } from './jobs/queues';
-import { isJobType } from './jobs/registry';
 import { createLogger, type Logger } from './logging/logger';
 import { createRedis, redisTarget, type RedisClient, type RedisTarget } from './redis/connection';
 import { Keyspace } from './redis/keys';
+import type { ScheduleDefinition } from './schedules/schedule-definition';
 import { ScheduleService } from './schedules/schedule-service';
 import { WebhookStore } from './webhooks/webhook-store';
 
-export interface BullpenOptions {
+export interface BullpenOptions<T extends JobTable = JobTable> {
+  /** The application's job types: the runtime and the dashboard know no others (docs/guide.md). */
+  jobs: T;
+  /** The application's cron schedules, each running one of `jobs`. @defaultValue none */
+  schedules?: readonly ScheduleDefinition[];
   config?: Config;
   /** Where Redis is; default: from the config. */
   redis?: RedisTarget;
   /** Key root; default: BULLPEN_PREFIX. Tests pass a unique one. */
   prefix?: string;
   logger?: Logger;
-  /** Types the dispatcher accepts; default: those with a shipped handler. */
+  /** Types the dispatcher accepts; default: those of `jobs` with a handler. */
   handledTypes?: readonly string[];
   /**
    * The role of the services' connection: `producer` (fail fast: the dashboard, CLIs,
@@ -32,11 +37,14 @@ export interface BullpenOptions {
 }
 
 /**
- * The composition root of `lib/`: one connection (fail-fast or resilient), the key layout and the
- * services built on them. The worker, the dashboard, the CLI and the tests each make
- * one and share it; nothing else opens Redis connections for these services.
+ * The runtime's services on one connection (fail-fast or resilient) and one key layout,
+ * built for the job table they are handed. Each process's composition root (the worker,
+ * the dashboard, a CLI, a test) makes one with `createBullpen` and shares it; nothing
+ * else opens Redis connections for these services.
  */
 export class Bullpen {
+  /** The job table, checked and looked up by name. */
+  readonly jobs: JobCatalog;
   readonly config: Config;
   readonly target: RedisTarget;
   readonly keys: Keyspace;
@@ -58,7 +66,9 @@ export class Bullpen {
   /** Cron schedules on BullMQ Job Schedulers, with operators' overrides stored in Redis. */
   readonly schedules: ScheduleService;
 
-  constructor(opts: BullpenOptions = {}) {
+  constructor(opts: BullpenOptions) {
+    this.jobs = new JobCatalog(opts.jobs);
+    const handled = opts.handledTypes ?? [...this.jobs.handled];
     this.config = opts.config ?? getConfig();
     this.target = opts.redis ?? redisTarget(this.config);
     this.keys = new Keyspace(opts.prefix ?? this.config.BULLPEN_PREFIX);
@@ -66,8 +76,8 @@ export class Bullpen {
     this.redis = createRedis(this.target, opts.connectionRole ?? 'producer');
     this.redis.on('error', (err) => this.logger.debug({ err }, 'redis connection error'));
     this.alerter = new Alerter(this.logger);
-    this.queues = new QueueRegistry(this.redis, this.keys);
-    this.dispatcher = new Dispatcher(this.queues, new Set(opts.handledTypes ?? HANDLED_TYPES));
+    this.queues = new QueueRegistry(this.redis, this.keys, this.jobs);
+    this.dispatcher = new Dispatcher(this.queues, new Set(handled));
     this.audit = new AuditLog(this.redis, this.keys);
     this.dlq = new DeadLetterStore({
       redis: this.redis,
@@ -79,11 +89,11 @@ export class Bullpen {
     });
     this.webhooks = new WebhookStore(this.redis, this.keys, { alerter: this.alerter, logger: this.logger });
     this.idempotency = new IdempotencyStore(this.redis, this.keys);
-    this.schedules = new ScheduleService(this, { handledTypes: opts.handledTypes ?? HANDLED_TYPES });
+    this.schedules = new ScheduleService(this, { definitions: opts.schedules ?? [], handledTypes: handled });
     this.health = new HealthChecker({
       redis: this.redis,
       queues: this.queues,
-      types: (opts.handledTypes ?? HANDLED_TYPES).filter(isJobType),
+      types: handled.filter((t) => this.jobs.has(t)),
       minWorkers: this.config.HEALTH_MIN_WORKERS,
       deadLetterThreshold: this.config.DLQ_ALERT_THRESHOLD,
       deadLetters: () => this.dlq.pendingCount(),
@@ -102,4 +112,9 @@ export class Bullpen {
     await this.queues.close();
     this.redis.disconnect();
   }
+}
+
+/** Builds the runtime's services for an application's job table and schedules. */
+export function createBullpen<const T extends JobTable>(opts: BullpenOptions<T>): Bullpen {
+  return new Bullpen(opts);
 }

@@ -7,14 +7,15 @@
  * until stopped, so the throughput charts move.
  */
 import { randomUUID } from 'node:crypto';
-import { Bullpen } from '@/lib/bullpen';
+import { type Bullpen, createBullpen } from '@/lib/bullpen';
+import { sourceApp, type SourceJobs } from '@/jobs';
 import { loadConfigOrExit } from '@/lib/config';
-import type { BulkItem } from '@/lib/jobs/dispatcher';
+import type { BulkItemOf } from '@/lib/jobs/dispatcher';
 import type { Tenant } from '@/lib/jobs/tenant';
-import { MemoryStore } from '@/lib/domain/memories/memory-store';
-import { QuotaStore } from '@/lib/domain/quotas/quota-store';
-import { SessionStore } from '@/lib/domain/sessions/session-store';
-import { TrajectoryStore } from '@/lib/domain/trajectories/trajectory-store';
+import { MemoryStore } from '@/jobs/memory/memories/memory-store';
+import { QuotaStore } from '@/jobs/maintenance/quotas/quota-store';
+import { SessionStore } from '@/jobs/session/sessions/session-store';
+import { TrajectoryStore } from '@/jobs/learning/trajectories/trajectory-store';
 import { waitReady } from '@/lib/redis/connection';
 
 const TENANTS: Tenant[] = [{ orgId: 'acme', workspaceId: 'support' }, { orgId: 'acme', workspaceId: 'sales' }, { orgId: 'globex' }];
@@ -88,8 +89,8 @@ async function webhooks(bullpen: Bullpen): Promise<{ refused: string; unreachabl
   return { refused: refused.id, unreachable: unreachable.id };
 }
 
-function mix(hooks: { refused: string; unreachable: string }): BulkItem[] {
-  const items: BulkItem[] = [];
+function mix(hooks: { refused: string; unreachable: string }): BulkItemOf<SourceJobs>[] {
+  const items: BulkItemOf<SourceJobs>[] = [];
   for (const tenant of TENANTS) {
     const opts = { tenant };
     items.push({ type: 'memory-consolidation', data: { workspaceId: tenant.workspaceId }, opts });
@@ -127,7 +128,10 @@ function mix(hooks: { refused: string; unreachable: string }): BulkItem[] {
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const follow = process.argv.includes('--follow');
-  const bullpen = new Bullpen({ config });
+  const bullpen = createBullpen({
+    ...sourceApp,
+    config,
+  });
   await waitReady(bullpen.redis);
   await seed(bullpen);
   const hooks = await webhooks(bullpen);

@@ -7,14 +7,15 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { z } from 'zod';
-import { Bullpen } from '@/lib/bullpen';
+import { type Bullpen, createBullpen } from '@/lib/bullpen';
+import { sourceApp } from '@/jobs';
 import { getConfig } from '@/lib/config';
 import type { BulkProgress } from '@/lib/dlq/bulk-operations';
 import type { DeadLetterEntry } from '@/lib/dlq/entry';
 import type { DeadLetterFilter } from '@/lib/dlq/filter';
 import { isAppError } from '@/lib/errors/app-error';
 import { ERROR_CLASSES } from '@/lib/errors/classify';
-import { isJobType } from '@/lib/jobs/registry';
+import { SOURCE_JOB_NAMES } from '@/jobs';
 import { tenantIdPart } from '@/lib/jobs/tenant';
 import { waitReady } from '@/lib/redis/connection';
 import { DEAD_LETTER_STATUSES, deadLetterIdSchema } from '@/lib/dlq/dead-letter-id';
@@ -51,7 +52,10 @@ const argsSchema = z
     command: z.enum(COMMANDS, { error: `the command must be one of ${COMMANDS.join(', ')}` }),
     // `failed` is the source plan's name for what Bullpen calls pending.
     status: z.preprocess((v) => (v === 'failed' ? 'pending' : v), z.enum(DEAD_LETTER_STATUSES).optional()),
-    type: z.string().refine(isJobType, 'not a job type').optional(),
+    type: z
+      .string()
+      .refine((t) => (SOURCE_JOB_NAMES as readonly string[]).includes(t), 'not a job type')
+      .optional(),
     tenant: tenantIdPart.optional(),
     errorClass: z.enum(ERROR_CLASSES).optional(),
     id: deadLetterIdSchema.optional(),
@@ -269,7 +273,11 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const config = getConfig();
     // Logs go to stderr: stdout holds only the command's output.
-    bullpen = new Bullpen({ config, logger: pino({ level: config.LOG_LEVEL, base: { service: 'dlq-cli' } }, pino.destination(2)) });
+    bullpen = createBullpen({
+      ...sourceApp,
+      config,
+      logger: pino({ level: config.LOG_LEVEL, base: { service: 'dlq-cli' } }, pino.destination(2)),
+    });
     await waitReady(bullpen.redis, 10_000);
     return await run(args, bullpen, out);
   } catch (err) {

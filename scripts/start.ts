@@ -10,7 +10,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { ensureFirstAdmin } from '@/lib/auth/first-admin';
-import { Bullpen } from '@/lib/bullpen';
+import { createBullpen } from '@/lib/bullpen';
+import { sourceApp } from '@/jobs';
 import { loadConfig, loadConfigOrExit } from '@/lib/config';
 import { waitReady } from '@/lib/redis/connection';
 import { embeddedPasswordFile, embeddedRedisPassword } from '@/lib/redis/embedded-password';
@@ -93,7 +94,10 @@ async function main(): Promise<void> {
     config = loadConfig(env);
   }
 
-  const bullpen = new Bullpen({ config });
+  const bullpen = createBullpen({
+    ...sourceApp,
+    config,
+  });
   await waitReady(bullpen.redis);
   const admin = await ensureFirstAdmin(bullpen);
   await bullpen.close();

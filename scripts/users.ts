@@ -9,7 +9,8 @@ import { userInfo } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { Bullpen } from '@/lib/bullpen';
+import { type Bullpen, createBullpen } from '@/lib/bullpen';
+import { sourceApp } from '@/jobs';
 import { generatePassword } from '@/lib/auth/password';
 import { roleSchema, ROLES, type Role } from '@/lib/auth/roles';
 import { UserStore } from '@/lib/auth/user-store';
@@ -146,7 +147,11 @@ export async function main(argv: string[]): Promise<number> {
   let bullpen: Bullpen | undefined;
   try {
     const config = getConfig();
-    bullpen = new Bullpen({ config, logger: pino({ level: 'warn', base: { service: 'users-cli' } }, pino.destination(2)) });
+    bullpen = createBullpen({
+      ...sourceApp,
+      config,
+      logger: pino({ level: 'warn', base: { service: 'users-cli' } }, pino.destination(2)),
+    });
     await waitReady(bullpen.redis);
     return await runUsersCommand(bullpen, argv);
   } catch (err) {

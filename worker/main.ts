@@ -4,7 +4,7 @@
  */
 import { loadConfigOrExit } from '@/lib/config';
 import { createLogger } from '@/lib/logging/logger';
-import { installShutdown } from './shutdown';
+import { installShutdown } from '@/lib/runtime/shutdown';
 import { startWorkerProcess } from './worker-process';
 
 async function main(): Promise<void> {

@@ -4,7 +4,7 @@ import { forbidden, unstable_rethrow } from 'next/navigation';
 import { headers } from 'next/headers';
 import { z } from 'zod';
 import type { Bullpen } from '@/lib/bullpen';
-import { readyBullpen } from '@/lib/bullpen-singleton';
+import { readyBullpen } from '@/app/_lib/bullpen';
 import type { AuditInput } from '@/lib/audit/audit-log';
 import type { Role } from '@/lib/auth/roles';
 import type { User } from '@/lib/auth/user-store';

@@ -1,5 +1,5 @@
 import 'server-only';
-import { getBullpen } from '@/lib/bullpen-singleton';
+import { getBullpen } from '@/app/_lib/bullpen';
 import { resolveSessionSecret } from '@/lib/auth/session-secret';
 import { SignInService } from '@/lib/auth/sign-in';
 

@@ -1,5 +1,5 @@
 import 'server-only';
-import { getBullpen } from '@/lib/bullpen-singleton';
+import { getBullpen } from '@/app/_lib/bullpen';
 import { BulkOperations } from '@/lib/dashboard/bulk-operations';
 import { JobOperations } from '@/lib/dashboard/job-operations';
 import { QueueOperations } from '@/lib/dashboard/queue-operations';

@@ -4,7 +4,7 @@ import { roleAtLeast, type Role } from '@/lib/auth/roles';
 import type { User } from '@/lib/auth/user-store';
 import { isAppError } from '@/lib/errors/app-error';
 import { errorReference } from '@/lib/errors/error-reference';
-import { getBullpen } from '@/lib/bullpen-singleton';
+import { getBullpen } from '@/app/_lib/bullpen';
 import { currentUser } from './session';
 
 const noStore = { 'Cache-Control': 'no-store' };

@@ -1,5 +1,5 @@
 import 'server-only';
-import { readyBullpen } from '@/lib/bullpen-singleton';
+import { readyBullpen } from '@/app/_lib/bullpen';
 import { readJobPage, type JobPage } from '@/lib/dashboard/job-page';
 import { liveCache, LIVE_TTL_MS } from '@/lib/dashboard/live-cache';
 import { readOverview, type Overview } from '@/lib/dashboard/queue-overview';

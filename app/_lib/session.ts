@@ -4,7 +4,7 @@ import { cookies, headers } from 'next/headers';
 import { cache } from 'react';
 import { sessionDataSchema, sessionOptions, type SessionData } from '@/lib/auth/session-options';
 import type { User } from '@/lib/auth/user-store';
-import { readyBullpen } from '@/lib/bullpen-singleton';
+import { readyBullpen } from '@/app/_lib/bullpen';
 import { liveCache } from '@/lib/dashboard/live-cache';
 import { CLIENT_HEADER, CLIENT_TOKEN_ENV, decodeClientHeader, type ClientAddress } from '@/lib/http/client-header';
 import { sessionSecret, signInService } from './auth-services';

@@ -3,7 +3,7 @@ import Link from 'next/link';
 import { Suspense } from 'react';
 import { requireUser } from '@/app/_lib/require-user';
 import { firstParam, type RouteProps } from '@/app/_lib/route-props';
-import { readyBullpen } from '@/lib/bullpen-singleton';
+import { readyBullpen } from '@/app/_lib/bullpen';
 import { readAuditPage } from '@/lib/dashboard/audit-page';
 import { AuditTable } from '@/components/audit/audit-table';
 import { CardSkeleton } from '@/components/ui/skeleton';

@@ -1,5 +1,5 @@
 import 'server-only';
-import { getBullpen } from '@/lib/bullpen-singleton';
+import { getBullpen } from '@/app/_lib/bullpen';
 import { serializeDeadLetterFilters, type DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
 import { readDeadLetterList, type DeadLetterList } from '@/lib/dashboard/dead-letters-read';
 import { liveCache, LIVE_TTL_MS } from '@/lib/dashboard/live-cache';

@@ -1,3 +1,4 @@
+import { getBullpen } from '@/app/_lib/bullpen';
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
 import { requireUser } from '@/app/_lib/require-user';
@@ -34,7 +35,7 @@ export default async function DeadLettersPage({ searchParams }: RouteProps) {
         </span>
       </div>
       <div className="stack">
-        <DeadLetterFiltersForm key={`filters?${search}`} filters={filters} ignored={ignored} />
+        <DeadLetterFiltersForm key={`filters?${search}`} filters={filters} ignored={ignored} jobTypes={getBullpen().jobs.names} />
         <Suspense key={`list?${search}`} fallback={<CardSkeleton title="Dead letters" rows={10} />}>
           <List filters={filters} search={search} role={user.role} />
         </Suspense>

@@ -1,6 +1,6 @@
 import 'server-only';
 import { HealthBoard } from '@/components/health/health-board';
-import { getBullpen } from '@/lib/bullpen-singleton';
+import { getBullpen } from '@/app/_lib/bullpen';
 import { HEALTH_LIVE_URL } from './live-url';
 
 /** Reads the health report (the checker shares one evaluation between callers) and hands it to the live board. */

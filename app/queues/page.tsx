@@ -3,7 +3,7 @@ import { Suspense } from 'react';
 import { CardSkeleton } from '@/components/ui/skeleton';
 import { QueueTable } from '@/components/overview/queue-table';
 import { OpenJobForm } from '@/components/queue/open-job-form';
-import { JOB_TYPE_NAMES } from '@/lib/jobs/registry';
+import { getBullpen } from '@/app/_lib/bullpen';
 import { loadOverview } from '@/app/_lib/reads';
 import { requireUser } from '@/app/_lib/require-user';
 
@@ -15,7 +15,7 @@ export default async function QueuesPage() {
     <>
       <div className="page-head">
         <h1>Queues</h1>
-        <OpenJobForm queues={JOB_TYPE_NAMES} />
+        <OpenJobForm queues={getBullpen().jobs.names} />
       </div>
       <Suspense fallback={<CardSkeleton rows={10} />}>
         <Queues />

@@ -1,5 +1,5 @@
 import 'server-only';
-import { getBullpen } from '@/lib/bullpen-singleton';
+import { getBullpen } from '@/app/_lib/bullpen';
 import { liveCache, LIVE_TTL_MS } from '@/lib/dashboard/live-cache';
 import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
 

@@ -14,7 +14,6 @@ import {
 } from '@/lib/dashboard/dead-letters-filters';
 import { DEAD_LETTER_STATUSES } from '@/lib/dlq/dead-letter-id';
 import { ERROR_CLASSES } from '@/lib/errors/classify';
-import { JOB_TYPE_NAMES } from '@/lib/jobs/registry';
 
 const SINCE_LABEL: Record<string, string> = {
   '15m': 'last 15 minutes',
@@ -33,13 +32,16 @@ const SINCE_LABEL: Record<string, string> = {
 export function DeadLetterFiltersForm({
   filters,
   ignored,
+  jobTypes,
 }: {
   filters: DeadLetterFilters;
+  /** The job table's types, offered in the type filter. */
+  jobTypes: readonly string[];
   ignored: Array<{ param: string; reason: string }>;
 }) {
   const router = useRouter();
   const id = useId();
-  const types = filters.type && !(JOB_TYPE_NAMES as string[]).includes(filters.type) ? [...JOB_TYPE_NAMES, filters.type] : JOB_TYPE_NAMES;
+  const types = filters.type && !jobTypes.includes(filters.type) ? [...jobTypes, filters.type] : jobTypes;
 
   function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();

@@ -1,10 +1,10 @@
-import type { PayloadCheck } from '@/lib/dashboard/dead-letters-payload';
+import type { LivePayloadCheck } from './use-payload-check';
 
 /**
  * What the live payload check found, under a JSON editor: the JSON error with its
  * line and column, or each schema issue with its field, or that the value is valid.
  */
-export function PayloadCheckNote({ check, type, testId }: { check: PayloadCheck; type: string; testId: string }) {
+export function PayloadCheckNote({ check, type, testId }: { check: LivePayloadCheck; type: string; testId: string }) {
   if (check.ok) {
     return (
       <span className="small" style={{ color: 'var(--ok)' }} data-testid={testId} data-ok="true">
@@ -25,6 +25,13 @@ export function PayloadCheckNote({ check, type, testId }: { check: PayloadCheck;
           ))}
         </ul>
       </div>
+    );
+  }
+  if (check.stage === 'checking') {
+    return (
+      <span className="small muted" data-testid={testId} data-ok="pending" data-stage="checking" aria-live="polite">
+        {check.message}
+      </span>
     );
   }
   return (

@@ -1,14 +1,14 @@
 'use client';
 
 import Link from 'next/link';
-import { useId, useMemo, useState } from 'react';
+import { useId, useState } from 'react';
 import { Button } from '@/components/ui/button';
 import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
-import { checkPayloadText, lockedPayloadFields } from '@/lib/dashboard/dead-letters-payload';
 import { jobPageHref } from '@/lib/dashboard/schedules-view';
 import type { DeadLetterActions } from './dlq-actions';
 import { PayloadCheckNote } from './payload-check-note';
+import { usePayloadCheck } from './use-payload-check';
 
 export interface PayloadEditorProps {
   id: string;
@@ -23,15 +23,14 @@ export interface PayloadEditorProps {
 /**
  * A JSON editor for the payload: parse errors (with line and column) and the job
  * type's schema verdict are shown as the operator types; "Replay with this payload"
- * is enabled only when both pass. Tenant and resource fields are locked (listed under
+ * is enabled only when both pass (the schema check runs on the server, where the job
+ * table is). Tenant and resource fields are locked (listed under
  * the editor). The server runs the same checks again.
  */
 export function PayloadEditor({ id, queue, jobType, replays, original, replay }: PayloadEditorProps) {
   const fieldId = useId();
   const [text, setText] = useState(original);
-  const originalValue = useMemo(() => JSON.parse(original) as unknown, [original]);
-  const check = useMemo(() => checkPayloadText(jobType, text, originalValue), [jobType, text, originalValue]);
-  const locked = useMemo(() => lockedPayloadFields(jobType), [jobType]);
+  const { check, lockedFields: locked } = usePayloadCheck(jobType, text, original);
   const action = useAction(replay);
   const edited = text !== original;
   const serverErrors = action.result && !action.result.ok ? action.result.fieldErrors?.payload : undefined;

@@ -5,12 +5,12 @@ import { Button } from '@/components/ui/button';
 import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
 import type { ActionResult } from '@/lib/dashboard/action-result';
-import { checkPayloadText } from '@/lib/dashboard/dead-letters-payload';
 import type { ScheduleFormInput } from '@/lib/dashboard/schedules-form';
 import { sameJson } from '@/lib/dashboard/schedules-view';
 import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
 import { NextRuns } from './next-runs';
 import { PayloadCheckNote } from '@/components/dead-letters/payload-check-note';
+import { usePayloadCheck } from '@/components/dead-letters/use-payload-check';
 import { useCronPreview } from './use-cron-preview';
 
 export interface ScheduleEditFormProps {
@@ -25,7 +25,7 @@ export interface ScheduleEditFormProps {
 /**
  * Edits pattern, zone and data with a live check: the server previews the pattern as
  * the operator types (next five fire times, in words) and the data is checked against
- * the job type's schema in the browser. Save stays disabled until both pass and
+ * the job type's schema on the server as well. Save stays disabled until both pass and
  * something changed; the server checks everything again.
  */
 export function ScheduleEditForm({ schedule: s, previewUrl, now, save, onDone }: ScheduleEditFormProps) {
@@ -35,7 +35,7 @@ export function ScheduleEditForm({ schedule: s, previewUrl, now, save, onDone }:
   const [data, setData] = useState(() => JSON.stringify(s.data, null, 2));
   const action = useAction(save);
   const preview = useCronPreview(previewUrl, pattern, tz);
-  const dataCheck = useMemo(() => checkPayloadText(s.jobType, data), [s.jobType, data]);
+  const { check: dataCheck } = usePayloadCheck(s.jobType, data);
   const zones = useMemo(() => (typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : ['UTC']), []);
 
   const shown = preview.status === 'done' ? preview.preview : preview.status === 'loading' ? preview.last : undefined;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isJobType, jobType, lockedFieldsOf, lockedFieldEdits } from '../jobs/registry';
+import type { JobCatalog } from '../jobs/job-catalog';
 
 /**
  * Pure checks behind the payload editor: the browser runs them as the operator types,
@@ -156,18 +156,18 @@ export type PayloadCheck =
  * `original` (an edit-and-replay), also refuses a change to a locked field, as
  * DeadLetterStore.replay does on the server.
  */
-export function checkPayloadValue(type: string, value: unknown, original?: unknown): PayloadCheck {
-  if (!isJobType(type)) {
+export function checkPayloadValue(jobs: JobCatalog, type: string, value: unknown, original?: unknown): PayloadCheck {
+  if (!jobs.has(type)) {
     return { ok: false, stage: 'type', message: `"${type}" is not a job type this build knows; it cannot be replayed` };
   }
-  const schema = jobType(type).schema;
+  const schema = jobs.get(type).schema;
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
     return { ok: false, stage: 'schema', message: z.prettifyError(parsed.error), issues };
   }
   if (original !== undefined) {
-    const fields = lockedFieldEdits(type, original, parsed.data);
+    const fields = jobs.lockedFieldEdits(type, original, parsed.data);
     if (fields.length > 0) {
       return { ok: false, stage: 'locked', message: `Locked, an edit may not change: ${fields.join(', ')}`, fields };
     }
@@ -176,18 +176,36 @@ export function checkPayloadValue(type: string, value: unknown, original?: unkno
 }
 
 /** JSON text → parsed and checked against the type's schema (and `original`'s locked fields): what the editor shows live. */
-export function checkPayloadText(type: string, text: string, original?: unknown): PayloadCheck {
+export function checkPayloadText(jobs: JobCatalog, type: string, text: string, original?: unknown): PayloadCheck {
   const json = parseJsonText(text);
   if (!json.ok) return { stage: 'json', ...json };
-  return checkPayloadValue(type, json.value, original);
+  return checkPayloadValue(jobs, type, json.value, original);
 }
 
 /** The payload fields of `type` an edit may not change; empty for a type this build does not know. */
-export function lockedPayloadFields(type: string): string[] {
-  return isJobType(type) ? lockedFieldsOf(type) : [];
+export function lockedPayloadFields(jobs: JobCatalog, type: string): string[] {
+  return jobs.has(type) ? jobs.lockedFieldsOf(type) : [];
 }
 
 /** A payload as the editor first shows it: pretty JSON, two-space indent. */
 export function payloadToText(value: unknown): string {
   return JSON.stringify(value ?? null, null, 2) ?? 'null';
+}
+
+/** A live payload check as the editors send it: the type, the text typed, and for an edit-and-replay the original. */
+export const payloadCheckRequestSchema = z
+  .object({
+    type: z.string().min(1).max(64),
+    text: z.string().max(MAX_PAYLOAD_TEXT),
+    /** The original payload as JSON text: its locked fields may not change. */
+    original: z.string().max(MAX_PAYLOAD_TEXT).optional(),
+  })
+  .strict();
+export type PayloadCheckRequest = z.infer<typeof payloadCheckRequestSchema>;
+
+/** The answer to a live check request: the text checked against the type's schema (and the original's locked fields). */
+export function answerPayloadCheck(jobs: JobCatalog, req: PayloadCheckRequest): PayloadCheck & { lockedFields: string[] } {
+  const original = req.original === undefined ? undefined : parseJsonText(req.original);
+  const check = checkPayloadText(jobs, req.type, req.text, original?.ok ? original.value : undefined);
+  return { ...check, lockedFields: lockedPayloadFields(jobs, req.type) };
 }

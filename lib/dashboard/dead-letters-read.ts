@@ -5,8 +5,6 @@ import { DEAD_LETTER_SOURCES, type DeadLetterEntry } from '../dlq/entry';
 import { MAX_PAGE } from '../dlq/filter';
 import { ERROR_CLASSES } from '../errors/classify';
 import { envelopeSchema } from '../jobs/envelope';
-import { HANDLED_TYPES } from '../jobs/handled-types';
-import { isJobType } from '../jobs/registry';
 import { tenantSchema } from '../jobs/tenant';
 import { MAX_PAYLOAD_TEXT, payloadToText } from './dead-letters-payload';
 import { toStoreFilter, withoutPaging, type DeadLetterFilters } from './dead-letters-filters';
@@ -152,7 +150,7 @@ export async function readDeadLetterList(bullpen: Bullpen, f: DeadLetterFilters,
 export async function readDeadLetterDetail(bullpen: Bullpen, id: string): Promise<DeadLetterDetail | null> {
   const entry = await bullpen.dlq.get(id);
   if (!entry) return null;
-  const known = isJobType(entry.queue);
+  const known = bullpen.jobs.has(entry.queue);
   const recent = entry.replays.slice(-REPLAY_STATES_LOOKED_UP);
   const [originalJobState, ...replayStates] = await Promise.all([
     jobState(bullpen, entry.queue, entry.originalJobId),
@@ -179,14 +177,14 @@ export async function readDeadLetterDetail(bullpen: Bullpen, id: string): Promis
     replayHistory: [...entry.replays].reverse().map((r) => ({ ...r, jobState: looked.get(r) })),
     discardedBy: entry.discardedBy,
     updatedAt: entry.updatedAt,
-    knownType: isJobType(entry.jobType),
-    handledType: known && (HANDLED_TYPES as readonly string[]).includes(entry.jobType),
+    knownType: bullpen.jobs.has(entry.jobType),
+    handledType: known && bullpen.jobs.handled.has(entry.jobType),
   };
 }
 
 /** A job's state in words, `gone` when BullMQ no longer has it (or the queue is not one of ours). */
 async function jobState(bullpen: Bullpen, queue: string, jobId: string): Promise<JobStateWord> {
-  if (!isJobType(queue)) return 'gone';
+  if (!bullpen.jobs.has(queue)) return 'gone';
   const state = await bullpen.queues.get(queue).getJobState(jobId);
   const parsed = jobStateWordSchema.safeParse(state);
   return parsed.success ? parsed.data : 'gone';

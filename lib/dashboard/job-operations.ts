@@ -3,7 +3,6 @@ import type { Bullpen } from '../bullpen';
 import { AppError, isAppError } from '../errors/app-error';
 import { envelopeSchema } from '../jobs/envelope';
 import { priorityName } from '../jobs/priority';
-import type { JobTypeName } from '../jobs/registry';
 import { requireQueueName } from './queue-page';
 import { findJob } from './find-job';
 
@@ -73,8 +72,8 @@ export class JobOperations {
     return { jobId: job.id!, state };
   }
 
-  private async load(queueName: string, id: string): Promise<{ type: JobTypeName; job: Job }> {
-    const type = requireQueueName(queueName);
+  private async load(queueName: string, id: string): Promise<{ type: string; job: Job }> {
+    const type = requireQueueName(this.bullpen, queueName);
     const job = await findJob(this.bullpen.queues.get(type), id);
     if (!job?.id) throw new AppError('NOT_FOUND', `No job ${id} in ${type}`, { queue: type, jobId: id });
     return { type, job };

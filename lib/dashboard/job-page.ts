@@ -27,7 +27,7 @@ export type JobPage = z.infer<typeof jobPageSchema>;
  * to 4 KiB; data, options and return value are truncated at 64 KiB.
  */
 export async function readJobPage(bullpen: Bullpen, queueName: string, id: string, logsPage = 1): Promise<JobPage | null> {
-  const type = requireQueueName(queueName);
+  const type = requireQueueName(bullpen, queueName);
   const queue = bullpen.queues.get(type);
   const job = await findJob(queue, id);
   if (!job?.id) return null;

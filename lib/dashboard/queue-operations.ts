@@ -32,7 +32,7 @@ export class QueueOperations {
   constructor(private readonly bullpen: Bullpen) {}
 
   private queue(name: string): Queue {
-    return this.bullpen.queues.get(requireQueueName(name));
+    return this.bullpen.queues.get(requireQueueName(this.bullpen, name));
   }
 
   async pause(name: string): Promise<void> {

@@ -2,7 +2,6 @@ import type { Queue } from 'bullmq';
 import { z } from 'zod';
 import type { Bullpen } from '../bullpen';
 import { healthStatusSchema } from '../health/health-status';
-import { JOB_TYPE_NAMES, jobType, type JobTypeName } from '../jobs/registry';
 import { seriesPointSchema, summarise, sumSeries, toSeries } from './chart-series';
 import { JOB_STATES } from './job-summary';
 import { countWorkers } from './workers-count';
@@ -62,7 +61,7 @@ export async function readStateCounts(queue: Queue): Promise<StateCounts> {
 }
 
 /** One queue's tile: counts, paused flag, workers and the last hour of throughput. */
-export async function readQueueOverview(bullpen: Bullpen, type: JobTypeName, nowMs: number): Promise<QueueOverview> {
+export async function readQueueOverview(bullpen: Bullpen, type: string, nowMs: number): Promise<QueueOverview> {
   const queue = bullpen.queues.get(type);
   const [counts, paused, workers, completed, failed] = await Promise.all([
     readStateCounts(queue),
@@ -72,7 +71,7 @@ export async function readQueueOverview(bullpen: Bullpen, type: JobTypeName, now
     queue.getMetrics('failed', 0, 59),
   ]);
   const series = toSeries({ completed, failed }, nowMs);
-  const def = jobType(type);
+  const def = bullpen.jobs.get(type);
   return {
     name: type,
     group: def.group,
@@ -93,7 +92,7 @@ export async function readQueueOverview(bullpen: Bullpen, type: JobTypeName, now
  */
 export async function readOverview(bullpen: Bullpen, nowMs: number): Promise<Overview> {
   const [queues, deadLetters, health] = await Promise.all([
-    Promise.all(JOB_TYPE_NAMES.map((t) => readQueueOverview(bullpen, t, nowMs))),
+    Promise.all(bullpen.jobs.names.map((t) => readQueueOverview(bullpen, t, nowMs))),
     bullpen.dlq.pendingCount().catch(() => null),
     bullpen.health
       .publicSummary()

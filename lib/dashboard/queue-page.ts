@@ -2,7 +2,6 @@ import type { Job, Queue } from 'bullmq';
 import { z } from 'zod';
 import type { Bullpen } from '../bullpen';
 import { AppError } from '../errors/app-error';
-import { isJobType, jobType, type JobTypeName } from '../jobs/registry';
 import { formatJob, jobStateSchema, jobSummarySchema } from './job-summary';
 import { scanJobIds, SCAN_LIMIT } from './job-scan';
 import { pageCountOf } from './pagination';
@@ -31,8 +30,8 @@ export const queuePageSchema = z.object({
 export type QueuePage = z.infer<typeof queuePageSchema>;
 
 /** The queue for a URL segment, or NOT_FOUND (the page answers 404). */
-export function requireQueueName(name: string): JobTypeName {
-  if (!isJobType(name)) throw new AppError('NOT_FOUND', `No queue named "${name}"`, { queue: name });
+export function requireQueueName(bullpen: Bullpen, name: string): string {
+  if (!bullpen.jobs.has(name)) throw new AppError('NOT_FOUND', `No queue named "${name}"`, { queue: name });
   return name;
 }
 
@@ -44,9 +43,9 @@ export function requireQueueName(name: string): JobTypeName {
  * reports how far it searched.
  */
 export async function readQueuePage(bullpen: Bullpen, name: string, f: QueueFilters, scanLimit = SCAN_LIMIT): Promise<QueuePage> {
-  const type = requireQueueName(name);
+  const type = requireQueueName(bullpen, name);
   const queue = bullpen.queues.get(type);
-  const def = jobType(type);
+  const def = bullpen.jobs.get(type);
   const [counts, paused] = await Promise.all([readStateCounts(queue), queue.isPaused()]);
   const header = { name: type, group: def.group, description: def.description, paused, counts };
   const start = (f.page - 1) * f.pageSize;

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { tenantCovers } from '../domain/deletion/tenant-key';
+import { tenantCovers } from '../jobs/tenant-key';
 import { AppError, isAppError } from '../errors/app-error';
 import type { QueueRegistry } from '../jobs/queues';
-import { isJobType } from '../jobs/registry';
 import { tenantSchema, type Tenant } from '../jobs/tenant';
 import type { Logger } from '../logging/logger';
 import type { RedisClient } from '../redis/connection';
@@ -251,7 +250,7 @@ export class DeadLetterBulk {
   }
 
   private async removeFailedJob(entry: DeadLetterEntry): Promise<void> {
-    if (!isJobType(entry.queue)) return;
+    if (!this.deps.queues.jobs.has(entry.queue)) return;
     const queue = this.deps.queues.get(entry.queue);
     try {
       if ((await queue.getJobState(entry.originalJobId)) === 'failed') await queue.remove(entry.originalJobId);

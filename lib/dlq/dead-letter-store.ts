@@ -4,7 +4,6 @@ import type { Alerter } from '../alerts/alerter';
 import { AppError } from '../errors/app-error';
 import { envelopeSchema, type JobEnvelope } from '../jobs/envelope';
 import type { QueueRegistry } from '../jobs/queues';
-import { isJobType, jobType, lockedFieldEdits } from '../jobs/registry';
 import type { Tenant } from '../jobs/tenant';
 import { silentLogger, type Logger } from '../logging/logger';
 import { waitReady, type RedisClient } from '../redis/connection';
@@ -233,13 +232,14 @@ export class DeadLetterStore implements DeadLetterSink {
     const o = parseOrThrow(replayOptionsSchema, options, 'replay options');
     await this.ready();
     const entry = await this.require(id);
-    if (!isJobType(entry.jobType)) {
+    const jobs = this.opts.queues.jobs;
+    if (!jobs.has(entry.jobType)) {
       throw new AppError('VALIDATION', `Dead letter ${id} is of job type "${entry.jobType}", which this build does not know`);
     }
     const edited = o.payload !== undefined;
     let payload = entry.payload;
     if (edited) {
-      const parsed = jobType(entry.jobType).schema.safeParse(o.payload);
+      const parsed = jobs.get(entry.jobType).schema.safeParse(o.payload);
       if (!parsed.success) {
         throw new AppError('VALIDATION', `Invalid ${entry.jobType} payload: ${z.prettifyError(parsed.error)}`, {
           issues: parsed.error.issues,
@@ -247,7 +247,7 @@ export class DeadLetterStore implements DeadLetterSink {
       }
       // The edit may fix data, never retarget the job: same tenant, same resources.
       // Compared after the schema on both sides, so a default filled in is no change.
-      const locked = lockedFieldEdits(entry.jobType, entry.payload, parsed.data);
+      const locked = jobs.lockedFieldEdits(entry.jobType, entry.payload, parsed.data);
       if (locked.length > 0) {
         const issues = locked.map((f) => ({
           path: [f],

@@ -1,5 +1,5 @@
-import { tenantCovers } from '../domain/deletion/tenant-key';
-import type { TenantScopedStore } from '../domain/tenant-store';
+import { tenantCovers } from '../jobs/tenant-key';
+import type { TenantScopedStore } from '../jobs/tenant-scoped-store';
 import type { Tenant } from '../jobs/tenant';
 import type { DeadLetterStore } from './dead-letter-store';
 import type { DeadLetterEntry } from './entry';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ERROR_CLASSES } from '../errors/classify';
 import { envelopeSchema } from '../jobs/envelope';
 import { tenantSchema } from '../jobs/tenant';
-import { DEAD_LETTER_STATUSES, type DeadLetterStatus, deadLetterIdSchema } from './dead-letter-id';
+import { DEAD_LETTER_STATUSES, deadLetterIdSchema } from './dead-letter-id';
 
 export const DEAD_LETTER_SOURCES = ['runtime', 'reconciler', 'stalled'] as const;
 

@@ -2,7 +2,6 @@ import type { Job } from 'bullmq';
 import { classifyError } from '../errors/classify';
 import { envelopeSchema } from '../jobs/envelope';
 import type { QueueRegistry } from '../jobs/queues';
-import { JOB_TYPE_NAMES, type JobTypeName } from '../jobs/registry';
 import { silentLogger, type Logger } from '../logging/logger';
 import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
@@ -17,7 +16,7 @@ export interface ReconcilerOptions {
   keys: Keyspace;
   logger?: Logger;
   /** Queues to sweep. @defaultValue every job type */
-  types?: readonly JobTypeName[];
+  types?: readonly string[];
   /**
    * Failed jobs read per request. BullMQ's getJobs loads every job hash of the range in
    * one Lua script, which has blocked Redis for seconds on large ranges.
@@ -113,7 +112,7 @@ export class DeadLetterReconciler {
 
   private async sweep(): Promise<ReconcileResult> {
     const total: ReconcileResult = { scanned: 0, recovered: 0 };
-    for (const type of this.opts.types ?? JOB_TYPE_NAMES) {
+    for (const type of this.opts.types ?? this.opts.queues.jobs.names) {
       const r = await this.sweepQueue(type);
       total.scanned += r.scanned;
       total.recovered += r.recovered;
@@ -127,7 +126,7 @@ export class DeadLetterReconciler {
    * runs work through a large backlog (an hour of failed DLQ writes) instead of
    * stopping at the recorded head forever.
    */
-  private async sweepQueue(type: JobTypeName): Promise<ReconcileResult> {
+  private async sweepQueue(type: string): Promise<ReconcileResult> {
     const queue = this.opts.queues.get(type);
     const result: ReconcileResult = { scanned: 0, recovered: 0 };
     let scan = await this.scan(type, 0, true, result);
@@ -147,7 +146,7 @@ export class DeadLetterReconciler {
   }
 
   private async scan(
-    type: JobTypeName,
+    type: string,
     from: number,
     stopWhenRecorded: boolean,
     result: ReconcileResult,
@@ -183,7 +182,7 @@ export class DeadLetterReconciler {
 }
 
 /** A failed BullMQ job as the DLQ records it. */
-export function toDeadLetterInput(type: JobTypeName, job: Job): DeadLetterInput {
+export function toDeadLetterInput(type: string, job: Job): DeadLetterInput {
   const envelope = envelopeSchema.safeParse(job.data);
   const stack = job.stacktrace?.length ? job.stacktrace[job.stacktrace.length - 1] : undefined;
   const message = job.failedReason || 'failed without a reason';

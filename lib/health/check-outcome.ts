@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { JobTypeName } from '../jobs/registry';
+import type { JobCatalog } from '../jobs/job-catalog';
 import type { HealthStatus } from './health-status';
 
 /** What one check concludes; the checker adds its name, timing and timestamp. */
@@ -13,5 +13,7 @@ export interface CheckOutcome {
 
 /** Where the checks find each job type's BullMQ Queue (the QueueRegistry in production). */
 export interface QueueSource {
-  get(type: JobTypeName): Queue;
+  /** The job table the queues belong to. */
+  readonly jobs: JobCatalog;
+  get(type: string): Queue;
 }

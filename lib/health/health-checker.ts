@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../errors/app-error';
 import { TimeoutError } from '../errors/timeout-error';
-import { HANDLED_TYPES } from '../jobs/handled-types';
-import { isJobType, type JobTypeName } from '../jobs/registry';
 import { silentLogger, type Logger } from '../logging/logger';
 import { waitReady, type RedisClient } from '../redis/connection';
 import { CachedSingleFlight } from './cached-single-flight';
@@ -39,9 +37,9 @@ export interface HealthCheckerOptions {
   /**
    * The job types whose queues count for the workers and queues checks: those with a
    * handler, since a queue nobody is meant to serve cannot be short of workers.
-   * @defaultValue HANDLED_TYPES
+   * @defaultValue the job table's handled types
    */
-  types?: readonly JobTypeName[];
+  types?: readonly string[];
   /**
    * Connected workers each queue needs for the workers check to be healthy.
    * @defaultValue 1 (config HEALTH_MIN_WORKERS)
@@ -96,7 +94,7 @@ export interface HealthCheckerOptions {
  */
 export class HealthChecker {
   private readonly limits: z.infer<typeof limitsSchema>;
-  private readonly types: readonly JobTypeName[];
+  private readonly types: readonly string[];
   private readonly now: () => number;
   private readonly logger: Logger;
   private readonly cache: CachedSingleFlight<HealthReport>;
@@ -117,8 +115,8 @@ export class HealthChecker {
       throw new AppError('VALIDATION', `Invalid health checker options: ${issues.join('; ')}`, { issues });
     }
     this.limits = parsed.data;
-    this.types = [...new Set(opts.types ?? HANDLED_TYPES)];
-    const unknown = this.types.filter((t) => !isJobType(t));
+    this.types = [...new Set(opts.types ?? opts.queues.jobs.handled)];
+    const unknown = this.types.filter((t) => !opts.queues.jobs.has(t));
     if (unknown.length > 0) {
       throw new AppError('UNKNOWN_JOB_TYPE', `Health checker: unknown job type(s) ${unknown.join(', ')}`, { unknown });
     }

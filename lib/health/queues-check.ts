@@ -1,4 +1,3 @@
-import type { JobTypeName } from '../jobs/registry';
 import type { RedisClient } from '../redis/connection';
 import type { CheckOutcome, QueueSource } from './check-outcome';
 import { waitingAgeStatus, worstStatus, type WaitingAgeThresholds } from './health-rules';
@@ -11,7 +10,7 @@ import { readOldestWaiting } from './oldest-waiting';
 export async function checkQueues(
   redis: RedisClient,
   queues: QueueSource,
-  types: readonly JobTypeName[],
+  types: readonly string[],
   thresholds: WaitingAgeThresholds,
   now: number,
 ): Promise<CheckOutcome> {

@@ -1,4 +1,3 @@
-import type { JobTypeName } from '../jobs/registry';
 import type { CheckOutcome, QueueSource } from './check-outcome';
 import { queuesBelowMinimum, workersStatus } from './health-rules';
 
@@ -15,7 +14,7 @@ class ClientListUnavailable extends Error {}
  * services that forbid CLIENT LIST make the count unknowable: that is reported as
  * degraded with a reason, never as an error, so a probe does not flap on a setting.
  */
-export async function checkWorkers(queues: QueueSource, types: readonly JobTypeName[], minWorkers: number): Promise<CheckOutcome> {
+export async function checkWorkers(queues: QueueSource, types: readonly string[], minWorkers: number): Promise<CheckOutcome> {
   let counts: number[];
   try {
     counts = await Promise.all(types.map((type) => countWorkers(queues, type)));
@@ -37,7 +36,7 @@ export async function checkWorkers(queues: QueueSource, types: readonly JobTypeN
   };
 }
 
-async function countWorkers(queues: QueueSource, type: JobTypeName): Promise<number> {
+async function countWorkers(queues: QueueSource, type: string): Promise<number> {
   let workers: Array<Record<string, string>>;
   try {
     workers = await queues.get(type).getWorkers();

@@ -25,5 +25,8 @@ export function fullJitterDelay({ attempt, baseMs, capMs, random = Math.random }
   return Math.floor(random() * exponentialCeiling(attempt, baseMs, capMs));
 }
 
+/** Upper bound of any exponential backoff delay (docs/requirements.md#background-workers: one hour). */
+export const BACKOFF_CAP_MS = 60 * 60 * 1_000;
+
 /** The name BullMQ stores in a job's backoff options for our strategy. */
 export const FULL_JITTER = 'full-jitter';

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { AppError } from '../errors/app-error';
 import type { JobEnvelope } from './envelope';
 import { jobIdForKey } from './idempotency-key';
-import { PRIORITY_NAMES, type PriorityName } from './priority';
+import type { JobInputOf, JobNameOf, JobTable } from './job-definition';
+import { PRIORITY, PRIORITY_NAMES, type PriorityName } from './priority';
 import type { QueueRegistry } from './queues';
-import { isJobType, jobType, priorityNumber, type JobTypeName, type PayloadInput } from './registry';
 import { tenantSchema, type Tenant } from './tenant';
 
 export const dispatchOptionsSchema = z
@@ -28,16 +28,30 @@ export type DispatchOptions = z.input<typeof dispatchOptionsSchema>;
 
 export interface DispatchResult {
   jobId: string;
-  type: JobTypeName;
+  type: string;
   /** True when an earlier dispatch with the same idempotency key already holds the job. */
   deduplicated: boolean;
 }
 
-export interface BulkItem<K extends JobTypeName = JobTypeName> {
+/** One job of a bulk dispatch. */
+export interface BulkItem<K extends string = string, D = unknown> {
   type: K;
-  data: PayloadInput<K>;
+  data: D;
   opts?: DispatchOptions;
 }
+
+/**
+ * The dispatcher as an application sees it: typed by its job table, so a payload that
+ * does not fit its type is a compile error before it is a VALIDATION error. A
+ * `Dispatcher` is one (`const d: TypedDispatcher<MyJobs> = bullpen.dispatcher`).
+ */
+export interface TypedDispatcher<T extends JobTable> {
+  dispatch<K extends JobNameOf<T>>(type: K, data: JobInputOf<T, K>, opts?: DispatchOptions): Promise<DispatchResult>;
+  dispatchBulk(items: readonly BulkItemOf<T>[]): Promise<DispatchResult[]>;
+}
+
+/** A bulk item of a table: its type names one of the table's types and its data fits that type. */
+export type BulkItemOf<T extends JobTable> = { [K in JobNameOf<T>]: BulkItem<K, JobInputOf<T, K>> }[JobNameOf<T>];
 
 /** A bulk dispatch larger than this is refused: split it, BullMQ sends it in one MULTI. */
 export const MAX_DISPATCH_BULK = 1_000;
@@ -52,7 +66,7 @@ export class Dispatcher {
     private readonly handled: ReadonlySet<string>,
   ) {}
 
-  async dispatch<K extends JobTypeName>(type: K, data: PayloadInput<K>, opts: DispatchOptions = {}): Promise<DispatchResult> {
+  async dispatch(type: string, data: unknown, opts: DispatchOptions = {}): Promise<DispatchResult> {
     const job = this.prepare(type, data, opts);
     const queue = this.queues.get(job.type);
     const added = await queue.add(job.type, job.envelope, job.options);
@@ -61,7 +75,7 @@ export class Dispatcher {
   }
 
   /** Validates every item first; then one addBulk per queue. */
-  async dispatchBulk(items: BulkItem[]): Promise<DispatchResult[]> {
+  async dispatchBulk(items: readonly BulkItem[]): Promise<DispatchResult[]> {
     if (items.length > MAX_DISPATCH_BULK) {
       throw new AppError('VALIDATION', `A bulk dispatch holds at most ${MAX_DISPATCH_BULK} jobs, got ${items.length}`);
     }
@@ -73,7 +87,7 @@ export class Dispatcher {
         throw err;
       }
     });
-    const byType = new Map<JobTypeName, Array<{ index: number; job: Prepared }>>();
+    const byType = new Map<string, Array<{ index: number; job: Prepared }>>();
     prepared.forEach((job, index) => {
       const list = byType.get(job.type) ?? [];
       list.push({ index, job });
@@ -94,9 +108,7 @@ export class Dispatcher {
   }
 
   private prepare(type: string, data: unknown, rawOpts: DispatchOptions): Prepared {
-    if (!isJobType(type)) {
-      throw new AppError('UNKNOWN_JOB_TYPE', `Unknown job type "${type}"`, { type });
-    }
+    const def = this.queues.jobs.get(type);
     if (!this.handled.has(type)) {
       throw new AppError('NO_HANDLER', `Job type "${type}" has no handler in this build; it cannot be dispatched`, { type });
     }
@@ -106,7 +118,6 @@ export class Dispatcher {
         issues: opts.error.issues,
       });
     }
-    const def = jobType(type);
     const payload = def.schema.safeParse(data);
     if (!payload.success) {
       throw new AppError('VALIDATION', `Invalid ${type} payload: ${z.prettifyError(payload.error)}`, {
@@ -122,7 +133,7 @@ export class Dispatcher {
       dispatchedAt: Date.now(),
     };
     const options: Prepared['options'] = {
-      ...(o.priority ? { priority: priorityNumber(o.priority) } : {}),
+      ...(o.priority ? { priority: PRIORITY[o.priority] } : {}),
       ...(o.delayMs ? { delay: o.delayMs } : {}),
       ...(o.attempts ? { attempts: o.attempts } : {}),
       ...(o.idempotencyKey ? { jobId: jobIdForKey('idem', o.idempotencyKey) } : {}),
@@ -130,7 +141,7 @@ export class Dispatcher {
     return { type, envelope, options };
   }
 
-  private requireId(type: JobTypeName, jobId: string | undefined): string {
+  private requireId(type: string, jobId: string | undefined): string {
     if (!jobId) throw new Error(`BullMQ returned no id for a ${type} job`);
     return jobId;
   }
@@ -147,7 +158,7 @@ export class Dispatcher {
 }
 
 interface Prepared {
-  type: JobTypeName;
+  type: string;
   envelope: JobEnvelope;
   options: { priority?: number; delay?: number; attempts?: number; jobId?: string };
 }

@@ -2,7 +2,11 @@ import { Queue, type JobsOptions } from 'bullmq';
 import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
 import { FULL_JITTER } from './backoff';
-import { jobType, RETENTION, priorityNumber, type JobTypeName } from './registry';
+import type { JobCatalog } from './job-catalog';
+import { PRIORITY } from './priority';
+
+/** Retention of finished jobs (docs/requirements.md#queues-retries-and-backoff): the last 100 completed, 1,000 failed. */
+export const RETENTION = { completed: 100, failed: 1_000 } as const;
 
 /**
  * The BullMQ Queue of each job type, created on first use and reused: a Queue holds a
@@ -14,15 +18,18 @@ export class QueueRegistry {
   constructor(
     private readonly connection: RedisClient,
     private readonly keys: Keyspace,
+    /** The job table the queues are made for. */
+    readonly jobs: JobCatalog,
   ) {}
 
-  get(type: JobTypeName): Queue {
+  /** The queue of a type of the table; UNKNOWN_JOB_TYPE for any other name. */
+  get(type: string): Queue {
     let q = this.queues.get(type);
     if (!q) {
       q = new Queue(type, {
         connection: this.connection,
         prefix: this.keys.queuePrefix(type),
-        defaultJobOptions: defaultJobOptions(type),
+        defaultJobOptions: this.defaultJobOptions(type),
       });
       // Errors surface on the calls that hit them; an unhandled 'error' would crash.
       q.on('error', () => undefined);
@@ -31,21 +38,21 @@ export class QueueRegistry {
     return q;
   }
 
+  /** The table's defaults of `type` as BullMQ job options. */
+  defaultJobOptions(type: string): JobsOptions {
+    const def = this.jobs.get(type);
+    return {
+      attempts: def.attempts,
+      backoff:
+        def.backoff.type === 'fixed' ? { type: 'fixed', delay: def.backoff.delayMs } : { type: FULL_JITTER, delay: def.backoff.delayMs },
+      priority: PRIORITY[def.priority],
+      removeOnComplete: { count: RETENTION.completed },
+      removeOnFail: { count: RETENTION.failed },
+    };
+  }
+
   async close(): Promise<void> {
     await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
     this.queues.clear();
   }
-}
-
-/** The registry's defaults as BullMQ job options. */
-export function defaultJobOptions(type: JobTypeName): JobsOptions {
-  const def = jobType(type);
-  return {
-    attempts: def.attempts,
-    backoff:
-      def.backoff.type === 'fixed' ? { type: 'fixed', delay: def.backoff.delayMs } : { type: FULL_JITTER, delay: def.backoff.delayMs },
-    priority: priorityNumber(def.priority),
-    removeOnComplete: { count: RETENTION.completed },
-    removeOnFail: { count: RETENTION.failed },
-  };
 }

@@ -1,10 +1,9 @@
 import type { Job, Queue } from 'bullmq';
 import { z } from 'zod';
-import { tenantCovers } from '../domain/deletion/tenant-key';
-import type { TenantScopedStore } from '../domain/tenant-store';
+import { tenantCovers } from './tenant-key';
+import type { TenantScopedStore } from './tenant-scoped-store';
 import { silentLogger, type Logger } from '../logging/logger';
 import type { QueueRegistry } from './queues';
-import { JOB_TYPE_NAMES, type JobTypeName } from './registry';
 import { isTenant, tenantSchema, type Tenant } from './tenant';
 
 /**
@@ -35,8 +34,8 @@ export const queuedJobRecordSchema = z.object({
 export type QueuedJobRecord = z.infer<typeof queuedJobRecordSchema>;
 
 export interface QueuedJobsTenantStoreOptions {
-  /** The queues walked. @defaultValue every registered job type */
-  types?: readonly JobTypeName[];
+  /** The queues walked. @defaultValue every type of the job table */
+  types?: readonly string[];
   /**
    * Jobs per `getJobs` call. BullMQ loads every job hash of a range in one Lua script,
    * so a bounded page keeps each call short on a large queue.
@@ -47,9 +46,9 @@ export interface QueuedJobsTenantStoreOptions {
    * Queues whose jobs are not the tenant's data. A data-deletion job names the tenant it
    * erases: it is the request, kept like the deletion's receipt (and trimmed by its
    * queue's retention), and while it runs it would otherwise count itself as a remainder.
-   * @defaultValue ['data-deletion']
+   * @defaultValue none
    */
-  exclude?: readonly JobTypeName[];
+  exclude?: readonly string[];
   logger?: Logger;
 }
 
@@ -61,7 +60,7 @@ export interface QueuedJobsTenantStoreOptions {
  */
 export class QueuedJobsTenantStore implements TenantScopedStore {
   readonly name = 'queued-jobs';
-  private readonly types: readonly JobTypeName[];
+  private readonly types: readonly string[];
   private readonly pageSize: number;
   private readonly logger: Logger;
 
@@ -69,8 +68,8 @@ export class QueuedJobsTenantStore implements TenantScopedStore {
     private readonly queues: QueueRegistry,
     opts: QueuedJobsTenantStoreOptions = {},
   ) {
-    const exclude = new Set(opts.exclude ?? ['data-deletion']);
-    this.types = (opts.types ?? JOB_TYPE_NAMES).filter((t) => !exclude.has(t));
+    const exclude = new Set(opts.exclude ?? []);
+    this.types = (opts.types ?? queues.jobs.names).filter((t) => !exclude.has(t));
     this.pageSize = opts.pageSize ?? 200;
     if (!Number.isInteger(this.pageSize) || this.pageSize < 1 || this.pageSize > 1_000) {
       throw new Error(`The job page size must be an integer from 1 to 1000, got ${this.pageSize}`);
@@ -174,6 +173,6 @@ function owned(job: Job, tenant: Tenant): boolean {
   return tenantCovers(tenant, tenantOf(job));
 }
 
-function toRecord(queue: JobTypeName, state: WalkedState, tenant: Tenant, job: Job): QueuedJobRecord {
+function toRecord(queue: string, state: WalkedState, tenant: Tenant, job: Job): QueuedJobRecord {
   return { queue, jobId: String(job.id), state, name: job.name, tenant, data: job.data as unknown, timestamp: job.timestamp };
 }

@@ -1,6 +1,5 @@
 import { CachedSingleFlight } from '../health/cached-single-flight';
 import { withTimeLimit } from '../health/time-limit';
-import { JOB_TYPE_NAMES, isJobType, type JobTypeName } from '../jobs/registry';
 import { silentLogger, type Logger } from '../logging/logger';
 import { AppError } from '../errors/app-error';
 import type { QueueSource } from '../health/check-outcome';
@@ -12,9 +11,9 @@ export interface QueueDepthOptions {
   /**
    * Queues to report; every job type by default, so a queue filling up with a type no
    * worker runs is visible too.
-   * @defaultValue JOB_TYPE_NAMES
+   * @defaultValue every type of the job table
    */
-  types?: readonly JobTypeName[];
+  types?: readonly string[];
   /**
    * How long counts are reused: concurrent scrapes (several Prometheus replicas, a
    * dashboard) read Redis once.
@@ -37,8 +36,8 @@ export interface QueueDepthOptions {
  * (an absent series is the honest signal) rather than failing the whole /metrics.
  */
 export function createQueueDepthSource(opts: QueueDepthOptions): DepthSource {
-  const types = [...new Set(opts.types ?? JOB_TYPE_NAMES)];
-  const unknown = types.filter((t) => !isJobType(t));
+  const types = [...new Set(opts.types ?? opts.queues.jobs.names)];
+  const unknown = types.filter((t) => !opts.queues.jobs.has(t));
   if (unknown.length > 0) throw new AppError('UNKNOWN_JOB_TYPE', `Queue depth: unknown job type(s) ${unknown.join(', ')}`);
   const ttlMs = opts.ttlMs ?? 1_000;
   const timeoutMs = opts.timeoutMs ?? 2_000;

@@ -1,9 +1,11 @@
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { type ChainableCommander, Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Config } from '../config';
 import { embeddedRedisPassword } from './embedded-password';
 
 /** A Redis client as Bullpen uses it: a single node or a cluster. */
 export type RedisClient = Redis | Cluster;
+/** A MULTI or pipeline being built on a RedisClient (`redis.multi()`), for stores that add their commands to one. */
+export type RedisPipeline = ChainableCommander;
 
 /**
  * Who a connection serves (docs/decisions/0006-connection-roles.md):

@@ -1,5 +1,4 @@
 import type { Logger } from '../logging/logger';
-import type { JobTypeName, PayloadOf } from '../jobs/registry';
 import type { Tenant } from '../jobs/tenant';
 
 /**
@@ -8,7 +7,7 @@ import type { Tenant } from '../jobs/tenant';
  */
 export interface JobContext<P = unknown> {
   jobId: string;
-  type: JobTypeName;
+  type: string;
   /** The payload, validated and with the schema's defaults filled in. */
   data: P;
   tenant?: Tenant;
@@ -35,8 +34,9 @@ export interface JobContext<P = unknown> {
 
 export type JobHandler<P = unknown, R = unknown> = (ctx: JobContext<P>) => Promise<R>;
 
-/** A handler for each type this process runs, typed by the registry. */
-export type HandlerMap = { [K in JobTypeName]?: JobHandler<PayloadOf<K>, unknown> };
+/** A handler for each type this process runs, by type name. */
+// biome-ignore lint/suspicious/noExplicitAny: each entry takes its own type's payload; the map holds them all.
+export type HandlerMap = Record<string, JobHandler<any, unknown>>;
 
 /** The shape of progress BullMQ stores for a job, as the dashboard reads it. */
 export interface JobProgressValue {

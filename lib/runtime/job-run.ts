@@ -1,6 +1,5 @@
 import type { Job } from 'bullmq';
 import type { JobEnvelope } from '../jobs/envelope';
-import type { JobTypeName } from '../jobs/registry';
 import type { Tenant } from '../jobs/tenant';
 import type { Logger } from '../logging/logger';
 import { TimeoutError } from '../errors/timeout-error';
@@ -26,7 +25,7 @@ export class JobRun<P = unknown> implements JobContext<P> {
 
   constructor(
     private readonly job: Job,
-    readonly type: JobTypeName,
+    readonly type: string,
     private readonly envelope: JobEnvelope | undefined,
     private readonly rootLogger: Logger,
     private readonly hooks: RuntimeHooks | undefined,

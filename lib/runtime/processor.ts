@@ -6,7 +6,7 @@ import { PermanentError } from '../errors/permanent-error';
 import type { DeadLetterSink } from '../dlq/sink';
 import { envelopeSchema, type JobEnvelope } from '../jobs/envelope';
 import { isTenant } from '../jobs/tenant';
-import { jobType, type JobTypeName } from '../jobs/registry';
+import type { CatalogEntry } from '../jobs/job-catalog';
 import type { Logger } from '../logging/logger';
 import type { WorkerMetrics } from '../metrics/worker-metrics';
 import type { JobHandler } from './handler';
@@ -14,8 +14,10 @@ import type { RuntimeHooks } from './runtime-hooks';
 import { JobRun } from './job-run';
 
 export interface ProcessorDeps {
-  type: JobTypeName;
-  // The registry types each handler's payload; here one processor takes any of them.
+  type: string;
+  /** The type's definition: its schema, time limit and whether a final failure alerts. */
+  definition: CatalogEntry;
+  // The job table types each handler's payload; here one processor takes any of them.
   // biome-ignore lint/suspicious/noExplicitAny: a handler of any payload type is accepted (contravariance).
   handler: JobHandler<any, unknown>;
   sink: DeadLetterSink;
@@ -23,7 +25,7 @@ export interface ProcessorDeps {
   logger: Logger;
   metrics?: WorkerMetrics;
   hooks?: RuntimeHooks;
-  /** Per-attempt time limit; default: the registry's. */
+  /** Per-attempt time limit; default: the definition's. */
   timeoutMs?: number;
 }
 
@@ -35,7 +37,7 @@ export interface ProcessorDeps {
  * between the two).
  */
 export function buildProcessor(deps: ProcessorDeps) {
-  const def = jobType(deps.type);
+  const def = deps.definition;
   const timeoutMs = deps.timeoutMs ?? def.timeoutMs;
   const debug = deps.logger.isLevelEnabled('debug');
   const m = deps.metrics?.forType(deps.type);
@@ -143,7 +145,7 @@ async function recordDeadLetter(
       source: 'runtime',
     });
     logger.warn({ dlqId: id }, created ? 'dead letter recorded' : 'dead letter already recorded');
-    if (created && jobType(deps.type).critical) {
+    if (created && deps.definition.critical) {
       deps.alerter.raise({
         reason: 'critical_dead_letter',
         type: deps.type,

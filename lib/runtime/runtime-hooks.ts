@@ -1,5 +1,4 @@
 import type { Classification } from '../errors/classify';
-import type { JobTypeName } from '../jobs/registry';
 import type { Tenant } from '../jobs/tenant';
 import type { JobProgressValue } from './handler';
 
@@ -8,12 +7,12 @@ import type { JobProgressValue } from './handler';
  * `tenant` is the envelope's (absent when the job has none or its envelope is invalid).
  */
 export interface RuntimeHooks {
-  onStart?(ctx: { jobId: string; type: JobTypeName; attempt: number; tenant?: Tenant }): void;
-  onProgress?(ctx: { jobId: string; type: JobTypeName; progress: JobProgressValue }): void;
-  onComplete?(ctx: { jobId: string; type: JobTypeName; attempt: number; durationMs: number; result: unknown; tenant?: Tenant }): void;
+  onStart?(ctx: { jobId: string; type: string; attempt: number; tenant?: Tenant }): void;
+  onProgress?(ctx: { jobId: string; type: string; progress: JobProgressValue }): void;
+  onComplete?(ctx: { jobId: string; type: string; attempt: number; durationMs: number; result: unknown; tenant?: Tenant }): void;
   onFailed?(ctx: {
     jobId: string;
-    type: JobTypeName;
+    type: string;
     attempt: number;
     tenant?: Tenant;
     durationMs: number;

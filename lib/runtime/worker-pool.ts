@@ -4,8 +4,8 @@ import type { Alerter } from '../alerts/alerter';
 import { classifyError } from '../errors/classify';
 import type { DeadLetterSink } from '../dlq/sink';
 import { envelopeSchema } from '../jobs/envelope';
-import { BACKOFF_CAP_MS, jobType, type JobTypeName } from '../jobs/registry';
-import { FULL_JITTER, fullJitterDelay } from '../jobs/backoff';
+import { BACKOFF_CAP_MS, FULL_JITTER, fullJitterDelay } from '../jobs/backoff';
+import type { JobCatalog } from '../jobs/job-catalog';
 import type { Logger } from '../logging/logger';
 import type { WorkerMetrics } from '../metrics/worker-metrics';
 import type { RedisClient } from '../redis/connection';
@@ -18,6 +18,8 @@ export interface WorkerPoolOptions {
   /** A `worker`-role connection (maxRetriesPerRequest: null); BullMQ duplicates it for blocking reads. */
   connection: RedisClient;
   keys: Keyspace;
+  /** The job table: each type's concurrency, rate limit, schema and time limit. */
+  jobs: JobCatalog;
   handlers: HandlerMap;
   sink: DeadLetterSink;
   alerter: Alerter;
@@ -25,8 +27,8 @@ export interface WorkerPoolOptions {
   metrics?: WorkerMetrics;
   hooks?: RuntimeHooks;
   /** Run only these types; default: every type in `handlers`. */
-  types?: readonly JobTypeName[];
-  /** Override the registry's concurrency for every type (the benchmark uses 50). */
+  types?: readonly string[];
+  /** Override the table's concurrency for every type (the benchmark uses 50). */
   concurrency?: number;
   /**
    * Milliseconds between stalled-job checks: how soon a killed worker's jobs run again.
@@ -49,29 +51,30 @@ export interface WorkerPoolOptions {
  * backoff strategy that is full jitter capped at one hour.
  */
 export class WorkerPool {
-  private readonly workers = new Map<JobTypeName, Worker>();
+  private readonly workers = new Map<string, Worker>();
   readonly name: string;
 
   constructor(private readonly opts: WorkerPoolOptions) {
     this.name = opts.name ?? `bullpen:${hostname()}:${process.pid}`;
   }
 
-  get types(): JobTypeName[] {
+  get types(): string[] {
     return [...this.workers.keys()];
   }
 
   /** Creates the workers and starts fetching jobs. */
   async start(): Promise<void> {
-    const types = this.opts.types ?? (Object.keys(this.opts.handlers) as JobTypeName[]);
+    const types = this.opts.types ?? Object.keys(this.opts.handlers);
     for (const type of types) {
       const handler = this.opts.handlers[type];
       if (!handler) throw new Error(`No handler for job type "${type}" in this worker`);
-      const def = jobType(type);
+      const def = this.opts.jobs.get(type);
       const worker = new Worker(
         type,
         buildProcessor({
           type,
-          handler: handler as never,
+          definition: def,
+          handler,
           sink: this.opts.sink,
           alerter: this.opts.alerter,
           logger: this.opts.logger,
@@ -130,7 +133,7 @@ export class WorkerPool {
     return { timedOut };
   }
 
-  private async onFailed(type: JobTypeName, job: Job | undefined, err: Error): Promise<void> {
+  private async onFailed(type: string, job: Job | undefined, err: Error): Promise<void> {
     if (!job?.finishedOn) return;
     // Our processor already wrote the entry for failures it saw; the write is
     // idempotent, so recording again here costs one round trip and covers stalls.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jobType, type JobTypeName } from '../jobs/registry';
+import type { JobCatalog } from '../jobs/job-catalog';
 import { previewCron, type CronProblemField } from './cron-preview';
 
 export interface ScheduleSpec {
@@ -17,10 +17,11 @@ export type SpecCheck =
  * 6-field pattern, a known time zone, at least one fire time after `now`, and data
  * that the job type's schema accepts (the runtime would refuse it otherwise).
  */
-export function checkSpec(type: JobTypeName, spec: ScheduleSpec, now: number): SpecCheck {
+export function checkSpec(jobs: JobCatalog, type: string, spec: ScheduleSpec, now: number): SpecCheck {
   const preview = previewCron({ pattern: spec.pattern, tz: spec.tz, now, count: 1 });
   if (!preview.ok) return { ok: false, code: 'INVALID_SCHEDULE', field: preview.field, reason: preview.reason };
-  const payload = jobType(type).schema.safeParse(spec.data);
+  if (!jobs.has(type)) return { ok: false, code: 'VALIDATION', field: 'data', reason: `unknown job type "${type}"` };
+  const payload = jobs.get(type).schema.safeParse(spec.data);
   if (!payload.success) {
     return { ok: false, code: 'VALIDATION', field: 'data', reason: `invalid ${type} data: ${z.prettifyError(payload.error)}` };
   }

@@ -1,12 +1,11 @@
 import type { JobSchedulerJson } from 'bullmq';
 import type { JobEnvelope } from '../jobs/envelope';
-import { defaultJobOptions, type QueueRegistry } from '../jobs/queues';
-import { JOB_TYPE_NAMES, type JobTypeName } from '../jobs/registry';
+import type { QueueRegistry } from '../jobs/queues';
 
 /** What one schedule should look like in BullMQ. */
 export interface SchedulerSpec {
   name: string;
-  jobType: JobTypeName;
+  jobType: string;
   pattern: string;
   tz: string;
   payload: unknown;
@@ -59,11 +58,11 @@ export class JobSchedulerSync {
   }
 
   /** Removes the scheduler and its pending job; true when there was one. */
-  async remove(name: string, type: JobTypeName): Promise<boolean> {
+  async remove(name: string, type: string): Promise<boolean> {
     return this.queues.get(type).removeJobScheduler(name);
   }
 
-  async read(name: string, type: JobTypeName): Promise<SchedulerState | undefined> {
+  async read(name: string, type: string): Promise<SchedulerState | undefined> {
     const s = await this.queues.get(type).getJobScheduler(name);
     if (!s) return undefined;
     return { pattern: s.pattern, tz: s.tz, next: s.next ?? null, envelope: s.template?.data as Partial<JobEnvelope> | undefined };
@@ -75,9 +74,9 @@ export class JobSchedulerSync {
    * from the code, moved to another job type, paused, or without a handler. Other
    * code's schedulers are left alone.
    */
-  async sweep(keep: ReadonlySet<string>): Promise<Array<{ name: string; jobType: JobTypeName }>> {
-    const removed: Array<{ name: string; jobType: JobTypeName }> = [];
-    for (const type of JOB_TYPE_NAMES) {
+  async sweep(keep: ReadonlySet<string>): Promise<Array<{ name: string; jobType: string }>> {
+    const removed: Array<{ name: string; jobType: string }> = [];
+    for (const type of this.queues.jobs.names) {
       const queue = this.queues.get(type);
       const schedulers = await queue.getJobSchedulers(0, SWEEP_PAGE - 1, true);
       for (const s of schedulers) {
@@ -99,9 +98,9 @@ export class JobSchedulerSync {
       !current.every &&
       envelope?.schedule === spec.name &&
       stableJson(envelope.payload) === stableJson(spec.payload) &&
-      // The registry's retry and retention defaults live in the template too; a
+      // The table's retry and retention defaults live in the template too; a
       // deploy that changes them must reach the scheduled jobs.
-      stableJson(current.template?.opts ?? {}) === stableJson(defaultJobOptions(spec.jobType))
+      stableJson(current.template?.opts ?? {}) === stableJson(this.queues.defaultJobOptions(spec.jobType))
     );
   }
 

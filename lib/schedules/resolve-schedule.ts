@@ -1,3 +1,4 @@
+import type { JobCatalog } from '../jobs/job-catalog';
 import { checkSpec } from './check-spec';
 import type { ScheduleDefinition } from './schedule-definition';
 import type { ScheduleOverride, StoredOverride } from './schedule-store';
@@ -30,6 +31,7 @@ export interface ResolvedSchedule {
  * with the reason rather than silently falling back, so the operator sees it.
  */
 export function resolveSchedule(
+  jobs: JobCatalog,
   def: ScheduleDefinition,
   stored: StoredOverride | undefined,
   handled: ReadonlySet<string>,
@@ -48,7 +50,7 @@ export function resolveSchedule(
   if (stored && !stored.ok) {
     return { ...base, active: false, inactiveReason: `${stored.reason}; edit or reset the schedule` };
   }
-  const check = checkSpec(def.jobType, base, now);
+  const check = checkSpec(jobs, def.jobType, base, now);
   if (!check.ok) {
     const origin = override ? 'the stored override' : 'the code default';
     return { ...base, active: false, inactiveReason: `${origin} is invalid: ${check.reason}; edit or reset the schedule` };

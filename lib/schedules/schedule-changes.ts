@@ -1,4 +1,5 @@
 import { AppError } from '../errors/app-error';
+import type { JobCatalog } from '../jobs/job-catalog';
 import { checkSpec } from './check-spec';
 import type { ScheduleDefinition } from './schedule-definition';
 import type { ScheduleOverride, StoredOverride } from './schedule-store';
@@ -11,6 +12,7 @@ import type { ScheduleOverride, StoredOverride } from './schedule-store';
 export type Change = { next: ScheduleOverride | undefined; details: Record<string, unknown> } | null;
 
 export interface ChangeContext {
+  jobs: JobCatalog;
   def: ScheduleDefinition;
   stored: StoredOverride | undefined;
   now: number;
@@ -24,7 +26,7 @@ export interface ValidEdit {
 }
 
 /** Applies an edit on top of the current override; an unreadable override is replaced. */
-export function editChange({ def, stored, now, actor }: ChangeContext, edit: ValidEdit): Change {
+export function editChange({ jobs, def, stored, now, actor }: ChangeContext, edit: ValidEdit): Change {
   const base = stored?.ok ? stored.value : undefined;
   const next: ScheduleOverride = {
     ...base,
@@ -34,7 +36,12 @@ export function editChange({ def, stored, now, actor }: ChangeContext, edit: Val
     updatedAt: now,
     updatedBy: actor,
   };
-  const check = checkSpec(def.jobType, { pattern: next.pattern ?? def.pattern, tz: next.tz ?? def.tz, data: next.data ?? def.data }, now);
+  const check = checkSpec(
+    jobs,
+    def.jobType,
+    { pattern: next.pattern ?? def.pattern, tz: next.tz ?? def.tz, data: next.data ?? def.data },
+    now,
+  );
   if (!check.ok) {
     throw new AppError(check.code, `Schedule "${def.name}" was not changed: ${check.reason}`, { field: check.field, reason: check.reason });
   }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../errors/app-error';
-import { isJobType, type JobTypeName } from '../jobs/registry';
+import type { JobCatalog } from '../jobs/job-catalog';
 import { checkSpec } from './check-spec';
 
 /**
@@ -17,7 +17,7 @@ export const scheduleNameSchema = z
 /** A schedule as the code defines it: the default an operator's override sits on. */
 export interface ScheduleDefinition {
   name: string;
-  jobType: JobTypeName;
+  jobType: string;
   /** Six fields, seconds first, e.g. `0 0 3 * * *` (daily at 03:00). */
   pattern: string;
   /** IANA time zone the pattern is read in. */
@@ -50,14 +50,18 @@ export function parseActor(by: string): string {
 }
 
 /** Refuses bad definitions at construction, naming the schedule and the rule; returns them by name, normalised. */
-export function validateDefinitions(defs: readonly ScheduleDefinition[], now: number): ReadonlyMap<string, ScheduleDefinition> {
+export function validateDefinitions(
+  jobs: JobCatalog,
+  defs: readonly ScheduleDefinition[],
+  now: number,
+): ReadonlyMap<string, ScheduleDefinition> {
   const byName = new Map<string, ScheduleDefinition>();
   for (const def of defs) {
     const name = scheduleNameSchema.safeParse(def.name);
     if (!name.success) throw new Error(`Schedule name "${def.name}": ${z.prettifyError(name.error)}`);
     if (byName.has(def.name)) throw new Error(`Schedule "${def.name}" is defined twice`);
-    if (!isJobType(def.jobType)) throw new Error(`Schedule "${def.name}": unknown job type "${def.jobType}"`);
-    const check = checkSpec(def.jobType, def, now);
+    if (!jobs.has(def.jobType)) throw new Error(`Schedule "${def.name}": unknown job type "${def.jobType}"`);
+    const check = checkSpec(jobs, def.jobType, def, now);
     if (!check.ok) throw new Error(`Schedule "${def.name}": ${check.reason}`);
     byName.set(def.name, { ...def, pattern: check.pattern, tz: check.tz });
   }

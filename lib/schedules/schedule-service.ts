@@ -3,15 +3,12 @@ import { z } from 'zod';
 import type { AuditLog } from '../audit/audit-log';
 import { AppError } from '../errors/app-error';
 import type { JobEnvelope } from '../jobs/envelope';
-import { HANDLED_TYPES } from '../jobs/handled-types';
 import type { QueueRegistry } from '../jobs/queues';
-import type { JobTypeName } from '../jobs/registry';
 import type { Logger } from '../logging/logger';
 import { waitReady, type RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
 import type { RuntimeHooks } from '../runtime/runtime-hooks';
 import { previewCron, type CronPreview } from './cron-preview';
-import { DEFAULT_SCHEDULES } from './defaults';
 import { JobSchedulerSync, schedulerKey, type ApplyAction } from './job-scheduler-sync';
 import { resolveSchedule, type ResolvedSchedule } from './resolve-schedule';
 import { scheduleRunHooks } from './run-hooks';
@@ -32,9 +29,9 @@ export interface ScheduleServiceDeps {
 }
 
 export interface ScheduleServiceOptions {
-  /** The schedules the code defines. @defaultValue DEFAULT_SCHEDULES */
+  /** The schedules the application defines. @defaultValue none */
   definitions?: readonly ScheduleDefinition[];
-  /** Job types with a handler in this build; the others' schedules stay inactive. @defaultValue HANDLED_TYPES */
+  /** Job types with a handler in this build; the others' schedules stay inactive. @defaultValue the table's handled types */
   handledTypes?: Iterable<string>;
   /** Lifetime of the schedule lock should its holder die. @defaultValue 30000 */
   lockTtlMs?: number;
@@ -49,9 +46,9 @@ export type BootstrapAction = ApplyAction | 'removed' | 'none' | 'failed';
 export interface BootstrapReport {
   /** False when another instance held the lock: it is applying the same stored state. */
   applied: boolean;
-  schedules: Array<{ name: string; jobType: JobTypeName; action: BootstrapAction; reason?: string }>;
+  schedules: Array<{ name: string; jobType: string; action: BootstrapAction; reason?: string }>;
   /** Schedulers of ours that no definition keeps any more (renamed, moved, removed). */
-  removedStale: Array<{ name: string; jobType: JobTypeName }>;
+  removedStale: Array<{ name: string; jobType: string }>;
 }
 
 type AuditAction = 'schedule.edit' | 'schedule.pause' | 'schedule.resume' | 'schedule.reset';
@@ -78,8 +75,8 @@ export class ScheduleService {
     opts: ScheduleServiceOptions = {},
   ) {
     this.clock = opts.clock ?? Date.now;
-    this.handled = new Set(opts.handledTypes ?? HANDLED_TYPES);
-    this.definitions = validateDefinitions(opts.definitions ?? DEFAULT_SCHEDULES, this.clock());
+    this.handled = new Set(opts.handledTypes ?? deps.queues.jobs.handled);
+    this.definitions = validateDefinitions(deps.queues.jobs, opts.definitions ?? [], this.clock());
     this.lockWaitMs = opts.lockWaitMs ?? 5_000;
     this.store = new ScheduleOverrideStore(deps.redis, deps.keys);
     this.runs = new ScheduleRunLog(deps.redis, deps.keys);
@@ -93,7 +90,7 @@ export class ScheduleService {
     const [overrides, runs] = await Promise.all([this.store.all(), this.runs.all()]);
     return Promise.all(
       [...this.definitions.values()].map(async (def) => {
-        const resolved = resolveSchedule(def, overrides.get(def.name), this.handled, now);
+        const resolved = resolveSchedule(this.deps.queues.jobs, def, overrides.get(def.name), this.handled, now);
         return toSummary(resolved, await this.lastRun(def, runs.get(def.name)), now);
       }),
     );
@@ -103,7 +100,7 @@ export class ScheduleService {
     const def = this.require(name);
     await this.ready();
     const [{ stored }, run] = await Promise.all([this.store.read(name), this.runs.get(name)]);
-    return toSummary(resolveSchedule(def, stored, this.handled, now), await this.lastRun(def, run), now);
+    return toSummary(resolveSchedule(this.deps.queues.jobs, def, stored, this.handled, now), await this.lastRun(def, run), now);
   }
 
   /** Pure: validates a pattern and zone and shows the next fire times (for an edit form). */
@@ -150,7 +147,7 @@ export class ScheduleService {
     await this.ready();
     const now = this.clock();
     const { stored } = await this.store.read(name);
-    const resolved = resolveSchedule(def, stored, this.handled, now);
+    const resolved = resolveSchedule(this.deps.queues.jobs, def, stored, this.handled, now);
     if (!this.handled.has(def.jobType)) {
       throw new AppError('NO_HANDLER', `Schedule "${name}" runs ${def.jobType}, which has no handler in this build`, { name });
     }
@@ -181,7 +178,7 @@ export class ScheduleService {
       const keep = new Set<string>();
       const schedules: BootstrapReport['schedules'] = [];
       for (const def of this.definitions.values()) {
-        const resolved = resolveSchedule(def, overrides.get(def.name), this.handled, now);
+        const resolved = resolveSchedule(this.deps.queues.jobs, def, overrides.get(def.name), this.handled, now);
         if (resolved.active && !resolved.paused) keep.add(schedulerKey(def.jobType, def.name));
         try {
           const action = await this.apply(resolved, now);
@@ -215,11 +212,14 @@ export class ScheduleService {
     const outcome = await this.lock.run(randomUUID(), this.lockWaitMs, async () => {
       const now = this.clock();
       const { raw, stored } = await this.store.read(name);
-      const change = compute({ def, stored, now, actor });
+      const change = compute({ jobs: this.deps.queues.jobs, def, stored, now, actor });
       if (!change) return;
       await this.store.put(name, change.next);
       try {
-        await this.apply(resolveSchedule(def, change.next && { ok: true, value: change.next }, this.handled, now), now);
+        await this.apply(
+          resolveSchedule(this.deps.queues.jobs, def, change.next && { ok: true, value: change.next }, this.handled, now),
+          now,
+        );
       } catch (err) {
         // BullMQ's scripts are atomic, so it is unchanged: put the override back to match.
         await this.store.putRaw(name, raw);

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { JOB_TYPE_NAMES, type JobTypeName } from '../jobs/registry';
 import { describePattern, previewCron } from './cron-preview';
 import type { ResolvedSchedule } from './resolve-schedule';
 import { lastRunSchema, type LastRun } from './run-log';
@@ -16,7 +15,7 @@ const specSchema = z.object({
 /** A schedule as the dashboard and the CLI see it: plain data, no BullMQ objects. */
 export const scheduleSummarySchema = specSchema.extend({
   name: z.string(),
-  jobType: z.enum(JOB_TYPE_NAMES as [JobTypeName, ...JobTypeName[]]),
+  jobType: z.string(),
   description: z.string(),
   /** The effective pattern in plain words, e.g. `Every 15 minutes`. */
   patternText: z.string(),

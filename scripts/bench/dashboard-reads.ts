@@ -9,7 +9,7 @@ import { readDeadLetterList } from '@/lib/dashboard/dead-letters-read';
 import { readOverview } from '@/lib/dashboard/queue-overview';
 import { readQueuePage } from '@/lib/dashboard/queue-page';
 import type { ErrorClass } from '@/lib/errors/classify';
-import type { JobTypeName } from '@/lib/jobs/registry';
+import type { SourceJobName } from '@/jobs';
 
 export interface Timing {
   /** Milliseconds of each repetition, in run order. */
@@ -17,7 +17,7 @@ export interface Timing {
 }
 
 export interface ReadsSpec {
-  queue: JobTypeName;
+  queue: SourceJobName;
   /** Jobs in the queue's completed state (ids 1..jobs, newest = highest id). */
   jobs: number;
   pageSize: number;

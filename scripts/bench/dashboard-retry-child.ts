@@ -6,11 +6,12 @@
  * Input: argv[2] as JSON ({port, prefix, queue}). Output: one IPC message.
  */
 import { z } from 'zod';
-import { Bullpen } from '@/lib/bullpen';
+import { createBullpen } from '@/lib/bullpen';
+import { sourceApp } from '@/jobs';
 import { loadConfig } from '@/lib/config';
 import { BulkOperations, type BulkOperation } from '@/lib/dashboard/bulk-operations';
 import { QueueOperations } from '@/lib/dashboard/queue-operations';
-import { JOB_TYPE_NAMES, type JobTypeName } from '@/lib/jobs/registry';
+import { SOURCE_JOB_NAMES, type SourceJobName } from '@/jobs';
 import { silentLogger } from '@/lib/logging/logger';
 import { waitReady } from '@/lib/redis/connection';
 import { MemorySampler, summariseMemory, type MemorySummary } from './dashboard-memory';
@@ -18,7 +19,7 @@ import { MemorySampler, summariseMemory, type MemorySummary } from './dashboard-
 const argsSchema = z.object({
   port: z.number().int().min(1).max(65_535),
   prefix: z.string().min(1),
-  queue: z.enum(JOB_TYPE_NAMES as [JobTypeName, ...JobTypeName[]]),
+  queue: z.enum(SOURCE_JOB_NAMES as [SourceJobName, ...SourceJobName[]]),
 });
 
 export interface RetryChildResult {
@@ -40,7 +41,8 @@ function fullGc(): void {
 
 async function main(): Promise<void> {
   const args = argsSchema.parse(JSON.parse(process.argv[2] ?? '{}'));
-  const bullpen = new Bullpen({
+  const bullpen = createBullpen({
+    ...sourceApp,
     config: loadConfig({ LOG_LEVEL: 'warn' }),
     redis: { host: '127.0.0.1', port: args.port },
     prefix: args.prefix,

@@ -8,11 +8,12 @@
  * BENCH_DASHBOARD_RETRY (comma-separated sizes); BENCH_NO_BUILD=1 keeps a stale build.
  */
 import { loadavg } from 'node:os';
-import { Bullpen } from '@/lib/bullpen';
+import { type Bullpen, createBullpen } from '@/lib/bullpen';
+import { sourceApp } from '@/jobs';
 import { loadConfig } from '@/lib/config';
 import { readDeadLetterList } from '@/lib/dashboard/dead-letters-read';
 import { ERROR_CLASSES } from '@/lib/errors/classify';
-import { JOB_TYPE_NAMES } from '@/lib/jobs/registry';
+import { SOURCE_JOB_NAMES } from '@/jobs';
 import { silentLogger } from '@/lib/logging/logger';
 import { waitReady } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
@@ -109,7 +110,8 @@ export async function runDashboardBench(opts: DashboardBenchOptions): Promise<Da
     throw new Error(`retry-all sizes must be positive integers, got ${retrySizes.join(',')}`);
   const started = performance.now();
   const loadStart = loadavg()[0];
-  const bullpen = new Bullpen({
+  const bullpen = createBullpen({
+    ...sourceApp,
     config: loadConfig({ LOG_LEVEL: 'warn' }),
     redis: { host: '127.0.0.1', port: opts.redis.port },
     prefix: PREFIX,
@@ -175,7 +177,7 @@ export async function runDashboardBench(opts: DashboardBenchOptions): Promise<Da
       queue: QUEUE,
       jobs,
       deadLetters,
-      queues: JOB_TYPE_NAMES.length,
+      queues: SOURCE_JOB_NAMES.length,
       pageSize: PAGE_SIZE,
       deepPage,
       reps,

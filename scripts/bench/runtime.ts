@@ -6,7 +6,8 @@
  */
 import { type Queue, Worker } from 'bullmq';
 import pino from 'pino';
-import { Bullpen } from '@/lib/bullpen';
+import { type Bullpen, createBullpen } from '@/lib/bullpen';
+import { sourceApp } from '@/jobs';
 import { loadConfig } from '@/lib/config';
 import { WorkerMetrics } from '@/lib/metrics/worker-metrics';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
@@ -47,7 +48,8 @@ type Runner = {
 };
 
 export function makeBullpen(redis: EmbeddedRedis, prefix: string): Bullpen {
-  return new Bullpen({
+  return createBullpen({
+    ...sourceApp,
     config: loadConfig({ LOG_LEVEL: 'info' }),
     redis: { host: '127.0.0.1', port: redis.port },
     prefix,
@@ -63,6 +65,7 @@ export function bullpenRunner(bullpen: Bullpen): Runner {
       pool = new WorkerPool({
         connection: bullpen.workerConnection(),
         keys: bullpen.keys,
+        jobs: bullpen.jobs,
         handlers: {
           [TYPE]: async (ctx) => {
             onJob((ctx.data.payload as { t: number }).t);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { test as base, expect, type BrowserContext, type Page } from '@playwright/test';
-import { Bullpen } from '@/lib/bullpen';
+import { sourceApp } from '@/jobs';
+import { type Bullpen, createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
 import { AppShell } from './pages/app-shell';
@@ -46,7 +47,11 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   e2e: [async ({}, use) => use(readE2eState()), { scope: 'worker' }],
   bullpen: [
     async ({ e2e }, use) => {
-      const bullpen = new Bullpen({ config: loadConfig(e2e.env), logger: silentLogger });
+      const bullpen = createBullpen({
+        ...sourceApp,
+        config: loadConfig(e2e.env),
+        logger: silentLogger,
+      });
       await use(bullpen);
       await bullpen.close();
     },

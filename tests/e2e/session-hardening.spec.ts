@@ -76,9 +76,11 @@ test('a rotating X-Forwarded-For from the browser neither dodges the throttle no
   expect(messages.slice(0, 3)).toEqual(Array(3).fill(expect.stringContaining('Wrong user name or password')));
   expect(messages.filter((m) => /Too many failed sign-ins for this name from your address/.test(m)).length).toBeGreaterThan(0);
 
-  // One pair was counted, under the socket's address; none under the forged ones.
+  // One pair was counted, under the socket's address; none under the forged ones. At
+  // least the three free failures land on it (an attempt refused during a delay is not
+  // a failure, so how many more depends on how fast the browser typed).
   const pair = (client: string) => bullpen.keys.tagged('auth', 'fail', 'pair', name, client);
-  expect(Number(await bullpen.redis.hget(pair('127.0.0.1'), 'fails'))).toBeGreaterThanOrEqual(4);
+  expect(Number(await bullpen.redis.hget(pair('127.0.0.1'), 'fails'))).toBeGreaterThanOrEqual(3);
   for (let i = 1; i <= 8; i++) expect(await bullpen.redis.exists(pair(`192.0.2.${i}`))).toBe(0);
 
   const { entries } = await bullpen.audit.page({ limit: 50 });

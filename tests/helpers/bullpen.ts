@@ -1,13 +1,15 @@
-import { Bullpen, type BullpenOptions } from '@/lib/bullpen';
+import { sourceApp } from '@/jobs';
+import { type Bullpen, type BullpenOptions, createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { uniquePrefix } from './redis';
 
-/** A Bullpen on the test's redis-server under a unique prefix, with quiet logs. */
+/** A Bullpen for the source application's job table on the test's redis-server under a unique prefix, with quiet logs. */
 export function makeBullpen(redis: EmbeddedRedis, overrides: Partial<BullpenOptions> & { env?: Record<string, string> } = {}): Bullpen {
   const { env, ...opts } = overrides;
-  return new Bullpen({
+  return createBullpen({
+    ...sourceApp,
     config: loadConfig({ BULLPEN_DATA_DIR: '.data/test', LOG_LEVEL: 'silent', ...env }),
     redis: { host: '127.0.0.1', port: redis.port },
     prefix: uniquePrefix(),

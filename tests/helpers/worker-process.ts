@@ -15,8 +15,13 @@ export interface SpawnedWorker {
  * itself and a SIGKILL reaches it, not a wrapper).
  */
 export function spawnFixture(fixture: string, env: Record<string, string>): SpawnedWorker {
+  return spawnScript(path.join('tests/fixtures', fixture), env);
+}
+
+/** Starts a script of the repository (a path from its root) as its own node process; ready once it prints `readyMarker`. */
+export function spawnScript(script: string, env: Record<string, string>, readyMarker = 'ready'): SpawnedWorker {
   const root = path.resolve(__dirname, '../..');
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'tests/fixtures', fixture)], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, script)], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -30,12 +35,12 @@ export function spawnFixture(fixture: string, env: Record<string, string>): Spaw
   });
   child.stdout!.on('data', (d) => {
     out += String(d);
-    if (out.includes('ready')) resolveReady();
+    if (out.includes(readyMarker)) resolveReady();
   });
   child.stderr!.on('data', (d) => (out += String(d)));
   const exited = new Promise<number | null>((resolve) =>
     child.on('exit', (code) => {
-      rejectReady(new Error(`fixture exited (${code}) before ready:\n${out}`));
+      rejectReady(new Error(`${script} exited (${code}) before ready:\n${out}`));
       resolve(code);
     }),
   );

@@ -3,7 +3,7 @@ import type { Bullpen } from '@/lib/bullpen';
 import { readJobPage } from '@/lib/dashboard/job-page';
 import { parseQueueFilters } from '@/lib/dashboard/queue-filters';
 import { readQueuePage } from '@/lib/dashboard/queue-page';
-import type { JobTypeName } from '@/lib/jobs/registry';
+import type { JobTypeName } from '../helpers/source-jobs';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { makeBullpen } from '../helpers/bullpen';
 import { startTestRedis } from '../helpers/redis';

@@ -49,6 +49,7 @@ describe('DeadLetterReconciler', () => {
     pool = new WorkerPool({
       connection,
       keys: bullpen.keys,
+      jobs: bullpen.jobs,
       handlers: {
         [TYPE]: async () => {
           throw new PermanentError('the session store refused the cleanup');

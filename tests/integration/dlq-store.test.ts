@@ -7,7 +7,7 @@ import { DeadLetterStore } from '@/lib/dlq/dead-letter-store';
 import { deadLetterId, type DeadLetterEntry } from '@/lib/dlq/entry';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
-import { JOB_TYPES } from '@/lib/jobs/registry';
+import { jobType } from '../helpers/source-jobs';
 import { silentLogger } from '@/lib/logging/logger';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { makeBullpen } from '../helpers/bullpen';
@@ -196,7 +196,7 @@ describe('DeadLetterStore', () => {
     const queue = bullpen.queues.get('webhook-dispatch');
     expect(await queued(queue)).toBe(1);
     const job = await queue.getJob(`replay-${id}-1`);
-    expect(job?.opts.attempts).toBe(JOB_TYPES['webhook-dispatch'].attempts);
+    expect(job?.opts.attempts).toBe(jobType('webhook-dispatch').attempts);
     expect(job?.attemptsMade).toBe(0);
     expect(job?.data).toMatchObject({
       payload: (input.jobData as JobEnvelope).payload,

@@ -4,7 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Bullpen } from '@/lib/bullpen';
+import { sourceApp } from '@/jobs';
+import { createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
 import { waitReady } from '@/lib/redis/connection';
@@ -63,7 +64,12 @@ describe('Redis killed with SIGKILL and restarted mid-load', () => {
       RECONCILE_INTERVAL_MS: '1000',
     };
     // The test's own view rides out the restart too.
-    const bullpen = new Bullpen({ config: loadConfig({ ...env, LOG_LEVEL: 'silent' }), logger: silentLogger, connectionRole: 'resilient' });
+    const bullpen = createBullpen({
+      ...sourceApp,
+      config: loadConfig({ ...env, LOG_LEVEL: 'silent' }),
+      logger: silentLogger,
+      connectionRole: 'resilient',
+    });
     let worker: SpawnedWorker | undefined;
     try {
       await waitReady(bullpen.redis);

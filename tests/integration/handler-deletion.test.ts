@@ -1,3 +1,4 @@
+import { storesOf } from '../helpers/source-jobs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,12 +7,12 @@ import type { Bullpen } from '@/lib/bullpen';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { waitReady } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
-import { DeletionReceipts } from '@/lib/domain/deletion/deletion-receipts';
-import { TenantEraser } from '@/lib/domain/deletion/tenant-eraser';
-import type { TenantScopedStore } from '@/lib/domain/tenant-store';
-import { tenantStores } from '@/lib/domain/tenant-stores';
-import { createDataDeletionHandler } from '@/worker/handlers/data-deletion';
-import { createDataExportHandler } from '@/worker/handlers/data-export';
+import { DeletionReceipts } from '@/jobs/maintenance/deletion/deletion-receipts';
+import { TenantEraser } from '@/jobs/maintenance/deletion/tenant-eraser';
+import type { TenantScopedStore } from '@/lib/jobs/tenant-scoped-store';
+import { tenantStores } from '@/jobs/tenant-stores';
+import { createDataDeletionHandler } from '@/jobs/maintenance/data-deletion';
+import { createDataExportHandler } from '@/jobs/maintenance/data-export';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
 import { startTestRedis } from '../helpers/redis';
@@ -37,9 +38,9 @@ beforeEach(async () => {
   await seedTenantData(bullpen, 'acme', ['ws1', 'ws2']);
   await seedTenantData(bullpen, 'globex', ['lab']);
   // Exports are copies of tenant data, so they count too.
-  await createDataExportHandler({ bullpen })(makeJobContext('data-export', acme));
-  await createDataExportHandler({ bullpen })(makeJobContext('data-export', { orgId: 'acme', workspaceId: 'ws2' }));
-  await createDataExportHandler({ bullpen })(makeJobContext('data-export', globex));
+  await createDataExportHandler(storesOf(bullpen))(makeJobContext('data-export', acme));
+  await createDataExportHandler(storesOf(bullpen))(makeJobContext('data-export', { orgId: 'acme', workspaceId: 'ws2' }));
+  await createDataExportHandler(storesOf(bullpen))(makeJobContext('data-export', globex));
 });
 afterEach(async () => {
   await bullpen.close();
@@ -48,14 +49,14 @@ afterEach(async () => {
 
 async function counts(tenant: Tenant): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const s of tenantStores(bullpen)) out[s.name] = await s.countByTenant(tenant);
+  for (const s of tenantStores(storesOf(bullpen))) out[s.name] = await s.countByTenant(tenant);
   return out;
 }
 
 /** Every record of a tenant, per store: what "untouched" is compared on. */
 async function snapshot(tenant: Tenant): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
-  for (const s of tenantStores(bullpen)) {
+  for (const s of tenantStores(storesOf(bullpen))) {
     out[s.name] = [];
     for await (const r of s.exportByTenant(tenant)) out[s.name].push(r);
   }
@@ -86,12 +87,12 @@ describe('data-deletion', () => {
     for (const [store, records] of Object.entries(other)) expect(records.length, store).toBeGreaterThan(0);
 
     const ctx = makeJobContext('data-deletion', { orgId: 'acme', reason: 'contract ended' }, { jobId: 'erase-1' });
-    const result = await createDataDeletionHandler({ bullpen })(ctx);
+    const result = await createDataDeletionHandler(storesOf(bullpen))(ctx);
 
     expect(result.complete).toBe(true);
     expect(Object.values(result.remaining).every((n) => n === 0)).toBe(true);
     expect(Object.keys(result.remaining).sort()).toEqual(
-      tenantStores(bullpen)
+      tenantStores(storesOf(bullpen))
         .map((s) => s.name)
         .sort(),
     );
@@ -105,8 +106,8 @@ describe('data-deletion', () => {
     expect(await snapshot(globex)).toEqual(other);
 
     const phases = ctx.progressReports.map((p) => p.phase);
-    expect(phases.filter((p) => p === 'deleting').length).toBeGreaterThan(tenantStores(bullpen).length);
-    expect(phases.filter((p) => p === 'verifying')).toHaveLength(tenantStores(bullpen).length);
+    expect(phases.filter((p) => p === 'deleting').length).toBeGreaterThan(tenantStores(storesOf(bullpen)).length);
+    expect(phases.filter((p) => p === 'verifying')).toHaveLength(tenantStores(storesOf(bullpen)).length);
     expect(ctx.progressReports.at(-1)).toMatchObject({ percent: 100, phase: 'complete' });
 
     // The receipt and one untagged audit entry record it.
@@ -119,7 +120,7 @@ describe('data-deletion', () => {
     expect(page.entries.find((e) => e.action === 'tenant.delete')!.tenant).toBeUndefined();
 
     // The retry of the same job: nothing to delete, still zero, still one audit entry.
-    const again = await createDataDeletionHandler({ bullpen })(
+    const again = await createDataDeletionHandler(storesOf(bullpen))(
       makeJobContext('data-deletion', { orgId: 'acme' }, { jobId: 'erase-1', attempt: 2 }),
     );
     expect(Object.values(again.deleted).every((n) => n === 0)).toBe(true);
@@ -134,7 +135,7 @@ describe('data-deletion', () => {
     const orgBefore = await counts(acme);
     const ws1Before = await counts(ws1);
 
-    const result = await createDataDeletionHandler({ bullpen })(makeJobContext('data-deletion', ws1));
+    const result = await createDataDeletionHandler(storesOf(bullpen))(makeJobContext('data-deletion', ws1));
     expect(result.complete).toBe(true);
     expect(Object.values(await counts(ws1)).every((n) => n === 0)).toBe(true);
     expect(await snapshot({ orgId: 'acme', workspaceId: 'ws2' })).toEqual(ws2Before);
@@ -158,7 +159,7 @@ describe('data-deletion', () => {
       },
       exportByTenant: async function* () {},
     };
-    const report = await new TenantEraser([...tenantStores(bullpen), racing]).erase(acme);
+    const report = await new TenantEraser([...tenantStores(storesOf(bullpen)), racing]).erase(acme);
     expect(report.complete).toBe(false);
     expect(report.remaining.racing).toBe(1);
     expect(report.remaining.sessions).toBe(0);

@@ -2,17 +2,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { MemoryStore } from '@/lib/domain/memories/memory-store';
-import { EmbeddingFailureLog } from '@/lib/domain/vectors/embedding-failure-log';
-import { vectorServiceFor } from '@/lib/domain/vectors/vector-service';
-import { VectorStore } from '@/lib/domain/vectors/vector-store';
-import { jobType } from '@/lib/jobs/registry';
+import { MemoryStore } from '@/jobs/memory/memories/memory-store';
+import { EmbeddingFailureLog } from '@/jobs/embedding/vectors/embedding-failure-log';
+import { VectorStore } from '@/jobs/embedding/vectors/vector-store';
+import { jobType, storesOf } from '../helpers/source-jobs';
 import type { Tenant } from '@/lib/jobs/tenant';
-import { LexicalHashEmbedder } from '@/lib/ports/embedder/lexical-hash-embedder';
+import { LexicalHashEmbedder } from '@/jobs/ports/embedder/lexical-hash-embedder';
 import { waitReady } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
-import { createEmbeddingBatchHandler } from '@/worker/handlers/embedding-batch';
-import { createEmbeddingReindexHandler } from '@/worker/handlers/embedding-reindex';
+import { createEmbeddingBatchHandler } from '@/jobs/embedding/embedding-batch';
+import { createEmbeddingReindexHandler } from '@/jobs/embedding/embedding-reindex';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
 import { startTestRedis } from '../helpers/redis';
@@ -88,7 +87,7 @@ describe('embedding-batch and embedding-reindex', () => {
     await memories.create({ id: 'i5', kind: 'episodic', content: 'note number 5 about i', importance: 0.5, tenant: acme });
     await memories.create({ id: 'i6', kind: 'episodic', content: 'someone else’s', importance: 0.5, tenant: { orgId: 'globex' } });
     const ctx = makeJobContext('embedding-batch', batchPayload({ namespace: 'notes', items: items(70) }), { tenant: acme });
-    const result = await createEmbeddingBatchHandler({ bullpen: b })(ctx);
+    const result = await createEmbeddingBatchHandler(storesOf(b))(ctx);
 
     expect(result).toMatchObject({
       namespace: 'notes',
@@ -110,12 +109,12 @@ describe('embedding-batch and embedding-reindex', () => {
     expect((await memories.get('i5'))!.embeddingId).toBe('notes/i5');
     expect((await memories.get('i6'))!.embeddingId).toBeUndefined();
     const [query] = await new LexicalHashEmbedder().embed(['note number 42 about i']);
-    expect((await vectorServiceFor(b).search('notes', query, 1))[0].id).toBe('i42');
+    expect((await storesOf(b).vectors.search('notes', query, 1))[0].id).toBe('i42');
   });
 
   it('changes nothing when run twice', async () => {
     const b = await bullpen();
-    const handler = createEmbeddingBatchHandler({ bullpen: b });
+    const handler = createEmbeddingBatchHandler(storesOf(b));
     const data = batchPayload({ namespace: 'notes', items: items(40) });
     const first = makeJobContext('embedding-batch', data, { tenant: acme });
     await handler(first);
@@ -131,7 +130,7 @@ describe('embedding-batch and embedding-reindex', () => {
     fake!.poison = /POISON/;
     const list = items(70);
     list[40].text = 'POISON pill';
-    const handler = createEmbeddingBatchHandler({ bullpen: b });
+    const handler = createEmbeddingBatchHandler(storesOf(b));
     const data = batchPayload({ namespace: 'notes', items: list });
     const ctx = makeJobContext('embedding-batch', data, { tenant: acme });
     const result = await handler(ctx);
@@ -159,7 +158,7 @@ describe('embedding-batch and embedding-reindex', () => {
   it('fails the job when every batch fails, so the runtime retries or dead-letters it', async () => {
     const b = await remote();
     fake!.poison = /./;
-    const handler = createEmbeddingBatchHandler({ bullpen: b });
+    const handler = createEmbeddingBatchHandler(storesOf(b));
     await expect(
       handler(makeJobContext('embedding-batch', batchPayload({ namespace: 'notes', items: items(3) }), { tenant: acme })),
     ).rejects.toMatchObject({ status: 400 });
@@ -187,7 +186,7 @@ describe('embedding-batch and embedding-reindex', () => {
     );
 
     fake!.poison = /number 70 /;
-    const handler = createEmbeddingReindexHandler({ bullpen: b });
+    const handler = createEmbeddingReindexHandler(storesOf(b));
     const data = reindexPayload({ namespace: 'notes', batchSize: 25 });
     const dying = makeJobContext('embedding-reindex', data);
     await expect(handler(dying)).rejects.toMatchObject({ status: 400 });
@@ -211,7 +210,7 @@ describe('embedding-batch and embedding-reindex', () => {
     expect(all.every((v) => v?.model === 'fake-4d' && v.vector.length === 4 && v.tenant?.orgId === 'acme')).toBe(true);
     const stats = await store.stats('notes');
     expect(stats).toMatchObject({ live: 100, dimensions: 4 });
-    const [hit] = await vectorServiceFor(b).search('notes', all[7]!.vector, 1);
+    const [hit] = await storesOf(b).vectors.search('notes', all[7]!.vector, 1);
     expect(hit.similarity).toBeCloseTo(1, 4);
 
     fake!.calls = [];

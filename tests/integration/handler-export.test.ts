@@ -1,3 +1,4 @@
+import { storesOf } from '../helpers/source-jobs';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
@@ -7,9 +8,9 @@ import type { Bullpen } from '@/lib/bullpen';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { waitReady } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
-import { exportableStores } from '@/lib/domain/tenant-stores';
-import { createAuditExportHandler } from '@/worker/handlers/audit-export';
-import { createDataExportHandler } from '@/worker/handlers/data-export';
+import { exportableStores } from '@/jobs/tenant-stores';
+import { createAuditExportHandler } from '@/jobs/maintenance/audit-export';
+import { createDataExportHandler } from '@/jobs/maintenance/data-export';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
 import { startTestRedis } from '../helpers/redis';
@@ -51,12 +52,12 @@ function orgOf(record: Record<string, unknown>): string | undefined {
 
 describe('data-export', () => {
   it('writes every store’s records of the tenant to JSONL with a manifest; a second run changes nothing', async () => {
-    const stores = exportableStores(bullpen);
+    const stores = exportableStores(storesOf(bullpen));
     const expected = Object.fromEntries(
       await Promise.all(stores.map(async (s) => [s.name, await s.countByTenant({ orgId: 'acme' })] as const)),
     );
     const ctx = makeJobContext('data-export', { orgId: 'acme' }, { jobId: 'export-1' });
-    const result = await createDataExportHandler({ bullpen })(ctx);
+    const result = await createDataExportHandler(storesOf(bullpen))(ctx);
 
     expect(result.dir).toBe(path.join(dataDir, 'exports', 'acme', 'data-export-1'));
     const files = (await readdir(result.dir)).sort();
@@ -85,7 +86,7 @@ describe('data-export', () => {
     expect(ctx.progressReports.at(-1)).toMatchObject({ percent: 100, phase: 'complete' });
 
     const mtime = (await stat(path.join(result.dir, 'sessions.jsonl'))).mtimeMs;
-    const again = await createDataExportHandler({ bullpen })(
+    const again = await createDataExportHandler(storesOf(bullpen))(
       makeJobContext('data-export', { orgId: 'acme' }, { jobId: 'export-1', attempt: 2 }),
     );
     expect(again.manifest).toEqual(result.manifest);
@@ -93,7 +94,7 @@ describe('data-export', () => {
   });
 
   it('exports one workspace only when asked', async () => {
-    const result = await createDataExportHandler({ bullpen })(makeJobContext('data-export', { orgId: 'acme', workspaceId: 'ws1' }));
+    const result = await createDataExportHandler(storesOf(bullpen))(makeJobContext('data-export', { orgId: 'acme', workspaceId: 'ws1' }));
     const sessions = await readLines(path.join(result.dir, 'sessions.jsonl'));
     expect(sessions).toHaveLength(4);
     expect(sessions.every((s) => (s.tenant as { workspaceId?: string }).workspaceId === 'ws1')).toBe(true);
@@ -109,7 +110,7 @@ describe('data-export', () => {
       // Dies (a timeout, a crash) after the third store is on disk.
       if (ctx.progressReports.filter((p) => p.detail?.store).length === 3) controller.abort(new Error('attempt timed out'));
     };
-    await expect(createDataExportHandler({ bullpen })(ctx)).rejects.toThrow('attempt timed out');
+    await expect(createDataExportHandler(storesOf(bullpen))(ctx)).rejects.toThrow('attempt timed out');
     const dir = path.join(dataDir, 'exports', 'acme', 'data-export-2');
     const progress = JSON.parse(await readFile(path.join(dir, 'progress.json'), 'utf8')) as { done: Record<string, unknown> };
     const done = Object.keys(progress.done);
@@ -118,18 +119,18 @@ describe('data-export', () => {
     await expect(stat(path.join(dir, 'manifest.json'))).rejects.toThrow();
 
     const retry = makeJobContext('data-export', { orgId: 'acme' }, { jobId: 'export-2', attempt: 2 });
-    const result = await createDataExportHandler({ bullpen })(retry);
-    expect(Object.keys(result.manifest.stores)).toHaveLength(exportableStores(bullpen).length);
+    const result = await createDataExportHandler(storesOf(bullpen))(retry);
+    expect(Object.keys(result.manifest.stores)).toHaveLength(exportableStores(storesOf(bullpen)).length);
     expect((await stat(path.join(dir, `${done[0]}.jsonl`))).mtimeMs).toBe(firstMtime);
     // Only the remaining stores were written by the retry.
-    expect(retry.progressReports.filter((p) => p.detail?.store)).toHaveLength(exportableStores(bullpen).length - 3);
+    expect(retry.progressReports.filter((p) => p.detail?.store)).toHaveLength(exportableStores(storesOf(bullpen)).length - 3);
     await expect(stat(path.join(dir, 'progress.json'))).rejects.toThrow();
     expect((await readdir(dir)).some((f) => f.endsWith('.tmp'))).toBe(false);
   });
 
   it('refuses to export another organisation than the job’s', async () => {
     await expect(
-      createDataExportHandler({ bullpen })(makeJobContext('data-export', { orgId: 'globex' }, { tenant: { orgId: 'acme' } })),
+      createDataExportHandler(storesOf(bullpen))(makeJobContext('data-export', { orgId: 'globex' }, { tenant: { orgId: 'acme' } })),
     ).rejects.toBeInstanceOf(PermanentError);
   });
 });
@@ -146,21 +147,21 @@ describe('audit-export', () => {
     const from = new Date(stamps[1]).toISOString();
     const to = new Date(stamps[4] - 1).toISOString();
     const ctx = makeJobContext('audit-export', { orgId: 'acme', from, to });
-    const result = await createAuditExportHandler({ bullpen })(ctx);
+    const result = await createAuditExportHandler(storesOf(bullpen))(ctx);
     expect(result.manifest.stores.audit.records).toBe(3);
     const lines = await readLines(path.join(result.dir, 'audit.jsonl'));
     expect(lines.map((l) => (l.target as { id: string }).id)).toEqual(['j1', 'j2', 'j3']);
     expect(result.manifest.range).toEqual({ from: stamps[1], to: stamps[4] - 1 });
     expect(ctx.progressReports.at(-1)).toMatchObject({ percent: 100, phase: 'complete' });
 
-    const all = await createAuditExportHandler({ bullpen })(makeJobContext('audit-export', { orgId: 'acme' }));
+    const all = await createAuditExportHandler(storesOf(bullpen))(makeJobContext('audit-export', { orgId: 'acme' }));
     // Three seeded entries (org and two workspaces) plus the five above; none of globex.
     expect(all.manifest.stores.audit.records).toBe(8);
   });
 
   it('refuses a range whose start is after its end', async () => {
     await expect(
-      createAuditExportHandler({ bullpen })(
+      createAuditExportHandler(storesOf(bullpen))(
         makeJobContext('audit-export', { orgId: 'acme', from: '2025-02-01T00:00:00Z', to: '2025-01-01T00:00:00Z' }),
       ),
     ).rejects.toBeInstanceOf(PermanentError);

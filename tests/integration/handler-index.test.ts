@@ -1,13 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { planTransfers, shardOf } from '@/lib/domain/vectors/shards';
-import { vectorServiceFor } from '@/lib/domain/vectors/vector-service';
-import type { VectorStore } from '@/lib/domain/vectors/vector-store';
-import { jobType } from '@/lib/jobs/registry';
+import { planTransfers, shardOf } from '@/jobs/embedding/vectors/shards';
+import type { VectorStore } from '@/jobs/embedding/vectors/vector-store';
+import { jobType, storesOf } from '../helpers/source-jobs';
 import { waitReady } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
-import { createIndexOptimizationHandler } from '@/worker/handlers/index-optimization';
-import { createIndexRebalanceHandler } from '@/worker/handlers/index-rebalance';
+import { createIndexOptimizationHandler } from '@/jobs/index-ops/index-optimization';
+import { createIndexRebalanceHandler } from '@/jobs/index-ops/index-rebalance';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
 import { startTestRedis } from '../helpers/redis';
@@ -57,7 +56,7 @@ describe('index-optimization and index-rebalance', () => {
 
   it('rebuilds a namespace past the deleted ratio, reports before and after, and skips the others', async () => {
     const b = await bullpen();
-    const vectors = vectorServiceFor(b);
+    const vectors = storesOf(b).vectors;
     await fill(vectors.store, 'busy', 200);
     await fill(vectors.store, 'calm', 50);
     await vectors.search('busy', vectorOf(150), 1);
@@ -65,7 +64,7 @@ describe('index-optimization and index-rebalance', () => {
     await vectors.store.delete('calm', 'v0');
 
     const ctx = makeJobContext('index-optimization', optimization());
-    const result = await createIndexOptimizationHandler({ bullpen: b })(ctx);
+    const result = await createIndexOptimizationHandler(storesOf(b))(ctx);
     expect(result.threshold).toBe(0.2);
     expect(result.namespaces).toEqual([
       {
@@ -88,10 +87,10 @@ describe('index-optimization and index-rebalance', () => {
 
   it('leaves the same state when run twice', async () => {
     const b = await bullpen();
-    const vectors = vectorServiceFor(b);
+    const vectors = storesOf(b).vectors;
     await fill(vectors.store, 'busy', 100);
     for (let i = 0; i < 50; i++) await vectors.store.delete('busy', `v${i}`);
-    const handler = createIndexOptimizationHandler({ bullpen: b });
+    const handler = createIndexOptimizationHandler(storesOf(b));
     const ctx = makeJobContext('index-optimization', optimization({ namespace: 'busy' }));
     const first = await handler(ctx);
     const stats = await vectors.store.stats('busy');
@@ -105,7 +104,7 @@ describe('index-optimization and index-rebalance', () => {
 
   it('moves the fewest vectors to even out shards drained by deletions, and searches still find every vector', async () => {
     const b = await bullpen();
-    const vectors = vectorServiceFor(b);
+    const vectors = storesOf(b).vectors;
     await fill(vectors.store, 'docs', 400);
     // Drain shard 0: delete the vectors its hash placed there.
     const onShard0 = Array.from({ length: 400 }, (_, i) => `v${i}`).filter((id) => shardOf(id, 4) === 0);
@@ -115,7 +114,7 @@ describe('index-optimization and index-rebalance', () => {
     expect(before.imbalance).toBeGreaterThan(0.3);
 
     const ctx = makeJobContext('index-rebalance', rebalance({ namespace: 'docs' }));
-    const [outcome] = (await createIndexRebalanceHandler({ bullpen: b })(ctx)).namespaces;
+    const [outcome] = (await createIndexRebalanceHandler(storesOf(b))(ctx)).namespaces;
     const after = await vectors.store.stats('docs');
     expect(outcome).toMatchObject({ namespace: 'docs', action: 'rebalanced', before: { shardSizes: before.shardSizes } });
     expect(Math.max(...after.shardSizes) - Math.min(...after.shardSizes)).toBeLessThanOrEqual(1);
@@ -134,10 +133,10 @@ describe('index-optimization and index-rebalance', () => {
 
   it('skips a namespace that is balanced or as even as it can be', async () => {
     const b = await bullpen();
-    const vectors = vectorServiceFor(b);
+    const vectors = storesOf(b).vectors;
     // v0..v9 hash to shards of 3, 2, 2, 3: an imbalance of 0.4, the best 10 vectors allow.
     await fill(vectors.store, 'tiny', 10);
-    const handler = createIndexRebalanceHandler({ bullpen: b });
+    const handler = createIndexRebalanceHandler(storesOf(b));
     const [outcome] = (await handler(makeJobContext('index-rebalance', rebalance({ namespace: 'tiny', threshold: 0.01 })))).namespaces;
     expect(outcome).toMatchObject({
       action: 'skipped',
@@ -152,17 +151,17 @@ describe('index-optimization and index-rebalance', () => {
 
   it('finishes the same plan after a crash midway, ending where a single run ends', async () => {
     const drain = async (b: Bullpen) => {
-      const vectors = vectorServiceFor(b);
+      const vectors = storesOf(b).vectors;
       await fill(vectors.store, 'docs', 400);
       for (let i = 0; i < 400; i++) if (shardOf(`v${i}`, 4) === 2) await vectors.store.delete('docs', `v${i}`);
     };
     const once = await bullpen();
     await drain(once);
-    await createIndexRebalanceHandler({ bullpen: once })(makeJobContext('index-rebalance', rebalance({ namespace: 'docs' })));
+    await createIndexRebalanceHandler(storesOf(once))(makeJobContext('index-rebalance', rebalance({ namespace: 'docs' })));
 
     const b = await bullpen();
     await drain(b);
-    const handler = createIndexRebalanceHandler({ bullpen: b });
+    const handler = createIndexRebalanceHandler(storesOf(b));
     const abort = new AbortController();
     const dying = makeJobContext('index-rebalance', rebalance({ namespace: 'docs' }), { signal: abort.signal });
     const report = dying.progress;
@@ -171,7 +170,7 @@ describe('index-optimization and index-rebalance', () => {
       if (detail?.transfer === 1) abort.abort(new Error('worker killed'));
     };
     await expect(handler(dying)).rejects.toThrow();
-    const partial = await vectorServiceFor(b).store.stats('docs');
+    const partial = await storesOf(b).vectors.store.stats('docs');
     expect(Math.max(...partial.shardSizes) - Math.min(...partial.shardSizes)).toBeGreaterThan(1);
 
     const result = await handler(makeJobContext('index-rebalance', rebalance({ namespace: 'docs' }), { jobId: dying.jobId, attempt: 2 }));

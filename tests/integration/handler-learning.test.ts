@@ -1,15 +1,16 @@
+import { storesOf } from '../helpers/source-jobs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { waitReady } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
-import { PatternModelStore } from '@/lib/domain/patterns/pattern-model-store';
-import { predict } from '@/lib/domain/patterns/softmax-model';
-import { SampleStore } from '@/lib/domain/trajectories/sample-store';
-import { TrajectoryStore } from '@/lib/domain/trajectories/trajectory-store';
-import { createEwcConsolidationHandler } from '@/worker/handlers/ewc-consolidation';
-import { createPatternTrainingHandler } from '@/worker/handlers/pattern-training';
-import { createTrajectoryProcessHandler } from '@/worker/handlers/trajectory-process';
+import { PatternModelStore } from '@/jobs/learning/patterns/pattern-model-store';
+import { predict } from '@/jobs/learning/patterns/softmax-model';
+import { SampleStore } from '@/jobs/learning/trajectories/sample-store';
+import { TrajectoryStore } from '@/jobs/learning/trajectories/trajectory-store';
+import { createEwcConsolidationHandler } from '@/jobs/learning/ewc-consolidation';
+import { createPatternTrainingHandler } from '@/jobs/learning/pattern-training';
+import { createTrajectoryProcessHandler } from '@/jobs/learning/trajectory-process';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
 import { startTestRedis } from '../helpers/redis';
@@ -55,7 +56,7 @@ describe('trajectory-process', () => {
   it('turns pending trajectories into samples and marks them processed, once', async () => {
     await seed(acme, 72, 'a');
     await seed(globex, 3, 'g');
-    const handler = createTrajectoryProcessHandler({ bullpen });
+    const handler = createTrajectoryProcessHandler(storesOf(bullpen));
     const ctx = makeJobContext('trajectory-process', { limit: 500 });
 
     const result = await handler(ctx);
@@ -84,7 +85,7 @@ describe('trajectory-process', () => {
   it('processes only the job tenant’s trajectories, and the listed ones when given', async () => {
     await seed(acme, 4, 'a');
     await seed(globex, 4, 'g');
-    const handler = createTrajectoryProcessHandler({ bullpen });
+    const handler = createTrajectoryProcessHandler(storesOf(bullpen));
 
     const own = await handler(makeJobContext('trajectory-process', { limit: 500 }, { tenant: globex }));
     expect(own.processed).toBe(4);
@@ -101,7 +102,7 @@ describe('trajectory-process', () => {
 
   it('respects limit, oldest first', async () => {
     await seed(acme, 10, 'a');
-    const result = await createTrajectoryProcessHandler({ bullpen })(makeJobContext('trajectory-process', { limit: 3 }));
+    const result = await createTrajectoryProcessHandler(storesOf(bullpen))(makeJobContext('trajectory-process', { limit: 3 }));
     expect(result.processed).toBe(3);
     expect((await trajectories.get('a-0'))?.processedAt).toBeDefined();
     expect((await trajectories.get('a-3'))?.processedAt).toBeUndefined();
@@ -119,9 +120,9 @@ describe('pattern-training', () => {
 
   it('trains a model on the samples and stores it with its metrics', async () => {
     await seed(acme, 30, 'a');
-    await createTrajectoryProcessHandler({ bullpen })(makeJobContext('trajectory-process', { limit: 500 }));
+    await createTrajectoryProcessHandler(storesOf(bullpen))(makeJobContext('trajectory-process', { limit: 500 }));
     const ctx = makeJobContext('pattern-training', payload, { tenant: acme });
-    const result = await createPatternTrainingHandler({ bullpen })(ctx);
+    const result = await createPatternTrainingHandler(storesOf(bullpen))(ctx);
 
     expect(result).toMatchObject({ trained: true, modelName: 'router', version: 1, reused: false });
     const model = await models.latest(acme, 'router');
@@ -140,8 +141,8 @@ describe('pattern-training', () => {
 
   it('a retry of the same job returns the same version; a retry after a lost save retrains it identically', async () => {
     await seed(acme, 10, 'a');
-    await createTrajectoryProcessHandler({ bullpen })(makeJobContext('trajectory-process', { limit: 500 }));
-    const handler = createPatternTrainingHandler({ bullpen });
+    await createTrajectoryProcessHandler(storesOf(bullpen))(makeJobContext('trajectory-process', { limit: 500 }));
+    const handler = createPatternTrainingHandler(storesOf(bullpen));
     const first = await handler(makeJobContext('pattern-training', payload, { jobId: 'train-1' }));
     const saved = await models.latest(undefined, 'router');
 
@@ -156,10 +157,10 @@ describe('pattern-training', () => {
     try {
       const freshTrajectories = new TrajectoryStore(fresh.redis, fresh.keys);
       for (const t of makeTrajectories({ tenant: acme, count: 10, prefix: 'a', seed: 1 })) await freshTrajectories.add(t);
-      await createTrajectoryProcessHandler({ bullpen: fresh })(makeJobContext('trajectory-process', { limit: 500 }));
+      await createTrajectoryProcessHandler(storesOf(fresh))(makeJobContext('trajectory-process', { limit: 500 }));
       const freshModels = new PatternModelStore(fresh.redis, fresh.keys);
       expect(await freshModels.reserveVersion(undefined, 'router', 'train-1')).toBe(1);
-      await createPatternTrainingHandler({ bullpen: fresh })(makeJobContext('pattern-training', payload, { jobId: 'train-1', attempt: 2 }));
+      await createPatternTrainingHandler(storesOf(fresh))(makeJobContext('pattern-training', payload, { jobId: 'train-1', attempt: 2 }));
       const rebuilt = await freshModels.latest(undefined, 'router');
       expect(rebuilt!.version).toBe(1);
       expect(rebuilt!.weights).toEqual(saved!.weights);
@@ -170,8 +171,8 @@ describe('pattern-training', () => {
 
   it('a new job trains a new version, warm-started from the previous one', async () => {
     await seed(acme, 10, 'a');
-    await createTrajectoryProcessHandler({ bullpen })(makeJobContext('trajectory-process', { limit: 500 }));
-    const handler = createPatternTrainingHandler({ bullpen });
+    await createTrajectoryProcessHandler(storesOf(bullpen))(makeJobContext('trajectory-process', { limit: 500 }));
+    const handler = createPatternTrainingHandler(storesOf(bullpen));
     await handler(makeJobContext('pattern-training', payload, { jobId: 'daily-1' }));
     const second = await handler(makeJobContext('pattern-training', payload, { jobId: 'daily-2' }));
     expect(second).toMatchObject({ trained: true, version: 2 });
@@ -180,7 +181,7 @@ describe('pattern-training', () => {
   });
 
   it('with no samples it reports that and stores nothing', async () => {
-    const result = await createPatternTrainingHandler({ bullpen })(makeJobContext('pattern-training', payload));
+    const result = await createPatternTrainingHandler(storesOf(bullpen))(makeJobContext('pattern-training', payload));
     expect(result).toMatchObject({ trained: false });
     expect(await models.latest(undefined, 'router')).toBeUndefined();
   });
@@ -191,12 +192,12 @@ describe('ewc-consolidation', () => {
 
   it('stores the anchor with the model, and the next training is held to it', async () => {
     await seed(acme, 10, 'a');
-    await createTrajectoryProcessHandler({ bullpen })(makeJobContext('trajectory-process', { limit: 500 }));
-    await createPatternTrainingHandler({ bullpen })(makeJobContext('pattern-training', training, { tenant: acme }));
+    await createTrajectoryProcessHandler(storesOf(bullpen))(makeJobContext('trajectory-process', { limit: 500 }));
+    await createPatternTrainingHandler(storesOf(bullpen))(makeJobContext('pattern-training', training, { tenant: acme }));
     const v1 = await models.latest(acme, 'router');
 
     const ctx = makeJobContext('ewc-consolidation', { modelName: 'router', lambda: 10, sampleSize: 1_000 }, { tenant: acme });
-    const result = await createEwcConsolidationHandler({ bullpen })(ctx);
+    const result = await createEwcConsolidationHandler(storesOf(bullpen))(ctx);
     expect(result).toMatchObject({ modelName: 'router', version: 1, lambda: 10, samples: 100 });
     expect(result.fisherMax).toBeGreaterThan(0);
     const anchored = await models.latest(acme, 'router');
@@ -205,7 +206,7 @@ describe('ewc-consolidation', () => {
     expect(ctx.progressReports.map((p) => p.phase)).toEqual(['loading', 'estimating-fisher', 'storing', 'complete']);
 
     // Running it again recomputes the same anchor and adds no version.
-    await createEwcConsolidationHandler({ bullpen })(
+    await createEwcConsolidationHandler(storesOf(bullpen))(
       makeJobContext('ewc-consolidation', { modelName: 'router', lambda: 10, sampleSize: 1_000 }, { tenant: acme }),
     );
     const again = await models.latest(acme, 'router');
@@ -213,7 +214,7 @@ describe('ewc-consolidation', () => {
     expect(await models.versions(acme, 'router')).toEqual([1]);
 
     // The next training pays the elastic penalty and records the anchor it was held to.
-    const next = await createPatternTrainingHandler({ bullpen })(makeJobContext('pattern-training', training, { tenant: acme }));
+    const next = await createPatternTrainingHandler(storesOf(bullpen))(makeJobContext('pattern-training', training, { tenant: acme }));
     expect(next).toMatchObject({ trained: true, version: 2, anchoredTo: 1 });
     const v2 = await models.latest(acme, 'router');
     expect(v2!.trainedWithAnchor?.version).toBe(1);
@@ -222,7 +223,9 @@ describe('ewc-consolidation', () => {
 
   it('without a model it fails permanently, saying what to run first', async () => {
     await expect(
-      createEwcConsolidationHandler({ bullpen })(makeJobContext('ewc-consolidation', { modelName: 'nothing', lambda: 10, sampleSize: 10 })),
+      createEwcConsolidationHandler(storesOf(bullpen))(
+        makeJobContext('ewc-consolidation', { modelName: 'nothing', lambda: 10, sampleSize: 10 }),
+      ),
     ).rejects.toBeInstanceOf(PermanentError);
   });
 });

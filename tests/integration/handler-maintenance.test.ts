@@ -1,13 +1,14 @@
+import { storesOf } from '../helpers/source-jobs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { waitReady } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
-import { MemoryStore } from '@/lib/domain/memories/memory-store';
-import { QuotaStore } from '@/lib/domain/quotas/quota-store';
-import { UsageStore } from '@/lib/domain/quotas/usage-store';
-import { ViolationStore } from '@/lib/domain/quotas/violation-store';
-import { SessionStore } from '@/lib/domain/sessions/session-store';
-import { createQuotaCheckHandler } from '@/worker/handlers/quota-check';
+import { MemoryStore } from '@/jobs/memory/memories/memory-store';
+import { QuotaStore } from '@/jobs/maintenance/quotas/quota-store';
+import { UsageStore } from '@/jobs/maintenance/quotas/usage-store';
+import { ViolationStore } from '@/jobs/maintenance/quotas/violation-store';
+import { SessionStore } from '@/jobs/session/sessions/session-store';
+import { createQuotaCheckHandler } from '@/jobs/maintenance/quota-check';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
 import { startTestRedis } from '../helpers/redis';
@@ -62,7 +63,7 @@ describe('quota-check', () => {
     await seed();
     const raise = vi.spyOn(bullpen.alerter, 'raise');
     const ctx = makeJobContext('quota-check', {});
-    const result = await createQuotaCheckHandler({ bullpen })(ctx);
+    const result = await createQuotaCheckHandler(storesOf(bullpen))(ctx);
 
     expect(result.tenants).toBe(3);
     expect(result.newViolations).toBe(4);
@@ -81,7 +82,7 @@ describe('quota-check', () => {
     expect(ctx.progressReports.at(-1)).toMatchObject({ percent: 100, phase: 'complete' });
 
     // Again within the hour (a retry, or a second trigger): nothing new recorded or alerted.
-    const again = await createQuotaCheckHandler({ bullpen })(makeJobContext('quota-check', {}));
+    const again = await createQuotaCheckHandler(storesOf(bullpen))(makeJobContext('quota-check', {}));
     expect(again.newViolations).toBe(0);
     expect(again.violations).toHaveLength(4);
     expect(raise).toHaveBeenCalledTimes(4);
@@ -91,7 +92,7 @@ describe('quota-check', () => {
   it('checks one organisation when asked, and measures storage bytes', async () => {
     await seed();
     await quotas.set(globex, { storageBytes: 100 });
-    const only = await createQuotaCheckHandler({ bullpen })(makeJobContext('quota-check', { orgId: 'globex' }));
+    const only = await createQuotaCheckHandler(storesOf(bullpen))(makeJobContext('quota-check', { orgId: 'globex' }));
     expect(only.tenants).toBe(1);
     expect(only.violations.map((v) => v.metric)).toEqual(['storageBytes']);
     // Two sessions and the quota record itself weigh well over 100 bytes as JSON.

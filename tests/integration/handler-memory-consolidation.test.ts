@@ -2,15 +2,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { MEMORY_VECTOR_NAMESPACE, semanticMemoryId, type Memory } from '@/lib/domain/memories/memory';
-import { MemoryStore } from '@/lib/domain/memories/memory-store';
-import { vectorServiceFor } from '@/lib/domain/vectors/vector-service';
-import { jobType } from '@/lib/jobs/registry';
+import { MEMORY_VECTOR_NAMESPACE, semanticMemoryId, type Memory } from '@/jobs/memory/memories/memory';
+import { MemoryStore } from '@/jobs/memory/memories/memory-store';
+import { jobType, storesOf } from '../helpers/source-jobs';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { waitReady } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
-import { LexicalHashEmbedder } from '@/lib/ports/embedder/lexical-hash-embedder';
-import { createMemoryConsolidationHandler } from '@/worker/handlers/memory-consolidation';
+import { LexicalHashEmbedder } from '@/jobs/ports/embedder/lexical-hash-embedder';
+import { createMemoryConsolidationHandler } from '@/jobs/memory/memory-consolidation';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
 import { startTestRedis } from '../helpers/redis';
@@ -90,7 +89,7 @@ describe('memory-consolidation', () => {
     const store = new MemoryStore(b.redis, b.keys);
     await seed(store);
     const ctx = makeJobContext('memory-consolidation', payload(), { tenant: acme });
-    const result = await createMemoryConsolidationHandler({ bullpen: b })(ctx);
+    const result = await createMemoryConsolidationHandler(storesOf(b))(ctx);
 
     const darkId = semanticMemoryId(['d1', 'd2', 'd3']);
     const standupId = semanticMemoryId(['s1', 's2']);
@@ -119,7 +118,7 @@ describe('memory-consolidation', () => {
     expect((await store.get('g1'))!.consolidatedInto).toBeUndefined();
 
     // Every source got a vector on the way, and the semantic memory is searchable.
-    const vectors = vectorServiceFor(b);
+    const vectors = storesOf(b).vectors;
     expect((await store.get('x1'))!.embeddingId).toBe(`${MEMORY_VECTOR_NAMESPACE}/x1`);
     const [query] = await new LexicalHashEmbedder().embed([dark.content]);
     const hits = await vectors.search(MEMORY_VECTOR_NAMESPACE, query, 3, { tenant: acme });
@@ -136,12 +135,12 @@ describe('memory-consolidation', () => {
     const once = await bullpen();
     const onceStore = new MemoryStore(once.redis, once.keys);
     await seed(onceStore);
-    await createMemoryConsolidationHandler({ bullpen: once })(makeJobContext('memory-consolidation', payload(), { tenant: acme }));
+    await createMemoryConsolidationHandler(storesOf(once))(makeJobContext('memory-consolidation', payload(), { tenant: acme }));
 
     const twice = await bullpen();
     const store = new MemoryStore(twice.redis, twice.keys);
     await seed(store);
-    const handler = createMemoryConsolidationHandler({ bullpen: twice });
+    const handler = createMemoryConsolidationHandler(storesOf(twice));
     const ctx = makeJobContext('memory-consolidation', payload(), { tenant: acme });
     const first = await handler(ctx);
     // The same job again (a retry) and a new job over the same data (a replay).
@@ -157,12 +156,12 @@ describe('memory-consolidation', () => {
     const once = await bullpen();
     const onceStore = new MemoryStore(once.redis, once.keys);
     await seed(onceStore);
-    await createMemoryConsolidationHandler({ bullpen: once })(makeJobContext('memory-consolidation', payload(), { tenant: acme }));
+    await createMemoryConsolidationHandler(storesOf(once))(makeJobContext('memory-consolidation', payload(), { tenant: acme }));
 
     const b = await bullpen();
     const store = new MemoryStore(b.redis, b.keys);
     await seed(store);
-    const handler = createMemoryConsolidationHandler({ bullpen: b });
+    const handler = createMemoryConsolidationHandler(storesOf(b));
     const abort = new AbortController();
     const dying = makeJobContext('memory-consolidation', payload(), { tenant: acme, signal: abort.signal });
     const report = dying.progress;
@@ -184,7 +183,7 @@ describe('memory-consolidation', () => {
     const b = await bullpen();
     const store = new MemoryStore(b.redis, b.keys);
     await seed(store);
-    const handler = createMemoryConsolidationHandler({ bullpen: b });
+    const handler = createMemoryConsolidationHandler(storesOf(b));
     const result = await handler(
       makeJobContext('memory-consolidation', payload({ strategy: 'keep', minClusterSize: 3 }), { tenant: acme }),
     );
@@ -216,7 +215,7 @@ describe('memory-consolidation', () => {
     const b = await bullpen({ LLM_URL: `http://127.0.0.1:${(llm.address() as AddressInfo).port}` });
     const store = new MemoryStore(b.redis, b.keys);
     await seed(store);
-    await createMemoryConsolidationHandler({ bullpen: b })(makeJobContext('memory-consolidation', payload(), { tenant: acme }));
+    await createMemoryConsolidationHandler(storesOf(b))(makeJobContext('memory-consolidation', payload(), { tenant: acme }));
     expect(prompts).toHaveLength(2);
     expect(await store.get(semanticMemoryId(['d1', 'd2', 'd3']))).toMatchObject({
       content: 'The user prefers dark mode.',

@@ -1,19 +1,19 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import type { DeadLetterInput, DeadLetterSink } from '@/lib/dlq/sink';
-import { MEMORY_VECTOR_NAMESPACE, embeddingRef, type Memory } from '@/lib/domain/memories/memory';
-import { MemoryStore } from '@/lib/domain/memories/memory-store';
-import { VectorStore } from '@/lib/domain/vectors/vector-store';
-import { jobType } from '@/lib/jobs/registry';
+import { MEMORY_VECTOR_NAMESPACE, embeddingRef, type Memory } from '@/jobs/memory/memories/memory';
+import { MemoryStore } from '@/jobs/memory/memories/memory-store';
+import { VectorStore } from '@/jobs/embedding/vectors/vector-store';
+import { jobType, storesOf } from '../helpers/source-jobs';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { silentLogger } from '@/lib/logging/logger';
-import { LexicalHashEmbedder } from '@/lib/ports/embedder/lexical-hash-embedder';
+import { LexicalHashEmbedder } from '@/jobs/ports/embedder/lexical-hash-embedder';
 import { waitReady } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
-import { createHandlers } from '@/worker/handlers';
-import { createMemoryCleanupHandler } from '@/worker/handlers/memory-cleanup';
-import { createMemoryImportanceDecayHandler } from '@/worker/handlers/memory-importance-decay';
+import { createHandlers } from '../helpers/source-jobs';
+import { createMemoryCleanupHandler } from '@/jobs/memory/memory-cleanup';
+import { createMemoryImportanceDecayHandler } from '@/jobs/memory/memory-importance-decay';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
 import { startTestRedis } from '../helpers/redis';
@@ -81,7 +81,7 @@ describe('memory-importance-decay', () => {
   it('multiplies importance by the factor down to the floor, in the tenant only, with progress per batch', async () => {
     await setup();
     const ctx = makeJobContext('memory-importance-decay', payload({ decayFactor: 0.5, floor: 0.1, batchSize: 25 }), { tenant: acme });
-    const result = await createMemoryImportanceDecayHandler({ bullpen })(ctx);
+    const result = await createMemoryImportanceDecayHandler(storesOf(bullpen))(ctx);
     expect(result).toEqual({ scanned: 120, lowered: 80, decayFactor: 0.5, floor: 0.1 });
     const after = await importances(store);
     expect(after.a000).toBe(0.4);
@@ -96,7 +96,7 @@ describe('memory-importance-decay', () => {
 
   it('decays once when the job runs twice, and a retry after a crash continues where it stopped', async () => {
     await setup();
-    const handler = createMemoryImportanceDecayHandler({ bullpen });
+    const handler = createMemoryImportanceDecayHandler(storesOf(bullpen));
     const data = payload({ decayFactor: 0.5, floor: 0.01, batchSize: 20 });
     const abort = new AbortController();
     const dying = makeJobContext('memory-importance-decay', data, { signal: abort.signal });
@@ -121,7 +121,7 @@ describe('memory-importance-decay', () => {
 
   it('continues the original run when a job dispatched with an idempotency key is replayed from the DLQ', async () => {
     await setup();
-    const handler = createMemoryImportanceDecayHandler({ bullpen });
+    const handler = createMemoryImportanceDecayHandler(storesOf(bullpen));
     const data = payload({ decayFactor: 0.5, floor: 0.01, batchSize: 50 });
     const idempotencyKey = 'memory:ops:all:decay:2024-06-01T00';
     const abort = new AbortController();
@@ -147,7 +147,8 @@ describe('memory-importance-decay', () => {
     pool = new WorkerPool({
       connection: bullpen.workerConnection(),
       keys: bullpen.keys,
-      handlers: createHandlers({ bullpen }),
+      jobs: bullpen.jobs,
+      handlers: createHandlers(bullpen),
       types: ['memory-importance-decay'],
       sink,
       alerter: bullpen.alerter,
@@ -222,7 +223,7 @@ describe('memory-cleanup', () => {
   it('drops memories below the importance or past the age, with their vectors, in the tenant only', async () => {
     const { store, vectors } = await setup();
     const ctx = makeJobContext('memory-cleanup', payload({ importanceBelow: 0.1, olderThanDays: 30, batchSize: 7 }), { tenant: acme });
-    const result = await createMemoryCleanupHandler({ bullpen })(ctx);
+    const result = await createMemoryCleanupHandler(storesOf(bullpen))(ctx);
     const expected = Array.from({ length: 30 }, (_, i) => i).filter(doomed).length;
     expect(result).toMatchObject({ scanned: 30, deleted: expected, vectorsDeleted: expected, importanceBelow: 0.1 });
     for (let i = 0; i < 30; i++) {
@@ -238,7 +239,7 @@ describe('memory-cleanup', () => {
 
   it('with only an age rule stops at the first young memory, and a second run changes nothing', async () => {
     const { store, vectors } = await setup();
-    const handler = createMemoryCleanupHandler({ bullpen });
+    const handler = createMemoryCleanupHandler(storesOf(bullpen));
     const ctx = makeJobContext('memory-cleanup', payload({ olderThanDays: 30, batchSize: 3 }), { tenant: acme });
     const first = await handler(ctx);
     expect(first.deleted).toBe(6);

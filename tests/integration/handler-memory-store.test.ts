@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { MemoryStore } from '@/lib/domain/memories/memory-store';
-import { MemoryTenantStore } from '@/lib/domain/memories/memory-tenant-store';
+import { MemoryStore } from '@/jobs/memory/memories/memory-store';
+import { MemoryTenantStore } from '@/jobs/memory/memories/memory-tenant-store';
 import { waitReady } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { makeBullpen } from '../helpers/bullpen';

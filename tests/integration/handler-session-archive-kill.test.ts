@@ -1,12 +1,13 @@
+import { storesOf } from '../helpers/source-jobs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { waitReady } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
-import { SessionArchive } from '@/lib/domain/sessions/session-archive';
-import { SessionStore } from '@/lib/domain/sessions/session-store';
-import { createSessionArchiveHandler } from '@/worker/handlers/session-archive';
+import { SessionArchive } from '@/jobs/session/sessions/session-archive';
+import { SessionStore } from '@/jobs/session/sessions/session-store';
+import { createSessionArchiveHandler } from '@/jobs/session/session-archive';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
 import { startTestRedis, uniquePrefix } from '../helpers/redis';
@@ -104,7 +105,7 @@ it('a session-archive job SIGKILLed mid-run, then run again, archives every sess
   expect(kills).toBeGreaterThanOrEqual(3);
 
   // The job runs again (BullMQ's stalled-job recovery keeps its id) and finishes.
-  const result = await createSessionArchiveHandler({ bullpen })(
+  const result = await createSessionArchiveHandler(storesOf(bullpen))(
     makeJobContext('session-archive', { olderThanMs: 7 * DAY, batchSize: 10 }, { jobId: 'archive-1', attempt: 2 }),
   );
   expect(result.archived).toBeGreaterThan(0);

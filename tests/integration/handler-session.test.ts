@@ -1,3 +1,4 @@
+import { storesOf } from '../helpers/source-jobs';
 import { appendFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -5,10 +6,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Bullpen } from '@/lib/bullpen';
 import { waitReady } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
-import { SessionArchive } from '@/lib/domain/sessions/session-archive';
-import { SessionStore } from '@/lib/domain/sessions/session-store';
-import { createSessionArchiveHandler } from '@/worker/handlers/session-archive';
-import { createSessionCleanupHandler } from '@/worker/handlers/session-cleanup';
+import { SessionArchive } from '@/jobs/session/sessions/session-archive';
+import { SessionStore } from '@/jobs/session/sessions/session-store';
+import { createSessionArchiveHandler } from '@/jobs/session/session-archive';
+import { createSessionCleanupHandler } from '@/jobs/session/session-cleanup';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
 import { startTestRedis } from '../helpers/redis';
@@ -67,7 +68,7 @@ describe('session-cleanup', () => {
     await sessions.touch('old-3', now);
 
     const ctx = makeJobContext('session-cleanup', { maxAgeMs: DAY, batchSize: 10 });
-    const result = await createSessionCleanupHandler({ bullpen })(ctx);
+    const result = await createSessionCleanupHandler(storesOf(bullpen))(ctx);
 
     expect(result).toMatchObject({ expired: 29, revived: 0 });
     expect(await ids(acme)).toEqual(['fresh-0', 'fresh-1', 'fresh-2', 'fresh-3', 'old-3']);
@@ -78,7 +79,7 @@ describe('session-cleanup', () => {
     expect(expiring.length).toBeGreaterThanOrEqual(4); // the start and one per batch of 10
     expect(ctx.progressReports.at(-1)).toMatchObject({ percent: 100, phase: 'complete' });
 
-    const again = await createSessionCleanupHandler({ bullpen })(makeJobContext('session-cleanup', { maxAgeMs: DAY, batchSize: 10 }));
+    const again = await createSessionCleanupHandler(storesOf(bullpen))(makeJobContext('session-cleanup', { maxAgeMs: DAY, batchSize: 10 }));
     expect(again.expired).toBe(0);
     expect(await ids(acme)).toHaveLength(5);
   });
@@ -113,7 +114,7 @@ describe('session-archive', () => {
     for (const s of makeSessions({ tenant: acme, count: 2, idleMs: DAY, now, prefix: 'recent' })) await sessions.save(s);
 
     const ctx = makeJobContext('session-archive', { olderThanMs: 7 * DAY, batchSize: 5 });
-    const result = await createSessionArchiveHandler({ bullpen })(ctx);
+    const result = await createSessionArchiveHandler(storesOf(bullpen))(ctx);
     expect(result).toMatchObject({ archived: 15, recovered: 0 });
 
     const lines = await archiveLines();
@@ -126,7 +127,9 @@ describe('session-archive', () => {
     expect(ctx.progressReports.filter((p) => p.phase === 'archiving').map((p) => p.detail?.archived)).toEqual([0, 5, 10, 15]);
     expect(ctx.progressReports.at(-1)).toMatchObject({ percent: 100, phase: 'complete' });
 
-    const again = await createSessionArchiveHandler({ bullpen })(makeJobContext('session-archive', { olderThanMs: 7 * DAY, batchSize: 5 }));
+    const again = await createSessionArchiveHandler(storesOf(bullpen))(
+      makeJobContext('session-archive', { olderThanMs: 7 * DAY, batchSize: 5 }),
+    );
     expect(again.archived).toBe(0);
     expect(await archiveLines()).toHaveLength(15);
   });
@@ -151,7 +154,7 @@ describe('session-archive', () => {
     const line = (i: number) => JSON.stringify({ ...all[i], archivedAt: now });
     await appendFile(file, `${line(0)}\n${line(1)}\n${line(2).slice(0, 40)}`);
 
-    const result = await createSessionArchiveHandler({ bullpen })(
+    const result = await createSessionArchiveHandler(storesOf(bullpen))(
       makeJobContext('session-archive', { olderThanMs: 7 * DAY, batchSize: 10 }),
     );
     expect(result).toMatchObject({ archived: 5, recovered: 2 });
@@ -174,13 +177,13 @@ describe('session-archive', () => {
     await bullpen.redis.set(bullpen.keys.tagged('sessions', 'sessions', 'archive', 'lock'), 'session-archive:other-job', 'PX', 60_000);
 
     await expect(
-      createSessionArchiveHandler({ bullpen })(makeJobContext('session-archive', { olderThanMs: 7 * DAY, batchSize: 10 })),
+      createSessionArchiveHandler(storesOf(bullpen))(makeJobContext('session-archive', { olderThanMs: 7 * DAY, batchSize: 10 })),
     ).rejects.toMatchObject({ code: 'CONFLICT' });
     expect(await ids(acme)).toHaveLength(3);
     expect(await archiveLines()).toEqual([]);
 
     // The holder itself (a retry of that job) takes its lease back at once.
-    const own = await createSessionArchiveHandler({ bullpen })(
+    const own = await createSessionArchiveHandler(storesOf(bullpen))(
       makeJobContext('session-archive', { olderThanMs: 7 * DAY, batchSize: 10 }, { jobId: 'other-job', attempt: 2 }),
     );
     expect(own.archived).toBe(3);

@@ -1,13 +1,14 @@
+import { storesOf } from '../helpers/source-jobs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { HttpClient } from '@/lib/http/http-client';
 import { waitReady } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
-import { MemoryStore } from '@/lib/domain/memories/memory-store';
-import { slackMemoryId, SUMMARY_EVENT_TYPE } from '@/lib/ports/slack/slack-sync';
-import { SlackSyncStateStore } from '@/lib/ports/slack/slack-sync-state';
-import { createSlackSyncHandler } from '@/worker/handlers/slack-sync';
+import { MemoryStore } from '@/jobs/memory/memories/memory-store';
+import { slackMemoryId, SUMMARY_EVENT_TYPE } from '@/jobs/integration/slack/slack-sync';
+import { SlackSyncStateStore } from '@/jobs/integration/slack/slack-sync-state';
+import { createSlackSyncHandler } from '@/jobs/integration/slack-sync';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
 import { startTestRedis } from '../helpers/redis';
@@ -44,7 +45,7 @@ afterEach(async () => {
 });
 
 /** Fast retries so an injected 5xx costs milliseconds. */
-const handler = () => createSlackSyncHandler({ bullpen }, { http: new HttpClient({ policy: { baseDelayMs: 1, maxDelayMs: 2 } }) });
+const handler = () => createSlackSyncHandler(storesOf(bullpen), { http: new HttpClient({ policy: { baseDelayMs: 1, maxDelayMs: 2 } }) });
 const payload = (over: Partial<{ limit: number; postSummary: boolean }> = {}) => ({
   channelId: CH,
   limit: 1_000,
@@ -161,7 +162,7 @@ describe('slack-sync', () => {
   it('without SLACK_TOKEN it fails permanently, saying what to set', async () => {
     const bare = makeBullpen(redis, { env: { SLACK_BASE_URL: slack.url } });
     try {
-      const err = await createSlackSyncHandler({ bullpen: bare })(makeJobContext('slack-sync', payload(), { tenant: acme })).catch(
+      const err = await createSlackSyncHandler(storesOf(bare))(makeJobContext('slack-sync', payload(), { tenant: acme })).catch(
         (e: unknown) => e,
       );
       expect(err).toBeInstanceOf(PermanentError);
@@ -176,7 +177,7 @@ describe('slack-sync', () => {
     const wrong = makeBullpen(redis, { env: { SLACK_TOKEN: 'xoxb-wrong', SLACK_BASE_URL: slack.url } });
     await waitReady(wrong.redis);
     try {
-      const err = await createSlackSyncHandler({ bullpen: wrong })(makeJobContext('slack-sync', payload(), { tenant: acme })).catch(
+      const err = await createSlackSyncHandler(storesOf(wrong))(makeJobContext('slack-sync', payload(), { tenant: acme })).catch(
         (e: unknown) => e,
       );
       expect(err).toBeInstanceOf(PermanentError);

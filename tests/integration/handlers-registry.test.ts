@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HANDLED_TYPES } from '@/lib/jobs/handled-types';
-import { JOB_TYPE_NAMES } from '@/lib/jobs/registry';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
-import { createHandlers } from '@/worker/handlers';
 import { makeBullpen } from '../helpers/bullpen';
 import { startTestRedis } from '../helpers/redis';
+import { createHandlers, JOB_TYPE_NAMES } from '../helpers/source-jobs';
 
 describe('the shipped handlers', () => {
   let redis: EmbeddedRedis;
@@ -15,12 +13,13 @@ describe('the shipped handlers', () => {
     await redis.stop();
   });
 
-  it('are exactly the types the dispatcher accepts, and cover all 18 job types', async () => {
+  it('are built from the job table, one per type, and are exactly the types the runtime may dispatch', async () => {
     const bullpen = makeBullpen(redis);
     try {
-      const handlers = createHandlers({ bullpen });
-      expect(Object.keys(handlers).sort()).toEqual([...HANDLED_TYPES].sort());
-      expect([...HANDLED_TYPES].sort()).toEqual([...JOB_TYPE_NAMES].sort());
+      const handlers = createHandlers(bullpen);
+      expect(Object.keys(handlers).sort()).toEqual([...bullpen.jobs.handled].sort());
+      expect([...bullpen.jobs.names].sort()).toEqual([...JOB_TYPE_NAMES].sort());
+      expect(JOB_TYPE_NAMES).toHaveLength(18);
       for (const h of Object.values(handlers)) expect(typeof h).toBe('function');
     } finally {
       await bullpen.close();

@@ -4,7 +4,7 @@ import type { DeadLetterInput, DeadLetterSink } from '@/lib/dlq/sink';
 import { HttpError } from '@/lib/errors/http-error';
 import { HealthChecker, type HealthCheckerOptions } from '@/lib/health/health-checker';
 import type { CheckResult, HealthReport } from '@/lib/health/health-status';
-import type { JobTypeName } from '@/lib/jobs/registry';
+import type { JobTypeName } from '../helpers/source-jobs';
 import { PRIORITY } from '@/lib/jobs/priority';
 import { silentLogger } from '@/lib/logging/logger';
 import { freePort, type EmbeddedRedis } from '@/lib/redis/embedded-server';
@@ -60,6 +60,7 @@ describe('HealthChecker against a real redis-server', () => {
     const pool = new WorkerPool({
       connection: bullpen.workerConnection(),
       keys: bullpen.keys,
+      jobs: bullpen.jobs,
       handlers,
       types,
       sink,
@@ -137,6 +138,7 @@ describe('HealthChecker against a real redis-server', () => {
     const second = new WorkerPool({
       connection: bullpen.workerConnection(),
       keys: bullpen.keys,
+      jobs: bullpen.jobs,
       handlers: { 'webhook-dispatch': noop, 'slack-sync': noop },
       sink,
       alerter: bullpen.alerter,

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { JobUsageRecorder } from '@/lib/domain/quotas/job-usage-recorder';
-import { UsageStore, utcDay, type JobUsage } from '@/lib/domain/quotas/usage-store';
+import { JobUsageRecorder } from '@/jobs/maintenance/quotas/job-usage-recorder';
+import { UsageStore, utcDay, type JobUsage } from '@/jobs/maintenance/quotas/usage-store';
 import { HttpError } from '@/lib/errors/http-error';
-import type { JobTypeName } from '@/lib/jobs/registry';
+import type { JobTypeName } from '../helpers/source-jobs';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { silentLogger } from '@/lib/logging/logger';
 import { waitReady } from '@/lib/redis/connection';

@@ -4,7 +4,7 @@ import type { DeadLetterInput, DeadLetterSink } from '@/lib/dlq/sink';
 import { AppError } from '@/lib/errors/app-error';
 import { HttpError } from '@/lib/errors/http-error';
 import { HealthChecker } from '@/lib/health/health-checker';
-import type { JobTypeName } from '@/lib/jobs/registry';
+import type { JobTypeName } from '../helpers/source-jobs';
 import { PRIORITY } from '@/lib/jobs/priority';
 import { silentLogger } from '@/lib/logging/logger';
 import { MetricsServer } from '@/lib/metrics/metrics-server';
@@ -83,6 +83,7 @@ describe('the worker’s metrics server', () => {
     pool = new WorkerPool({
       connection: bullpen.workerConnection(),
       keys: bullpen.keys,
+      jobs: bullpen.jobs,
       handlers: { [TYPE]: handler },
       sink,
       alerter: bullpen.alerter,

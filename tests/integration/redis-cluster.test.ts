@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { Bullpen } from '@/lib/bullpen';
+import { sourceApp } from '@/jobs';
+import { type Bullpen, createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
-import type { JobTypeName } from '@/lib/jobs/registry';
+import type { JobTypeName } from '../helpers/source-jobs';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
 import { uniquePrefix } from '../helpers/redis';
 import { startTestCluster, type TestCluster } from '../helpers/redis-cluster';
@@ -14,7 +15,8 @@ describe('on a Redis Cluster', () => {
 
   beforeAll(async () => {
     cluster = await startTestCluster();
-    bullpen = new Bullpen({
+    bullpen = createBullpen({
+      ...sourceApp,
       config: loadConfig({ REDIS_CLUSTER_NODES: cluster.nodes.join(','), LOG_LEVEL: 'silent' }),
       prefix: uniquePrefix('cl'),
       logger: silentLogger,
@@ -32,6 +34,7 @@ describe('on a Redis Cluster', () => {
     const pool = new WorkerPool({
       connection: bullpen.workerConnection(),
       keys: bullpen.keys,
+      jobs: bullpen.jobs,
       handlers: {
         'webhook-dispatch': async (ctx) => void seen.push(ctx.type),
         'quota-check': async (ctx) => void seen.push(ctx.type),

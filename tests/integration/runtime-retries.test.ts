@@ -45,6 +45,7 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
     pool = new WorkerPool({
       connection: bullpen.workerConnection(),
       keys: bullpen.keys,
+      jobs: bullpen.jobs,
       handlers: { 'webhook-dispatch': handler },
       sink,
       alerter: bullpen.alerter,

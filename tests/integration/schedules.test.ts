@@ -4,18 +4,18 @@ import type { DeadLetterInput } from '@/lib/dlq/sink';
 import { AppError } from '@/lib/errors/app-error';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { envelopeSchema } from '@/lib/jobs/envelope';
-import { jobType, type JobTypeName } from '@/lib/jobs/registry';
+import { jobType, type JobTypeName } from '../helpers/source-jobs';
 import { silentLogger } from '@/lib/logging/logger';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
-import { DEFAULT_SCHEDULES } from '@/lib/schedules/defaults';
+import { SOURCE_SCHEDULES as DEFAULT_SCHEDULES } from '@/jobs/schedules';
 import type { ScheduleDefinition } from '@/lib/schedules/schedule-definition';
 import { Lease } from '@/lib/redis/lease';
 import { ScheduleService, type ScheduleServiceOptions } from '@/lib/schedules/schedule-service';
 import { makeBullpen } from '../helpers/bullpen';
 import { startTestRedis } from '../helpers/redis';
 
-const ALL_FIVE: JobTypeName[] = DEFAULT_SCHEDULES.map((s) => s.jobType);
+const ALL_FIVE = DEFAULT_SCHEDULES.map((s) => s.jobType as JobTypeName);
 
 describe('schedules on BullMQ Job Schedulers', () => {
   let redis: EmbeddedRedis;
@@ -35,7 +35,7 @@ describe('schedules on BullMQ Job Schedulers', () => {
   function boot(prefix?: string, opts: ScheduleServiceOptions = {}): { bullpen: Bullpen; schedules: ScheduleService } {
     const bullpen = makeBullpen(redis, prefix ? { prefix } : {});
     open.push(bullpen);
-    return { bullpen, schedules: new ScheduleService(bullpen, { handledTypes: ALL_FIVE, ...opts }) };
+    return { bullpen, schedules: new ScheduleService(bullpen, { definitions: DEFAULT_SCHEDULES, handledTypes: ALL_FIVE, ...opts }) };
   }
 
   const scheduler = (b: Bullpen, name: string, type: JobTypeName = 'quota-check') => b.queues.get(type).getJobScheduler(name);
@@ -61,11 +61,11 @@ describe('schedules on BullMQ Job Schedulers', () => {
     expect(report.schedules.map((s) => [s.name, s.action])).toEqual(DEFAULT_SCHEDULES.map((s) => [s.name, 'created']));
 
     for (const def of DEFAULT_SCHEDULES) {
-      const s = await scheduler(bullpen, def.name, def.jobType);
+      const s = await scheduler(bullpen, def.name, def.jobType as JobTypeName);
       expect(s).toMatchObject({ key: def.name, name: def.jobType, pattern: def.pattern, tz: 'UTC' });
       const envelope = envelopeSchema.parse(s!.template!.data);
       expect(envelope.schedule).toBe(def.name);
-      expect(envelope.payload).toEqual(jobType(def.jobType).schema.parse({}));
+      expect(envelope.payload).toEqual(jobType(def.jobType as JobTypeName).schema.parse({}));
       // One pending job per schedule, delayed to its next fire time: nothing runs at boot.
       const counts = await bullpen.queues.get(def.jobType).getJobCounts('delayed', 'waiting', 'prioritized');
       expect(counts).toEqual({ delayed: 1, waiting: 0, prioritized: 0 });
@@ -218,6 +218,7 @@ describe('schedules on BullMQ Job Schedulers', () => {
     const pool = new WorkerPool({
       connection: bullpen.workerConnection(),
       keys: bullpen.keys,
+      jobs: bullpen.jobs,
       handlers: {
         'quota-check': async (ctx) => {
           if (ctx.data.orgId === 'doomed') throw new PermanentError('org doomed has no quota record');

@@ -1,3 +1,4 @@
+import { storesOf } from '../helpers/source-jobs';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -6,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Bullpen } from '@/lib/bullpen';
 import { DeadLetterTenantStore } from '@/lib/dlq/dead-letter-tenant-store';
 import { CLAIM_REPLAY } from '@/lib/dlq/scripts';
-import { tenantStores } from '@/lib/domain/tenant-stores';
+import { tenantStores } from '@/jobs/tenant-stores';
 import { classifyError } from '@/lib/errors/classify';
 import { HttpError } from '@/lib/errors/http-error';
 import { QueuedJobsTenantStore } from '@/lib/jobs/tenant-jobs-store';
@@ -16,7 +17,7 @@ import { waitReady } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import type { HandlerMap, JobContext, JobHandler } from '@/lib/runtime/handler';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
-import { createDataDeletionHandler } from '@/worker/handlers/data-deletion';
+import { createDataDeletionHandler } from '@/jobs/maintenance/data-deletion';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
 import { startTestRedis } from '../helpers/redis';
@@ -66,6 +67,7 @@ async function startPool(handlers: HandlerMap): Promise<void> {
   pool = new WorkerPool({
     connection: bullpen.workerConnection(),
     keys: bullpen.keys,
+    jobs: bullpen.jobs,
     handlers,
     sink: bullpen.dlq,
     alerter: bullpen.alerter,
@@ -274,7 +276,7 @@ describe('data-deletion with the jobs and dead letters of the tenant', () => {
   it('run as a real job: leaves zero dead letters and zero queued or finished jobs of the tenant, and the other tenant’s untouched', async () => {
     await seedTenantData(bullpen, 'acme', ['ws1']);
     await seedTenantData(bullpen, 'globex', []);
-    await startPool({ 'webhook-dispatch': webhook, 'data-deletion': createDataDeletionHandler({ bullpen }) });
+    await startPool({ 'webhook-dispatch': webhook, 'data-deletion': createDataDeletionHandler(storesOf(bullpen)) });
     for (const [i, tenant] of [acme, ws1, globex, globex, acme, ws1].entries()) {
       await bullpen.dispatcher.dispatch('webhook-dispatch', { webhookId: 'w', event: i % 2 ? 'bad' : 'ok', payload: { i } }, { tenant });
     }
@@ -302,7 +304,7 @@ describe('data-deletion with the jobs and dead letters of the tenant', () => {
     // job store removed the two seeded waiting jobs and the two completed ones.
     expect(job?.returnvalue.deleted).toMatchObject({ 'dead-letters': 4, 'queued-jobs': 4 });
 
-    for (const store of tenantStores(bullpen)) expect(await store.countByTenant(acme), store.name).toBe(0);
+    for (const store of tenantStores(storesOf(bullpen))) expect(await store.countByTenant(acme), store.name).toBe(0);
     expect(await exported(jobs, globex)).toEqual(globexJobs);
     expect(await exported(deadLetters, globex)).toEqual(globexLetters);
     const failedLeft = await bullpen.queues.get('webhook-dispatch').getJobs('failed', 0, 50);
@@ -315,7 +317,7 @@ describe('data-deletion with the jobs and dead letters of the tenant', () => {
     await bullpen.dispatcher.dispatch('session-cleanup', {}, { tenant: ws1 });
     await until('the held job to run', async () => (await webhookCounts()).active === 1);
 
-    const handler = createDataDeletionHandler({ bullpen });
+    const handler = createDataDeletionHandler(storesOf(bullpen));
     const error = await handler(makeJobContext('data-deletion', { orgId: 'acme' }, { jobId: 'erase-2' })).catch((e: Error) => e);
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toMatch(/queued-jobs: 1/);

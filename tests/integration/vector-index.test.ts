@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { VectorService } from '@/lib/domain/vectors/vector-service';
-import { VectorStore, type VectorInput } from '@/lib/domain/vectors/vector-store';
-import { VectorTenantStore } from '@/lib/domain/vectors/vector-tenant-store';
-import { exactNearest } from '@/lib/domain/vectors/vector-math';
+import { VectorService } from '@/jobs/embedding/vectors/vector-service';
+import { VectorStore, type VectorInput } from '@/jobs/embedding/vectors/vector-store';
+import { VectorTenantStore } from '@/jobs/embedding/vectors/vector-tenant-store';
+import { exactNearest } from '@/jobs/embedding/vectors/vector-math';
 import { waitReady } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { makeBullpen } from '../helpers/bullpen';

@@ -1,16 +1,17 @@
+import { storesOf } from '../helpers/source-jobs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { silentLogger } from '@/lib/logging/logger';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
-import type { PayloadOf } from '@/lib/jobs/registry';
+import type { PayloadOf } from '@/jobs';
 import type { JobHandler } from '@/lib/runtime/handler';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
 import { verifySignature } from '@/lib/webhooks/signature';
 import { WebhookStore } from '@/lib/webhooks/webhook-store';
 import type { Webhook } from '@/lib/webhooks/webhook-schema';
-import { createWebhookDispatchHandler } from '@/worker/handlers/webhook-dispatch';
+import { createWebhookDispatchHandler } from '@/jobs/integration/webhook-dispatch';
 import { makeBullpen } from '../helpers/bullpen';
 import { MemorySink } from '../helpers/memory-sink';
 import { startTestRedis } from '../helpers/redis';
@@ -80,10 +81,11 @@ type Handler = JobHandler<PayloadOf<'webhook-dispatch'>, unknown>;
 async function start(opts: { allowLoopback?: boolean; maxFailures?: number; wrap?: (h: Handler) => Handler } = {}) {
   bullpen = makeBullpen(redis, { env: opts.allowLoopback === false ? {} : { WEBHOOK_ALLOW_HOSTS: '127.0.0.1' } });
   sink = new MemorySink();
-  const handler: Handler = createWebhookDispatchHandler({ bullpen });
+  const handler: Handler = createWebhookDispatchHandler(storesOf(bullpen));
   pool = new WorkerPool({
     connection: bullpen.workerConnection(),
     keys: bullpen.keys,
+    jobs: bullpen.jobs,
     handlers: { 'webhook-dispatch': opts.wrap ? opts.wrap(handler) : handler },
     sink,
     alerter: bullpen.alerter,

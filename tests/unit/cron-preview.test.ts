@@ -1,7 +1,7 @@
+import { SOURCE_CATALOG } from '../helpers/source-jobs';
 import { describe, expect, it } from 'vitest';
-import { jobType } from '@/lib/jobs/registry';
 import { checkPattern, checkTimezone, describePattern, previewCron } from '@/lib/schedules/cron-preview';
-import { DEFAULT_SCHEDULES } from '@/lib/schedules/defaults';
+import { SOURCE_SCHEDULES as DEFAULT_SCHEDULES } from '@/jobs/schedules';
 import { checkSpec } from '@/lib/schedules/check-spec';
 
 const at = (iso: string) => new Date(iso).getTime();
@@ -109,14 +109,14 @@ describe('default schedules', () => {
       ['quota-check', 'quota-check', '0 0 * * * *', 'UTC'],
     ]);
     for (const s of DEFAULT_SCHEDULES) {
-      const check = checkSpec(s.jobType, s, at('2025-06-01T00:00:00Z'));
+      const check = checkSpec(SOURCE_CATALOG, s.jobType, s, at('2025-06-01T00:00:00Z'));
       expect(check, s.name).toMatchObject({ ok: true });
-      expect(jobType(s.jobType).schema.safeParse(s.data).success).toBe(true);
+      expect(SOURCE_CATALOG.get(s.jobType).schema.safeParse(s.data).success).toBe(true);
     }
   });
 
   it('checkSpec refuses data the job type’s schema rejects', () => {
-    const check = checkSpec('session-cleanup', { pattern: '0 0 3 * * *', tz: 'UTC', data: { maxAgeMs: -5 } }, 0);
+    const check = checkSpec(SOURCE_CATALOG, 'session-cleanup', { pattern: '0 0 3 * * *', tz: 'UTC', data: { maxAgeMs: -5 } }, 0);
     expect(check).toMatchObject({ ok: false, code: 'VALIDATION', field: 'data' });
   });
 });

@@ -26,7 +26,14 @@ beforeAll(() => {
   write('lib/cycle-b.ts', "import { a } from './cycle-a';\nexport const b = () => a;\n");
   write('lib/upward.ts', "import { page } from '../app/page';\nexport const x = page;\n");
   write('app/page.ts', "import { ok } from '../lib/ok';\nexport const page = ok;\n");
-  write('worker/main.ts', "import { ok } from '../lib/ok';\nexport const w = ok;\n");
+  write('worker/main.ts', "import { app } from '../jobs/app';\nexport const w = app;\n");
+  write('jobs/app.ts', "import { ok } from '../lib/ok';\nexport const app = ok;\n");
+  write('jobs/upward.ts', "import { w } from '../worker/main';\nexport const u = w;\n");
+  write('lib/knows-app.ts', "import { app } from '../jobs/app';\nexport const k = app;\n");
+  write(
+    'examples/mini/jobs.ts',
+    "import { app } from '../../jobs/app';\nimport { ok } from '../../lib/ok';\nexport const m = [app, ok];\n",
+  );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -34,7 +41,10 @@ async function violations(): Promise<string[]> {
   const cwd = process.cwd();
   process.chdir(dir);
   try {
-    const result = await cruise(['lib', 'app', 'worker'], { ruleSet: { forbidden: config.forbidden } as never, validate: true });
+    const result = await cruise(['lib', 'app', 'worker', 'jobs', 'examples'], {
+      ruleSet: { forbidden: config.forbidden } as never,
+      validate: true,
+    });
     const out = result.output as { summary: { violations: Array<{ rule: { name: string }; from: string; to: string }> } };
     return out.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
   } finally {
@@ -47,6 +57,15 @@ describe('the dependency rules', () => {
     const found = await violations();
     expect(found).toContain('lib-not-upward: lib/upward.ts → app/page.ts');
     expect(found.some((v) => v.startsWith('no-circular: lib/cycle-'))).toBe(true);
-    expect(found.filter((v) => v.includes('worker/main.ts') || v.startsWith('lib-not-upward: app/'))).toEqual([]);
+    expect(found.filter((v) => v.includes(': worker/main.ts →') || v.startsWith('lib-not-upward: app/'))).toEqual([]);
+  });
+
+  it('refuse the runtime importing an application, an application importing its composition, and an example using the source app', async () => {
+    const found = await violations();
+    expect(found).toContain('lib-knows-no-application: lib/knows-app.ts → jobs/app.ts');
+    expect(found).toContain('application-not-upward: jobs/upward.ts → worker/main.ts');
+    expect(found).toContain('examples-not-to-source-app: examples/mini/jobs.ts → jobs/app.ts');
+    // An application on lib/, and a worker composing it, are the intended direction.
+    expect(found.filter((v) => v.includes('jobs/app.ts →') || v.includes('examples/mini/jobs.ts → lib/'))).toEqual([]);
   });
 });

@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '@/lib/errors/app-error';
 import { Dispatcher } from '@/lib/jobs/dispatcher';
 import type { QueueRegistry } from '@/lib/jobs/queues';
+import { SOURCE_CATALOG } from '../helpers/source-jobs';
 
 /** A registry that fails the test if anything reaches a queue. */
 const untouchable = {
+  jobs: SOURCE_CATALOG,
   get: () => {
     throw new Error('a refused dispatch reached Redis');
   },

@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cosine, norm } from '@/lib/domain/vectors/vector-math';
+import { cosine, norm } from '@/jobs/embedding/vectors/vector-math';
 import { HttpClient } from '@/lib/http/http-client';
-import { createEmbedder } from '@/lib/ports/embedder/create-embedder';
-import { chunk, embedAll, type Embedder } from '@/lib/ports/embedder/embedder';
-import { LexicalHashEmbedder, tokenize } from '@/lib/ports/embedder/lexical-hash-embedder';
-import { OpenAiEmbedder } from '@/lib/ports/embedder/openai-embedder';
-import { openAiEndpoint } from '@/lib/ports/embedder/openai-endpoint';
+import { createEmbedder } from '@/jobs/ports/embedder/create-embedder';
+import { chunk, embedAll, type Embedder } from '@/jobs/ports/embedder/embedder';
+import { LexicalHashEmbedder, tokenize } from '@/jobs/ports/embedder/lexical-hash-embedder';
+import { OpenAiEmbedder } from '@/jobs/ports/embedder/openai-embedder';
+import { openAiEndpoint } from '@/jobs/ports/embedder/openai-endpoint';
 
 describe('lexical-hash-v1', () => {
   const embedder = new LexicalHashEmbedder();

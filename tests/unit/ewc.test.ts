@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { accumulateFisher, diagonalFisher } from '@/lib/domain/patterns/fisher';
-import { seededRandom } from '@/lib/domain/patterns/prng';
-import { elasticPenalty, evaluate, probabilities, train, zeroModel } from '@/lib/domain/patterns/softmax-model';
+import { accumulateFisher, diagonalFisher } from '@/jobs/learning/patterns/fisher';
+import { seededRandom } from '@/jobs/learning/patterns/prng';
+import { elasticPenalty, evaluate, probabilities, train, zeroModel } from '@/jobs/learning/patterns/softmax-model';
 import { twoTasks } from '../fixtures/learning-data';
 
 const opts = (seed: number) => ({ batchSize: 16, learningRate: 0.1, random: seededRandom(seed) });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { advantageWeights, MAX_ADVANTAGE_WEIGHT } from '@/lib/domain/patterns/advantage-weights';
-import { seededRandom, seedFrom } from '@/lib/domain/patterns/prng';
-import { evaluate, predict, probabilities, train, trainEpoch, withClasses, zeroModel } from '@/lib/domain/patterns/softmax-model';
-import { toTrainingSamples } from '@/lib/domain/trajectories/to-training-samples';
+import { advantageWeights, MAX_ADVANTAGE_WEIGHT } from '@/jobs/learning/patterns/advantage-weights';
+import { seededRandom, seedFrom } from '@/jobs/learning/patterns/prng';
+import { evaluate, predict, probabilities, train, trainEpoch, withClasses, zeroModel } from '@/jobs/learning/patterns/softmax-model';
+import { toTrainingSamples } from '@/jobs/learning/trajectories/to-training-samples';
 import { threeBlobs } from '../fixtures/learning-data';
 
 const opts = (seed = 1) => ({ batchSize: 16, learningRate: 0.1, random: seededRandom(seed) });

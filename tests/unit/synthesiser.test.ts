@@ -2,10 +2,10 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '@/lib/http/http-client';
-import { createSynthesiser } from '@/lib/ports/synthesiser/create-synthesiser';
-import { ExtractiveSynthesiser, splitSentences } from '@/lib/ports/synthesiser/extractive-synthesiser';
-import { OpenAiSynthesiser } from '@/lib/ports/synthesiser/openai-synthesiser';
-import { CONSOLIDATION_PROMPT } from '@/lib/ports/synthesiser/synthesiser';
+import { createSynthesiser } from '@/jobs/ports/synthesiser/create-synthesiser';
+import { ExtractiveSynthesiser, splitSentences } from '@/jobs/ports/synthesiser/extractive-synthesiser';
+import { OpenAiSynthesiser } from '@/jobs/ports/synthesiser/openai-synthesiser';
+import { CONSOLIDATION_PROMPT } from '@/jobs/ports/synthesiser/synthesiser';
 
 describe('the extractive synthesiser', () => {
   const cluster = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AnnGraph } from '@/lib/domain/vectors/ann-graph';
-import { exactNearest } from '@/lib/domain/vectors/vector-math';
+import { AnnGraph } from '@/jobs/embedding/vectors/ann-graph';
+import { exactNearest } from '@/jobs/embedding/vectors/vector-math';
 
 /** A seeded PRNG (mulberry32), so the data set is the same on every run. */
 function rng(seed: number): () => number {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bestImbalance, planTransfers, shardImbalance, shardOf } from '@/lib/domain/vectors/shards';
-import { decodeVector, encodeVector } from '@/lib/domain/vectors/vector-codec';
-import { cosine, exactNearest, l2normalize } from '@/lib/domain/vectors/vector-math';
+import { bestImbalance, planTransfers, shardImbalance, shardOf } from '@/jobs/embedding/vectors/shards';
+import { decodeVector, encodeVector } from '@/jobs/embedding/vectors/vector-codec';
+import { cosine, exactNearest, l2normalize } from '@/jobs/embedding/vectors/vector-math';
 
 describe('vector shards', () => {
   it('places an id on the same shard every time and spreads ids evenly', () => {

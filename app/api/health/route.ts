@@ -1,5 +1,5 @@
 import { NextResponse } from 'next/server';
-import { getBullpen } from '@/lib/bullpen-singleton';
+import { getBullpen } from '@/app/_lib/bullpen';
 import { healthHttpStatus } from '@/lib/dashboard/health-view';
 import type { PublicHealth } from '@/lib/health/health-status';
 

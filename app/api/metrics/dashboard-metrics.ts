@@ -1,5 +1,5 @@
 import 'server-only';
-import { getBullpen } from '@/lib/bullpen-singleton';
+import { getBullpen } from '@/app/_lib/bullpen';
 import { createDashboardMetrics } from '@/lib/dashboard/health-metrics';
 import type { WorkerMetrics } from '@/lib/metrics/worker-metrics';
 

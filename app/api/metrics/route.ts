@@ -1,4 +1,4 @@
-import { getBullpen } from '@/lib/bullpen-singleton';
+import { getBullpen } from '@/app/_lib/bullpen';
 import { bearerChallenge, checkBearer } from '@/lib/dashboard/health-metrics-auth';
 import { dashboardMetrics } from './dashboard-metrics';
 

@@ -10,7 +10,7 @@ import { PayloadEditor } from '@/components/dead-letters/payload-editor';
 import { StatusPill } from '@/components/ui/badge';
 import { CardSkeleton } from '@/components/ui/skeleton';
 import { roleAtLeast } from '@/lib/auth/roles';
-import { getBullpen } from '@/lib/bullpen-singleton';
+import { getBullpen } from '@/app/_lib/bullpen';
 import { readDeadLetterDetail } from '@/lib/dashboard/dead-letters-read';
 import { discardDeadLetter, replayDeadLetter } from '../actions';
 

@@ -1,5 +1,5 @@
 import { liveJson } from '@/app/_lib/live-route';
-import { getBullpen } from '@/lib/bullpen-singleton';
+import { getBullpen } from '@/app/_lib/bullpen';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

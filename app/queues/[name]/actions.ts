@@ -6,9 +6,9 @@ import { dashboardServices } from '@/app/_lib/dashboard-services';
 import type { BulkCounts, BulkOperation } from '@/lib/dashboard/bulk-operations';
 import { cleanableStateSchema, MAX_SELECTED_JOBS } from '@/lib/dashboard/queue-operations';
 import { jobIdSchema } from '@/lib/dashboard/find-job';
-import { JOB_TYPE_NAMES, type JobTypeName } from '@/lib/jobs/registry';
+import { queueNameSchema } from '@/app/_lib/queue-name';
 
-const queueName = z.enum(JOB_TYPE_NAMES as [JobTypeName, ...JobTypeName[]], { message: 'Unknown queue' });
+const queueName = queueNameSchema;
 const queueInput = z.object({ queue: queueName });
 type QueueInput = z.output<typeof queueInput>;
 
@@ -50,7 +50,7 @@ const retrySelectedSpec: ActionSpec<typeof retrySelectedInput, BulkCounts> = {
 };
 
 /** Starts a background bulk operation and returns its record for the progress poller. */
-function bulkSpec<S extends z.ZodType<{ queue: JobTypeName }>>(
+function bulkSpec<S extends z.ZodType<{ queue: string }>>(
   name: string,
   minRole: 'operator' | 'admin',
   schema: S,

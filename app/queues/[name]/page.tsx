@@ -7,12 +7,12 @@ import { loadQueuePage } from '@/app/_lib/reads';
 import { decodeSegment, type RouteProps } from '@/app/_lib/route-props';
 import { roleAtLeast } from '@/lib/auth/roles';
 import { parseQueueFilters, serializeQueueFilters, type QueueFilters } from '@/lib/dashboard/queue-filters';
-import { isJobType } from '@/lib/jobs/registry';
 import { OpenJobForm } from '@/components/queue/open-job-form';
 import { QueueView } from '@/components/queue/queue-view';
 import { CardSkeleton } from '@/components/ui/skeleton';
 import { retryJob } from './jobs/[id]/actions';
 import { cleanQueue, pauseQueue, promoteAllDelayed, resumeQueue, retryAllFailed, retrySelectedJobs } from './actions';
+import { getBullpen } from '@/app/_lib/bullpen';
 
 export async function generateMetadata({ params }: RouteProps<{ name: string }>): Promise<Metadata> {
   return { title: decodeSegment((await params).name) };
@@ -31,7 +31,7 @@ const actions = {
 export default async function QueuePage({ params, searchParams }: RouteProps<{ name: string }>) {
   const name = decodeSegment((await params).name);
   const user = await requireUser('viewer', `/queues/${encodeURIComponent(name)}`);
-  if (!isJobType(name)) notFound();
+  if (!getBullpen().jobs.has(name)) notFound();
   const filters = parseQueueFilters(await searchParams);
   return (
     <>

@@ -1,6 +1,6 @@
 import type { NextRequest } from 'next/server';
 import { liveJson } from '@/app/_lib/live-route';
-import { getBullpen } from '@/lib/bullpen-singleton';
+import { getBullpen } from '@/app/_lib/bullpen';
 import { previewQuerySchema } from '@/lib/dashboard/schedules-form';
 import { AppError } from '@/lib/errors/app-error';
 

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { ensureFirstAdmin } from '@/lib/auth/first-admin';
 import { generatePassword } from '@/lib/auth/password';
 import { UserStore } from '@/lib/auth/user-store';
-import { Bullpen } from '@/lib/bullpen';
+import { sourceApp } from '@/jobs';
+import { createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
 import { waitReady } from '@/lib/redis/connection';
@@ -135,7 +136,11 @@ export class E2eStack implements WorkerSupervisor {
 
   /** The first admin exactly as `npm start` makes it, then an operator and a viewer. */
   private async createUsers(): Promise<E2eState['users']> {
-    const bullpen = new Bullpen({ config: loadConfig(this.env), logger: silentLogger });
+    const bullpen = createBullpen({
+      ...sourceApp,
+      config: loadConfig(this.env),
+      logger: silentLogger,
+    });
     try {
       await waitReady(bullpen.redis);
       const admin = await ensureFirstAdmin(bullpen);

@@ -4,10 +4,10 @@ import { z } from 'zod';
 import { runAction, type ActionSpec } from '@/app/_lib/action';
 import { dashboardServices } from '@/app/_lib/dashboard-services';
 import { jobIdSchema } from '@/lib/dashboard/find-job';
-import { JOB_TYPE_NAMES, type JobTypeName } from '@/lib/jobs/registry';
+import { queueNameSchema } from '@/app/_lib/queue-name';
 
 const jobInput = z.object({
-  queue: z.enum(JOB_TYPE_NAMES as [JobTypeName, ...JobTypeName[]], { message: 'Unknown queue' }),
+  queue: queueNameSchema,
   id: jobIdSchema,
 });
 type JobInput = z.output<typeof jobInput>;

@@ -5,9 +5,9 @@ import { requireUser } from '@/app/_lib/require-user';
 import { loadJobPage } from '@/app/_lib/reads';
 import { decodeSegment, firstParam, type RouteProps } from '@/app/_lib/route-props';
 import { roleAtLeast } from '@/lib/auth/roles';
-import { isJobType } from '@/lib/jobs/registry';
 import { JobView } from '@/components/job/job-view';
 import { duplicateJob, promoteJob, removeJob, retryJob } from './actions';
+import { getBullpen } from '@/app/_lib/bullpen';
 
 type Params = { name: string; id: string };
 
@@ -23,7 +23,7 @@ export default async function JobPage({ params, searchParams }: RouteProps<Param
   const queue = decodeSegment(p.name);
   const id = decodeSegment(p.id);
   const user = await requireUser('viewer', `/queues/${encodeURIComponent(queue)}/jobs/${encodeURIComponent(id)}`);
-  if (!isJobType(queue)) notFound();
+  if (!getBullpen().jobs.has(queue)) notFound();
   const logsPage = Math.max(1, Number.parseInt(firstParam(await searchParams, 'logs') ?? '1', 10) || 1);
   // Read before rendering (no Suspense) so an unknown job is a real 404, not a streamed 200.
   const initial = await loadJobPage(queue, id, logsPage);

@@ -1,0 +1,124 @@
+import type { Tenant } from '@/lib/jobs/tenant';
+import type { RedisClient } from '@/lib/redis/connection';
+import type { Keyspace } from '@/lib/redis/keys';
+import { tenantKey } from '@/lib/jobs/tenant-key';
+import { execAll, TenantRecords } from '../../maintenance/deletion/tenant-records';
+import type { TenantScopedStore } from '@/lib/jobs/tenant-scoped-store';
+import { patternModelSchema, type PatternModel } from './pattern-model';
+
+const TAG = 'patterns';
+
+/** The version a job trains: reserved once per job id, so a retry writes the same version. */
+const RESERVE_VERSION = `
+local v = redis.call('HGET', KEYS[2], ARGV[1])
+if not v then
+  v = redis.call('INCR', KEYS[1])
+  redis.call('HSET', KEYS[2], ARGV[1], v)
+  if KEYS[3] then redis.call('SADD', KEYS[3], ARGV[2]) end
+end
+return tonumber(v)
+`;
+
+/**
+ * Versioned pattern models per scope (a tenant, or `*` for all) and name. Each training
+ * job reserves a version number tied to its job id, so a retried or replayed job writes
+ * the version it reserved instead of adding another; the latest is the highest saved.
+ */
+export class PatternModelStore implements TenantScopedStore {
+  readonly name = 'pattern-models';
+  private readonly records: TenantRecords<PatternModel>;
+
+  constructor(
+    private readonly redis: RedisClient,
+    keys: Keyspace,
+  ) {
+    this.records = new TenantRecords<PatternModel>(redis, keys, {
+      name: 'pattern-models',
+      tag: TAG,
+      schema: patternModelSchema,
+      score: (m) => m.trainedAt,
+      onPut: (tx, m) => tx.zadd(this.modelKey('versions', m.tenant, m.name), m.version, m.id),
+      onRemove: (tx, m) => tx.zrem(this.modelKey('versions', m.tenant, m.name), m.id),
+    });
+  }
+
+  static scope(tenant: Tenant | undefined): string {
+    return tenant ? tenantKey(tenant) : '*';
+  }
+
+  static idOf(tenant: Tenant | undefined, name: string, version: number): string {
+    return `${PatternModelStore.scope(tenant)}:${name}:v${version}`;
+  }
+
+  /** The version `jobId` trains; the same for every attempt of that job. */
+  async reserveVersion(tenant: Tenant | undefined, name: string, jobId: string): Promise<number> {
+    const seq = this.modelKey('seq', tenant, name);
+    const jobs = this.modelKey('jobs', tenant, name);
+    // A tenant's model names are listed so deletion finds counters that have no saved version yet.
+    const keys = tenant ? [seq, jobs, this.records.key('names', tenant.orgId)] : [seq, jobs];
+    return (await this.redis.eval(RESERVE_VERSION, keys.length, ...keys, jobId, `${PatternModelStore.scope(tenant)}|${name}`)) as number;
+  }
+
+  get(tenant: Tenant | undefined, name: string, version: number): Promise<PatternModel | undefined> {
+    return this.records.get(PatternModelStore.idOf(tenant, name, version));
+  }
+
+  /** The version a job reserved earlier, if any. */
+  async versionOfJob(tenant: Tenant | undefined, name: string, jobId: string): Promise<number | undefined> {
+    const v = await this.redis.hget(this.modelKey('jobs', tenant, name), jobId);
+    return v === null ? undefined : Number(v);
+  }
+
+  /** The highest saved version below `version` (what a job training `version` builds on). */
+  async latestBefore(tenant: Tenant | undefined, name: string, version: number): Promise<PatternModel | undefined> {
+    const [id] = await this.redis.zrevrangebyscore(this.modelKey('versions', tenant, name), `(${version}`, '-inf', 'LIMIT', 0, 1);
+    return id ? this.records.get(id) : undefined;
+  }
+
+  async latest(tenant: Tenant | undefined, name: string): Promise<PatternModel | undefined> {
+    const [id] = await this.redis.zrevrange(this.modelKey('versions', tenant, name), 0, 0);
+    return id ? this.records.get(id) : undefined;
+  }
+
+  /** Saved version numbers, oldest first. */
+  async versions(tenant: Tenant | undefined, name: string): Promise<number[]> {
+    const rows = await this.redis.zrange(this.modelKey('versions', tenant, name), 0, -1, 'WITHSCORES');
+    return rows.filter((_, i) => i % 2 === 1).map(Number);
+  }
+
+  /** Writes a version (replacing it when a retry saves the same version again). */
+  save(model: PatternModel): Promise<PatternModel> {
+    return this.records.put(model);
+  }
+
+  countByTenant(tenant: Tenant): Promise<number> {
+    return this.records.countByTenant(tenant);
+  }
+
+  /** Deletes the tenant's versions, then their version counters and job maps. */
+  async deleteByTenant(tenant: Tenant): Promise<number> {
+    const removed = await this.records.deleteByTenant(tenant);
+    const namesKey = this.records.key('names', tenant.orgId);
+    const prefix = `${tenantKey(tenant)}`;
+    for (const entry of await this.redis.smembers(namesKey)) {
+      const [scope, name] = entry.split('|');
+      if (tenant.workspaceId ? scope !== prefix : scope !== prefix && !scope.startsWith(`${prefix}/`)) continue;
+      const keys = (['seq', 'jobs', 'versions'] as const).map((k) => this.records.key(k, scope, name));
+      await execAll(
+        this.redis
+          .multi()
+          .del(...keys)
+          .srem(namesKey, entry),
+      );
+    }
+    return removed;
+  }
+
+  exportByTenant(tenant: Tenant): AsyncIterable<Record<string, unknown>> {
+    return this.records.exportByTenant(tenant);
+  }
+
+  private modelKey(kind: 'seq' | 'jobs' | 'versions', tenant: Tenant | undefined, name: string): string {
+    return this.records.key(kind, PatternModelStore.scope(tenant), name);
+  }
+}

@@ -1,0 +1,112 @@
+import { createBullpen, type Bullpen, type BullpenOptions } from '../bullpen';
+import { DeadLetterReconciler } from '../dlq/reconciler';
+import type { DeadLetterSink } from '../dlq/sink';
+import { buildHandlers, type HandlerDepsOf, type JobTable } from '../jobs/job-definition';
+import { MetricsServer } from '../metrics/metrics-server';
+import { createQueueDepthSource } from '../metrics/queue-depth';
+import { WorkerMetrics } from '../metrics/worker-metrics';
+import type { HandlerMap } from './handler';
+import type { RuntimeHooks } from './runtime-hooks';
+import { WorkerPool } from './worker-pool';
+
+/**
+ * Something an application runs beside its handlers for the life of a worker process
+ * (a usage counter, say): it may wrap the runtime's hooks, starts after the workers
+ * and stops after the last job, before the connections close.
+ */
+export interface WorkerExtension {
+  hooks?(next?: RuntimeHooks): RuntimeHooks;
+  start?(): void;
+  stop?(): Promise<void>;
+}
+
+export interface WorkerProcessOptions<T extends JobTable = JobTable> extends BullpenOptions<T> {
+  /** Builds what the table's handler factories are given (the application's stores), once per process. */
+  handlerDeps?: (bullpen: Bullpen) => HandlerDepsOf<T>;
+  /** Handlers to run instead of the table's own (tests). */
+  handlers?: HandlerMap;
+  /** Where final failures go; default: the DLQ store. */
+  sink?: DeadLetterSink;
+  concurrency?: number;
+  /** Serve /metrics and /healthz on METRICS_PORT. @defaultValue true */
+  metricsServer?: boolean;
+  /** Apply the cron schedules and sweep the failed sets into the DLQ. @defaultValue true */
+  maintenance?: boolean;
+  hooks?: RuntimeHooks;
+  extensions?: (bullpen: Bullpen) => WorkerExtension[];
+}
+
+export interface RunningWorker {
+  bullpen: Bullpen;
+  pool: WorkerPool;
+  metrics: WorkerMetrics;
+  /** Graceful stop: no new jobs, running ones finish within the grace period. */
+  stop(graceMs?: number): Promise<{ timedOut: boolean }>;
+}
+
+/**
+ * Builds and starts everything a worker process runs for a job table: the workers,
+ * the schedules, the dead-letter reconciler and /metrics. An application's worker
+ * entry point calls this with its table and its stores (worker/worker-process.ts,
+ * examples/).
+ */
+export async function startWorkerProcess<const T extends JobTable>(opts: WorkerProcessOptions<T>): Promise<RunningWorker> {
+  // Everything in this process rides out a Redis restart (docs/decisions/0006-connection-roles.md).
+  const bullpen = createBullpen({ connectionRole: 'resilient', ...opts });
+  const { config, logger } = bullpen;
+  const metrics = new WorkerMetrics(config.METRICS_PREFIX, createQueueDepthSource({ queues: bullpen.queues, logger }), () =>
+    bullpen.dlq.pendingCount(),
+  );
+  bullpen.alerter.countInto(metrics);
+  const handlers = opts.handlers ?? buildHandlers(opts.jobs, opts.handlerDeps ? opts.handlerDeps(bullpen) : (undefined as never));
+  const types = config.WORKER_TYPES?.filter((t) => t in handlers);
+  const connection = bullpen.workerConnection();
+  const sink = opts.sink ?? bullpen.dlq;
+  const extensions = opts.extensions?.(bullpen) ?? [];
+  const hooks = extensions.reduce<RuntimeHooks | undefined>((next, e) => (e.hooks ? e.hooks(next) : next), opts.hooks);
+  const pool = new WorkerPool({
+    connection,
+    keys: bullpen.keys,
+    jobs: bullpen.jobs,
+    handlers,
+    sink,
+    alerter: bullpen.alerter,
+    logger,
+    metrics,
+    // Scheduled runs record their outcome as the schedule's "last run".
+    hooks: bullpen.schedules.runHooks(hooks),
+    types,
+    concurrency: opts.concurrency,
+    stalledIntervalMs: config.STALLED_INTERVAL_MS,
+    lockDurationMs: config.LOCK_DURATION_MS,
+  });
+  await pool.start();
+  for (const e of extensions) e.start?.();
+  let stopReconciler: (() => Promise<void>) | undefined;
+  if (opts.maintenance !== false) {
+    const boot = await bullpen.schedules.bootstrap();
+    logger.info({ applied: boot.applied, schedules: boot.schedules.map((s) => `${s.name}:${s.action}`) }, 'schedules applied');
+    // At start (a crash may have left final failures without a dead letter), then periodically.
+    const reconciler = new DeadLetterReconciler({ sink, queues: bullpen.queues, redis: bullpen.redis, keys: bullpen.keys, logger });
+    stopReconciler = reconciler.startReconciler(config.RECONCILE_INTERVAL_MS);
+  }
+  const server = opts.metricsServer === false ? undefined : new MetricsServer({ metrics, health: bullpen.health, config, logger });
+  await server?.start();
+
+  let stopped: Promise<{ timedOut: boolean }> | undefined;
+  const stop = (graceMs = config.SHUTDOWN_GRACE_MS) => {
+    stopped ??= (async () => {
+      await server?.close();
+      await stopReconciler?.();
+      const result = await pool.close(graceMs);
+      // After the last job's hooks, before the connection they write on closes.
+      for (const e of extensions) await e.stop?.();
+      connection.disconnect();
+      await bullpen.close();
+      logger.info({ timedOut: result.timedOut }, 'worker stopped');
+      return result;
+    })();
+    return stopped;
+  };
+  return { bullpen, pool, metrics, stop };
+}
