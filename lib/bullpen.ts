@@ -9,7 +9,7 @@ import { JobCatalog } from './jobs/job-catalog';
 import type { JobTable } from './jobs/job-definition';
 import { QueueRegistry } from './jobs/queues';
 import { createLogger, type Logger } from './logging/logger';
-import { createRedis, redisTarget, type RedisClient, type RedisTarget } from './redis/connection';
+import { createRedis, readyClient, redisTarget, type RedisClient, type RedisTarget } from './redis/connection';
 import { Keyspace } from './redis/keys';
 import type { ScheduleDefinition } from './schedules/schedule-definition';
 import { ScheduleService } from './schedules/schedule-service';
@@ -99,6 +99,12 @@ export class Bullpen {
       deadLetters: () => this.dlq.pendingCount(),
       logger: this.logger,
     });
+  }
+
+  /** This Bullpen once its connection is ready (the one readiness gate, `readyClient`); AppError UNAVAILABLE otherwise. */
+  async ready(timeoutMs?: number): Promise<this> {
+    await readyClient(this.redis, timeoutMs);
+    return this;
   }
 
   /** A new `worker`-role connection (BullMQ workers must never give up a command). */

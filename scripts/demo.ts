@@ -16,7 +16,7 @@ import { MemoryStore } from '@/jobs/memory/memories/memory-store';
 import { QuotaStore } from '@/jobs/maintenance/quotas/quota-store';
 import { SessionStore } from '@/jobs/session/sessions/session-store';
 import { TrajectoryStore } from '@/jobs/learning/trajectories/trajectory-store';
-import { waitReady } from '@/lib/redis/connection';
+import { readyClient } from '@/lib/redis/connection';
 
 const TENANTS: Tenant[] = [{ orgId: 'acme', workspaceId: 'support' }, { orgId: 'acme', workspaceId: 'sales' }, { orgId: 'globex' }];
 
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
     ...sourceApp,
     config,
   });
-  await waitReady(bullpen.redis);
+  await readyClient(bullpen.redis);
   await seed(bullpen);
   const hooks = await webhooks(bullpen);
   const sent = await bullpen.dispatcher.dispatchBulk(mix(hooks));

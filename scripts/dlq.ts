@@ -17,7 +17,7 @@ import { isAppError } from '@/lib/errors/app-error';
 import { ERROR_CLASSES } from '@/lib/errors/classify';
 import { SOURCE_JOB_NAMES } from '@/jobs';
 import { tenantIdPart } from '@/lib/jobs/tenant';
-import { waitReady } from '@/lib/redis/connection';
+import { readyClient } from '@/lib/redis/connection';
 import { DEAD_LETTER_STATUSES, deadLetterIdSchema } from '@/lib/dlq/dead-letter-id';
 
 export const USAGE = `Usage: npm run dlq -- <command> [options]
@@ -278,7 +278,7 @@ export async function main(argv: string[]): Promise<number> {
       config,
       logger: pino({ level: config.LOG_LEVEL, base: { service: 'dlq-cli' } }, pino.destination(2)),
     });
-    await waitReady(bullpen.redis, 10_000);
+    await readyClient(bullpen.redis, 10_000);
     return await run(args, bullpen, out);
   } catch (err) {
     const message = isAppError(err) ? `${err.code}: ${err.message}` : (err as Error).message;

@@ -13,7 +13,7 @@ import { ensureFirstAdmin } from '@/lib/auth/first-admin';
 import { createBullpen } from '@/lib/bullpen';
 import { sourceApp } from '@/jobs';
 import { loadConfig, loadConfigOrExit } from '@/lib/config';
-import { waitReady } from '@/lib/redis/connection';
+import { readyClient } from '@/lib/redis/connection';
 import { embeddedPasswordFile, embeddedRedisPassword } from '@/lib/redis/embedded-password';
 import { startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { buildDashboardIfNeeded } from './dashboard-build';
@@ -98,7 +98,7 @@ async function main(): Promise<void> {
     ...sourceApp,
     config,
   });
-  await waitReady(bullpen.redis);
+  await readyClient(bullpen.redis);
   const admin = await ensureFirstAdmin(bullpen);
   await bullpen.close();
 

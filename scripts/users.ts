@@ -16,7 +16,7 @@ import { roleSchema, ROLES, type Role } from '@/lib/auth/roles';
 import { UserStore } from '@/lib/auth/user-store';
 import { getConfig } from '@/lib/config';
 import { isAppError } from '@/lib/errors/app-error';
-import { waitReady } from '@/lib/redis/connection';
+import { readyClient } from '@/lib/redis/connection';
 
 export const USAGE = `Usage: npm run users -- <command> [options]
 
@@ -152,7 +152,7 @@ export async function main(argv: string[]): Promise<number> {
       config,
       logger: pino({ level: 'warn', base: { service: 'users-cli' } }, pino.destination(2)),
     });
-    await waitReady(bullpen.redis);
+    await readyClient(bullpen.redis);
     return await runUsersCommand(bullpen, argv);
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith?.('ERR_PARSE_ARGS')) {

@@ -10,7 +10,7 @@ import type { Role } from '@/lib/auth/roles';
 import type { User } from '@/lib/auth/user-store';
 import { actionFailure } from '@/lib/dashboard/action-failure';
 import type { ActionResult } from '@/lib/dashboard/action-result';
-import { liveCache } from '@/lib/dashboard/live-cache';
+import { liveCache } from '@/app/_lib/bullpen';
 import { authorize } from './require-user';
 
 export interface ActionContext {

@@ -1,24 +1,19 @@
 import 'server-only';
-import { getBullpen } from '@/app/_lib/bullpen';
+import { forgetProcessScoped, processScoped } from '@/app/_lib/bullpen';
 import { resolveSessionSecret } from '@/lib/auth/session-secret';
 import { SignInService } from '@/lib/auth/sign-in';
 
-const holder = globalThis as typeof globalThis & { __bullpenSignIn?: SignInService; __bullpenSecret?: Promise<string> };
-
 /** The sign-in service (users + rate limiter) on the app's Bullpen. */
 export function signInService(): SignInService {
-  if (!holder.__bullpenSignIn) {
-    const b = getBullpen();
-    holder.__bullpenSignIn = new SignInService(b.redis, b.keys);
-  }
-  return holder.__bullpenSignIn;
+  return processScoped('sign-in', (b) => new SignInService(b.redis, b.keys));
 }
 
-/** The session-sealing secret, resolved once per process. */
+/** The session-sealing secret, resolved once per process (again after a failure). */
 export function sessionSecret(): Promise<string> {
-  holder.__bullpenSecret ??= resolveSessionSecret(getBullpen().config).catch((err) => {
-    holder.__bullpenSecret = undefined;
-    throw err;
-  });
-  return holder.__bullpenSecret;
+  return processScoped('session-secret', (b) =>
+    resolveSessionSecret(b.config).catch((err: unknown) => {
+      forgetProcessScoped('session-secret');
+      throw err;
+    }),
+  );
 }

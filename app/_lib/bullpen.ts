@@ -1,17 +1,52 @@
+import 'server-only';
 import { sourceApp } from '@/jobs';
 import { type Bullpen, createBullpen } from '@/lib/bullpen';
-import { waitReady } from '@/lib/redis/connection';
-
-const holder = globalThis as typeof globalThis & { __bullpen?: Bullpen };
+import { LiveCache } from '@/lib/dashboard/live-cache';
 
 /**
- * The one Bullpen of a long-lived server process (the dashboard). Cached on
- * `globalThis` because Next's dev server re-evaluates modules on every change and
- * a module-level instance would leak a Redis connection per reload.
+ * Everything the dashboard process holds for its lifetime: the composition root of the
+ * source application (its Bullpen), the live-read cache, and the services made from
+ * them on first use (sign-in, mutations, metrics).
  */
+interface DashboardProcess {
+  bullpen: Bullpen;
+  liveCache: LiveCache;
+  scoped: Map<string, unknown>;
+}
+
+/**
+ * The dashboard's one HMR-safe singleton. Next's dev server re-evaluates modules on
+ * every change, so a module-level instance would leak a Redis connection per reload;
+ * `globalThis` survives the reload. Every other per-process value hangs off this one
+ * (`processScoped`), so there is one place to look and one thing to close.
+ */
+const holder = globalThis as typeof globalThis & { __bullpenDashboard?: DashboardProcess };
+
+function dashboardProcess(): DashboardProcess {
+  holder.__bullpenDashboard ??= { bullpen: createBullpen(sourceApp), liveCache: new LiveCache(), scoped: new Map() };
+  return holder.__bullpenDashboard;
+}
+
+/** The one Bullpen of the dashboard process, built for the source application's job table. */
 export function getBullpen(): Bullpen {
-  holder.__bullpen ??= createBullpen(sourceApp);
-  return holder.__bullpen;
+  return dashboardProcess().bullpen;
+}
+
+/** The process-wide cache the dashboard's route handlers and pages share. */
+export function liveCache(): LiveCache {
+  return dashboardProcess().liveCache;
+}
+
+/** A per-process value made from the Bullpen on first use and kept with it. */
+export function processScoped<T>(name: string, make: (bullpen: Bullpen) => T): T {
+  const p = dashboardProcess();
+  if (!p.scoped.has(name)) p.scoped.set(name, make(p.bullpen));
+  return p.scoped.get(name) as T;
+}
+
+/** Forgets a per-process value (one whose making failed, so the next call tries again). */
+export function forgetProcessScoped(name: string): void {
+  holder.__bullpenDashboard?.scoped.delete(name);
 }
 
 /**
@@ -20,15 +55,13 @@ export function getBullpen(): Bullpen {
  * start, or during a reconnect, would fail; server code awaits this instead. Rejects
  * after `timeoutMs` when Redis stays unreachable (the page shows its error boundary).
  */
-export async function readyBullpen(timeoutMs = 5_000): Promise<Bullpen> {
-  const b = getBullpen();
-  if (b.redis.status !== 'ready') await waitReady(b.redis, timeoutMs);
-  return b;
+export function readyBullpen(timeoutMs = 5_000): Promise<Bullpen> {
+  return getBullpen().ready(timeoutMs);
 }
 
-/** Closes the cached instance (tests, shutdown); the next getBullpen() makes a new one. */
+/** Closes the process's Bullpen and drops everything made from it; the next call builds anew. */
 export async function closeBullpen(): Promise<void> {
-  const b = holder.__bullpen;
-  holder.__bullpen = undefined;
-  await b?.close();
+  const p = holder.__bullpenDashboard;
+  holder.__bullpenDashboard = undefined;
+  await p?.bullpen.close();
 }

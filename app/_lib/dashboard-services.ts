@@ -1,5 +1,5 @@
 import 'server-only';
-import { getBullpen } from '@/app/_lib/bullpen';
+import { processScoped } from '@/app/_lib/bullpen';
 import { BulkOperations } from '@/lib/dashboard/bulk-operations';
 import { JobOperations } from '@/lib/dashboard/job-operations';
 import { QueueOperations } from '@/lib/dashboard/queue-operations';
@@ -10,17 +10,11 @@ interface Services {
   jobs: JobOperations;
 }
 
-const holder = globalThis as typeof globalThis & { __bullpenDashboard?: Services };
-
 /** The dashboard's mutation services on the app's Bullpen, made once per process. */
 export function dashboardServices(): Services {
-  if (!holder.__bullpenDashboard) {
-    const b = getBullpen();
-    holder.__bullpenDashboard = {
-      bulk: new BulkOperations(b.redis, b.keys, b.logger, b.audit),
-      queues: new QueueOperations(b),
-      jobs: new JobOperations(b),
-    };
-  }
-  return holder.__bullpenDashboard;
+  return processScoped('dashboard-services', (b) => ({
+    bulk: new BulkOperations(b.redis, b.keys, b.logger, b.audit),
+    queues: new QueueOperations(b),
+    jobs: new JobOperations(b),
+  }));
 }

@@ -1,27 +1,51 @@
 import 'server-only';
-import { readyBullpen } from '@/app/_lib/bullpen';
+import { getBullpen, liveCache, readyBullpen } from '@/app/_lib/bullpen';
+import type { Bullpen } from '@/lib/bullpen';
+import { serializeDeadLetterFilters, type DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
+import { readDeadLetterList, type DeadLetterList } from '@/lib/dashboard/dead-letters-read';
 import { readJobPage, type JobPage } from '@/lib/dashboard/job-page';
-import { liveCache, LIVE_TTL_MS } from '@/lib/dashboard/live-cache';
+import { LIVE_TTL_MS } from '@/lib/dashboard/live-cache';
 import { readOverview, type Overview } from '@/lib/dashboard/queue-overview';
-import { readQueuePage, type QueuePage } from '@/lib/dashboard/queue-page';
 import { serializeQueueFilters, type QueueFilters } from '@/lib/dashboard/queue-filters';
+import { readQueuePage, type QueuePage } from '@/lib/dashboard/queue-page';
+import type { HealthReport } from '@/lib/health/health-status';
+import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
 
 /**
- * The reads pages and live endpoints share, each through the live cache, so a page
- * render and every tab's poll within ~1.5 s cost Redis one read. Keys start with
- * `live:` (actions clear that prefix after a change).
+ * The one way a page or a live route reads: the read model, on the ready Bullpen, through
+ * the live cache under `key`, so a page render and every tab's poll within ~1.5 s cost
+ * Redis one read. Keys start with `live:` (actions clear that prefix after a change).
  */
+function liveRead<T>(key: `live:${string}`, read: (bullpen: Bullpen, now: number) => Promise<T>): Promise<T> {
+  return liveCache().get(key, LIVE_TTL_MS, async () => read(await readyBullpen(), Date.now()));
+}
+
 export function loadOverview(): Promise<Overview> {
-  return liveCache().get('live:overview', LIVE_TTL_MS, async () => readOverview(await readyBullpen(), Date.now()));
+  return liveRead('live:overview', readOverview);
 }
 
 export function loadQueuePage(name: string, filters: QueueFilters): Promise<QueuePage> {
-  const key = `live:queue:${name}?${serializeQueueFilters(filters)}&state=${filters.state}`;
-  return liveCache().get(key, LIVE_TTL_MS, async () => readQueuePage(await readyBullpen(), name, filters));
+  return liveRead(`live:queue:${name}?${serializeQueueFilters(filters)}&state=${filters.state}`, (b) => readQueuePage(b, name, filters));
 }
 
 export function loadJobPage(queue: string, id: string, logsPage = 1): Promise<JobPage | null> {
-  return liveCache().get(`live:job:${queue}:${id}:${logsPage}`, LIVE_TTL_MS, async () =>
-    readJobPage(await readyBullpen(), queue, id, logsPage),
-  );
+  return liveRead(`live:job:${queue}:${id}:${logsPage}`, (b) => readJobPage(b, queue, id, logsPage));
+}
+
+/** One page of dead letters; the key is the serialised filters, so equal filters share it whatever order the URL had. */
+export function loadDeadLetterList(filters: DeadLetterFilters): Promise<DeadLetterList> {
+  return liveRead(`live:dlq?${serializeDeadLetterFilters(filters)}`, (b, now) => readDeadLetterList(b, filters, now));
+}
+
+/** Every schedule with its next fire times and last run. */
+export function loadSchedules(): Promise<ScheduleSummary[]> {
+  return liveRead('live:schedules', (b, now) => b.schedules.list(now));
+}
+
+/**
+ * The health report. Not through `readyBullpen`: while Redis is down this is the read
+ * that must still answer (unhealthy, with the reason). The checker caches it itself.
+ */
+export function loadHealth(): Promise<HealthReport> {
+  return getBullpen().health.check();
 }

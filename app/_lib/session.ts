@@ -5,7 +5,7 @@ import { cache } from 'react';
 import { sessionDataSchema, sessionOptions, type SessionData } from '@/lib/auth/session-options';
 import type { User } from '@/lib/auth/user-store';
 import { readyBullpen } from '@/app/_lib/bullpen';
-import { liveCache } from '@/lib/dashboard/live-cache';
+import { liveCache } from '@/app/_lib/bullpen';
 import { CLIENT_HEADER, CLIENT_TOKEN_ENV, decodeClientHeader, type ClientAddress } from '@/lib/http/client-header';
 import { sessionSecret, signInService } from './auth-services';
 

@@ -4,9 +4,8 @@ import { z } from 'zod';
 import { runAction, type ActionSpec } from '@/app/_lib/action';
 import { dashboardServices } from '@/app/_lib/dashboard-services';
 import type { ActionResult } from '@/lib/dashboard/action-result';
+import { MAX_REPLAY_ALL, MAX_SELECTED_DEAD_LETTERS } from '@/lib/dashboard/dead-letters-limits';
 import {
-  MAX_REPLAY_ALL,
-  MAX_SELECTED_DEAD_LETTERS,
   discardSelected,
   replaySelected,
   selectedEntrySchema,

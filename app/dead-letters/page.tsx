@@ -17,8 +17,8 @@ import {
   replayDeadLetter,
   replaySelectedDeadLetters,
 } from './actions';
-import { loadDeadLetterList } from './load-dead-letters';
-import { deadLettersLiveUrl } from './live-urls';
+import { loadDeadLetterList } from '@/app/_lib/reads';
+import { liveUrls } from '@/lib/dashboard/query-keys';
 
 export const metadata: Metadata = { title: 'Dead letters' };
 
@@ -50,7 +50,7 @@ async function List({ filters, search, role }: { filters: DeadLetterFilters; sea
       initial={await loadDeadLetterList(filters)}
       filters={filters}
       search={search}
-      liveUrl={deadLettersLiveUrl(search)}
+      liveUrl={liveUrls.deadLetters(search)}
       actions={actionsFor(role)}
     />
   );

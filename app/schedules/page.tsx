@@ -5,8 +5,8 @@ import { ScheduleList } from '@/components/schedules/schedule-list';
 import { CardSkeleton } from '@/components/ui/skeleton';
 import { roleAtLeast } from '@/lib/auth/roles';
 import { editSchedule, pauseSchedule, resetSchedule, resumeSchedule, triggerSchedule } from './actions';
-import { loadSchedules } from './load-schedules';
-import { SCHEDULE_PREVIEW_URL, SCHEDULES_LIVE_URL } from './live-urls';
+import { loadSchedules } from '@/app/_lib/reads';
+import { liveUrls } from '@/lib/dashboard/query-keys';
 
 export const metadata: Metadata = { title: 'Schedules' };
 
@@ -33,8 +33,8 @@ async function Schedules({ canOperate }: { canOperate: boolean }) {
   return (
     <ScheduleList
       initial={await loadSchedules()}
-      liveUrl={SCHEDULES_LIVE_URL}
-      previewUrl={SCHEDULE_PREVIEW_URL}
+      liveUrl={liveUrls.schedules()}
+      previewUrl={liveUrls.schedulePreview()}
       actions={canOperate ? actions : undefined}
     />
   );

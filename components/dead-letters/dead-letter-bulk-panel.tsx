@@ -7,7 +7,7 @@ import { useAction } from '@/components/ui/use-action';
 import { BulkProgress } from '@/components/queue/bulk-progress';
 import type { ActionResult } from '@/lib/dashboard/action-result';
 import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
-import { DEFAULT_REPLAY_ALL_LIMIT, DLQ_BULK_BATCH, MAX_REPLAY_ALL } from '@/lib/dashboard/dead-letters-bulk';
+import { DEFAULT_REPLAY_ALL_LIMIT, DLQ_BULK_BATCH, MAX_REPLAY_ALL } from '@/lib/dashboard/dead-letters-limits';
 import { describeFilters, hasFilter, withoutPaging, type DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
 import { queryKeys } from '@/lib/dashboard/query-keys';
 import type { DeadLetterActions } from './dlq-actions';

@@ -2,6 +2,7 @@
 
 import { useEffect, useState } from 'react';
 import { postJson } from '@/components/live/fetch-json';
+import { liveUrls } from '@/lib/dashboard/query-keys';
 import { parseJsonText, type PayloadCheck } from '@/lib/dashboard/dead-letters-payload';
 
 /** What an editor shows: the check, or that the server is still checking the latest text. */
@@ -38,7 +39,7 @@ export function usePayloadCheck(type: string, text: string, original?: string, d
     const ctrl = new AbortController();
     const timer = setTimeout(() => {
       postJson<PayloadCheck & { lockedFields: string[] }>(
-        '/payload-check',
+        liveUrls.payloadCheck(),
         { type, text, ...(original !== undefined ? { original } : {}) },
         ctrl.signal,
       )

@@ -2,7 +2,7 @@ import { mkdir, writeFile, chmod } from 'node:fs/promises';
 import path from 'node:path';
 import type { Bullpen } from '../bullpen';
 import { isAppError } from '../errors/app-error';
-import { waitReady } from '../redis/connection';
+import { readyClient } from '../redis/connection';
 import { generatePassword } from './password';
 import { UserStore } from './user-store';
 
@@ -25,7 +25,7 @@ export const FIRST_ADMIN_NAME = 'admin';
  */
 export async function ensureFirstAdmin(bullpen: Pick<Bullpen, 'redis' | 'keys' | 'config'>): Promise<FirstAdminResult> {
   // The producer connection has no offline queue: a command before it is ready fails.
-  await waitReady(bullpen.redis);
+  await readyClient(bullpen.redis);
   const users = new UserStore(bullpen.redis, bullpen.keys);
   if ((await users.count()) > 0) return { created: false };
   const password = generatePassword();

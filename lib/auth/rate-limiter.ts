@@ -1,4 +1,5 @@
-import { LuaScript } from '../dlq/lua-script';
+import { LUA } from './lua';
+import { LuaCommand } from '../redis/lua-command';
 import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
 
@@ -32,46 +33,10 @@ export type Reservation = { allowed: true } | { allowed: false; scope: 'pair' | 
  * ARGV: now, freeFailures, baseDelayMs, maxDelayMs, maxPerClient, globalMax, windowMs
  * Returns {1} or {0, scope, retryAfterMs}.
  */
-const RESERVE = new LuaScript(
-  'auth-reserve',
-  `
-local now = tonumber(ARGV[1])
-local free, base, maxDelay = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local maxClient, maxGlobal, window = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local function wait(key)
-  local t = redis.call('PTTL', key)
-  if t < 0 then t = window end
-  return t
-end
-if tonumber(redis.call('GET', KEYS[3]) or '0') >= maxGlobal then return {0, 'global', wait(KEYS[3])} end
-if tonumber(redis.call('GET', KEYS[2]) or '0') >= maxClient then return {0, 'client', wait(KEYS[2])} end
-local fails = tonumber(redis.call('HGET', KEYS[1], 'fails') or '0')
-local last = tonumber(redis.call('HGET', KEYS[1], 'last') or '0')
-if fails >= free then
-  local delay = math.min(base * 2 ^ (fails - free), maxDelay)
-  if now < last + delay then return {0, 'pair', math.ceil(last + delay - now)} end
-end
-redis.call('HSET', KEYS[1], 'fails', fails + 1, 'last', now)
-redis.call('PEXPIRE', KEYS[1], maxDelay * 2)
-for i = 2, 3 do
-  redis.call('INCR', KEYS[i])
-  if redis.call('PTTL', KEYS[i]) < 0 then redis.call('PEXPIRE', KEYS[i], window) end
-end
-return {1}
-`,
-);
+const RESERVE = new LuaCommand('auth-reserve', LUA['auth-reserve']);
 
 /** A success: the pair starts over, and the counts the reservation added are withdrawn. */
-const RELEASE = new LuaScript(
-  'auth-release',
-  `
-redis.call('DEL', KEYS[1])
-for i = 2, 3 do
-  if tonumber(redis.call('GET', KEYS[i]) or '0') > 0 then redis.call('DECR', KEYS[i]) end
-end
-return 1
-`,
-);
+const RELEASE = new LuaCommand('auth-release', LUA['auth-release']);
 
 /**
  * Sign-in throttling in Redis, shared by every dashboard process (docs/security.md):

@@ -1,3 +1,5 @@
+import { LUA } from './lua';
+import { LuaCommand } from '../redis/lua-command';
 import { z } from 'zod';
 import { AppError } from '../errors/app-error';
 import type { RedisClient } from '../redis/connection';
@@ -28,11 +30,7 @@ export const userSchema = z.object({
 export type User = z.infer<typeof userSchema>;
 
 /** Creates the hash and adds the name to the index only if the user does not exist. */
-const CREATE_SCRIPT = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'username', ARGV[1], 'role', ARGV[2], 'passwordHash', ARGV[3], 'createdAt', ARGV[4], 'sessionEpoch', '0')
-redis.call('SADD', KEYS[2], ARGV[1])
-return 1`;
+const CREATE_SCRIPT = new LuaCommand('user-create-script', LUA['user-create-script']);
 
 /** A fixed hash verified when a user does not exist, so a miss takes as long as a wrong password. */
 let dummyHash: Promise<string> | undefined;
@@ -81,15 +79,10 @@ export class UserStore {
     const role = parseOrThrow(roleSchema, input.role, 'role');
     const password = parseOrThrow(passwordSchema, input.password, 'password');
     const createdAt = Date.now();
-    const created = await this.redis.eval(
-      CREATE_SCRIPT,
-      2,
-      this.userKey(username),
-      this.indexKey,
-      username,
-      role,
-      await hashPassword(password),
-      String(createdAt),
+    const created = await CREATE_SCRIPT.run(
+      this.redis,
+      [this.userKey(username), this.indexKey],
+      [username, role, await hashPassword(password), String(createdAt)],
     );
     if (created !== 1) throw new AppError('CONFLICT', `User "${username}" already exists`, { username });
     return { username, role, createdAt, sessionEpoch: 0 };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Bullpen } from '../bullpen';
-import { MAX_DLQ_BULK, type BulkProgress } from '../dlq/bulk-operations';
+import type { BulkProgress } from '../dlq/bulk-operations';
+import { DLQ_BULK_BATCH, MAX_REPLAY_ALL, MAX_SELECTED_DEAD_LETTERS } from './dead-letters-limits';
 import { deadLetterIdSchema } from '../dlq/dead-letter-id';
 import { AppError, isAppError } from '../errors/app-error';
 import type { BulkOperation, BulkOperations, ReportProgress } from './bulk-operations';
@@ -13,14 +14,6 @@ import { describeFilters, hasFilter, toStoreFilter, type DeadLetterFilters } fro
  * an entry that changed meanwhile is skipped, never acted on twice.
  */
 
-/** Most entries one "selected" action takes: one page at the largest page size. */
-export const MAX_SELECTED_DEAD_LETTERS = 200;
-/** Entries handled per batch in the background operations. */
-export const DLQ_BULK_BATCH = 100;
-/** What "replay all that match" proposes when the operator does not choose. */
-export const DEFAULT_REPLAY_ALL_LIMIT = 1_000;
-/** The cap of one "replay all": the store's own maximum. */
-export const MAX_REPLAY_ALL = MAX_DLQ_BULK;
 /** Entries replayed concurrently within a selected action: enough to hide round trips, few enough to be gentle. */
 const SELECTED_CONCURRENCY = 10;
 

@@ -1,3 +1,5 @@
+import { LUA } from './lua';
+import { LuaCommand } from '../redis/lua-command';
 import type { Queue } from 'bullmq';
 import type { RedisClient } from '../redis/connection';
 import type { JobStateName } from './job-summary';
@@ -19,34 +21,7 @@ export const STATE_KEYS: Record<JobStateName, { suffix: string; list: boolean }>
  * (if given). A cheap substring test rejects most jobs before cjson decodes the data.
  * Job hashes share the queue's hash tag, so on a cluster this touches one slot.
  */
-const SCAN_SCRIPT = `
-local key, jobPrefix, start, count, isList = KEYS[1], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] == '1'
-local wantName, wantOrg = ARGV[5], ARGV[6]
-local ids
-if isList then
-  ids = redis.call('LRANGE', key, start, start + count - 1)
-else
-  ids = redis.call('ZREVRANGE', key, start, start + count - 1)
-end
-local out = { #ids }
-local needle = '"orgId":' .. cjson.encode(wantOrg)
-for _, id in ipairs(ids) do
-  local ok = true
-  local jobKey = jobPrefix .. id
-  if wantName ~= '' then
-    ok = redis.call('HGET', jobKey, 'name') == wantName
-  end
-  if ok and wantOrg ~= '' then
-    local data = redis.call('HGET', jobKey, 'data')
-    ok = false
-    if data and string.find(data, needle, 1, true) then
-      local decoded, parsed = pcall(cjson.decode, data)
-      ok = decoded and type(parsed) == 'table' and type(parsed.tenant) == 'table' and parsed.tenant.orgId == wantOrg
-    end
-  end
-  if ok then out[#out + 1] = id end
-end
-return out`;
+const SCAN_SCRIPT = new LuaCommand('queue-scan-script', LUA['queue-scan-script']);
 
 export interface ScanOptions {
   name?: string;
@@ -84,16 +59,10 @@ export async function scanJobIds(redis: RedisClient, queue: Queue, state: JobSta
   let scanned = 0;
   while (ids.length < opts.want && scanned < limit) {
     const count = Math.min(chunk, limit - scanned);
-    const reply = (await redis.eval(
-      SCAN_SCRIPT,
-      1,
-      key,
-      jobPrefix,
-      scanned,
-      count,
-      list ? '1' : '0',
-      opts.name ?? '',
-      opts.tenant ?? '',
+    const reply = (await SCAN_SCRIPT.run(
+      redis,
+      [key],
+      [jobPrefix, scanned, count, list ? '1' : '0', opts.name ?? '', opts.tenant ?? ''],
     )) as [number, ...string[]];
     const [read, ...matched] = reply;
     scanned += read;

@@ -61,13 +61,5 @@ export class LiveCache {
   }
 }
 
-const holder = globalThis as typeof globalThis & { __bullpenLiveCache?: LiveCache };
-
-/** The process-wide cache the dashboard's route handlers and pages share. */
-export function liveCache(): LiveCache {
-  holder.__bullpenLiveCache ??= new LiveCache();
-  return holder.__bullpenLiveCache;
-}
-
 /** TTL of live reads: under the 3 s poll interval, so each poll sees fresh data. */
 export const LIVE_TTL_MS = 1_500;

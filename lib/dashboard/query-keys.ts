@@ -13,19 +13,29 @@ export const queryKeys = {
   /** Every log page of a job: what an action on the job invalidates. */
   jobAll: (queue: string, id: string) => [...queryKeys.all, 'job', queue, id] as const,
   bulk: (operationId: string) => [...queryKeys.all, 'bulk', operationId] as const,
-  /** For the dead-letters page (its live route lives in that segment). */
   deadLetters: (search: string) => [...queryKeys.all, 'dead-letters', search] as const,
   schedules: () => [...queryKeys.all, 'schedules'] as const,
   health: () => [...queryKeys.all, 'health'] as const,
 };
 
-/** The JSON endpoint behind each live key (GET, session required). */
+/**
+ * Every live JSON endpoint of the dashboard, one convention: a route under
+ * `app/api/live/`, answered through `liveJson` (session required, no-store), its URL
+ * built here. GET unless marked.
+ */
 export const liveUrls = {
   overview: () => '/api/live/overview',
   queue: (name: string, search: string) => `/api/live/queues/${encodeURIComponent(name)}${search ? `?${search}` : ''}`,
   job: (queue: string, id: string, logsPage = 1) =>
     `/api/live/queues/${encodeURIComponent(queue)}/jobs/${encodeURIComponent(id)}${logsPage > 1 ? `?logs=${logsPage}` : ''}`,
   bulk: (operationId: string) => `/api/live/bulk/${encodeURIComponent(operationId)}`,
+  deadLetters: (search: string) => `/api/live/dead-letters${search ? `?${search}` : ''}`,
+  schedules: () => '/api/live/schedules',
+  /** A pattern's next fire times as the operator types (operators only). */
+  schedulePreview: () => '/api/live/schedules/preview',
+  health: () => '/api/live/health',
+  /** POST `{type, text, original?}`: a payload checked against its type's schema (operators only). */
+  payloadCheck: () => '/api/live/payload-check',
 };
 
 /** Poll interval of live widgets; paused while the tab is hidden. */

@@ -10,6 +10,7 @@ import type { DeadLetterStatus } from './dead-letter-id';
 import type { DeadLetterEntry } from './entry';
 import { deadLetterFilterSchema, matchesFilter, parseOrThrow, type DeadLetterFilter, type ParsedFilter } from './filter';
 import type { IndexPager } from './index-pager';
+import { MAX_DLQ_BULK } from './dlq-limits';
 import { REMOVE } from './scripts';
 
 /** The most entries one replayMany/discardMany call touches. */
@@ -23,7 +24,6 @@ export interface EntryStore {
   getMany(ids: string[]): Promise<DeadLetterEntry[]>;
 }
 
-export const MAX_DLQ_BULK = 10_000;
 const DAY = 24 * 60 * 60 * 1000;
 
 const bulkOptionsSchema = z.object({

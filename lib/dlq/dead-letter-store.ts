@@ -6,7 +6,7 @@ import { envelopeSchema, type JobEnvelope } from '../jobs/envelope';
 import type { QueueRegistry } from '../jobs/queues';
 import type { Tenant } from '../jobs/tenant';
 import { silentLogger, type Logger } from '../logging/logger';
-import { waitReady, type RedisClient } from '../redis/connection';
+import { readyClient, type RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
 import { DEAD_LETTER_STATUSES, type DeadLetterStatus, isDeadLetterId } from './dead-letter-id';
 import {
@@ -110,9 +110,8 @@ export class DeadLetterStore implements DeadLetterSink {
     return this.opts.redis;
   }
 
-  /** The producer connection has no offline queue: wait until it is connected. */
   private async ready(): Promise<void> {
-    if (this.opts.redis.status !== 'ready') await waitReady(this.opts.redis);
+    await readyClient(this.opts.redis);
   }
 
   /**

@@ -122,9 +122,11 @@ export class DeadLetterReconciler {
 
   /**
    * Newest first from the head until a page is recorded in full. A run that ran out of
-   * budget first leaves a resume point (the finishedOn where it stopped), so the next
-   * runs work through a large backlog (an hour of failed DLQ writes) instead of
-   * stopping at the recorded head forever.
+   * budget first leaves a resume point (the last job it scanned, with its finishedOn),
+   * so the next runs work through a large backlog (an hour of failed DLQ writes)
+   * instead of stopping at the recorded head forever. The point is the job itself, not
+   * only its time: jobs that failed in the same millisecond share a score, and a
+   * resume by score alone would scan the same ties again each run and never get past them.
    */
   private async sweepQueue(type: string): Promise<ReconcileResult> {
     const queue = this.opts.queues.get(type);
@@ -133,16 +135,28 @@ export class DeadLetterReconciler {
     if (scan.stop === 'recorded') {
       const resume = await this.opts.redis.hget(this.resumeKey, type);
       if (resume === null) return result;
-      // Jobs that failed after the resume point sit before it in the newest-first order.
-      const start = await this.opts.redis.zcount(queue.keys.failed, `(${resume}`, '+inf');
-      scan = await this.scan(type, start, false, result);
+      scan = await this.scan(type, await this.resumeAt(queue.keys.failed, resume), false, result);
     }
-    if (scan.stop === 'budget' && scan.lastFailedAt !== undefined) {
-      await this.opts.redis.hset(this.resumeKey, type, String(scan.lastFailedAt));
+    if (scan.stop === 'budget' && scan.last !== undefined) {
+      await this.opts.redis.hset(this.resumeKey, type, `${scan.last.failedAt}:${scan.last.id}`);
     } else if (scan.stop === 'end') {
       await this.opts.redis.hdel(this.resumeKey, type);
     }
     return result;
+  }
+
+  /**
+   * Where a resumed scan starts in the newest-first failed set: right after the job it
+   * stopped at (its rank now, so jobs that failed since are counted). When that job has
+   * left the set (retried, cleaned), after every job that failed later than it did,
+   * which rescans its ties (recording is idempotent) rather than skipping one.
+   */
+  private async resumeAt(failedKey: string, resume: string): Promise<number> {
+    const sep = resume.indexOf(':');
+    const failedAt = sep < 0 ? resume : resume.slice(0, sep);
+    const rank = sep < 0 ? null : await this.opts.redis.zrevrank(failedKey, resume.slice(sep + 1));
+    if (rank !== null) return rank + 1;
+    return this.opts.redis.zcount(failedKey, `(${failedAt}`, '+inf');
   }
 
   private async scan(
@@ -150,14 +164,14 @@ export class DeadLetterReconciler {
     from: number,
     stopWhenRecorded: boolean,
     result: ReconcileResult,
-  ): Promise<{ stop: 'recorded' | 'end' | 'budget'; lastFailedAt?: number }> {
+  ): Promise<{ stop: 'recorded' | 'end' | 'budget'; last?: { failedAt: number; id: string } }> {
     const queue = this.opts.queues.get(type);
-    let lastFailedAt: number | undefined;
+    let last: { failedAt: number; id: string } | undefined;
     for (let start = from; ; start += this.pageSize) {
-      if (result.scanned >= this.maxPerQueue) return { stop: 'budget', lastFailedAt };
+      if (result.scanned >= this.maxPerQueue) return { stop: 'budget', last };
       const size = Math.min(this.pageSize, this.maxPerQueue - result.scanned);
       const jobs = await queue.getFailed(start, start + size - 1);
-      if (jobs.length === 0) return { stop: 'end', lastFailedAt };
+      if (jobs.length === 0) return { stop: 'end', last };
       // record() is idempotent and cheap when the entry exists; it also re-opens an
       // entry whose job was retried from the failed tab and failed again.
       const outcomes = await Promise.allSettled(jobs.map((job) => this.opts.sink.record(toDeadLetterInput(type, job))));
@@ -172,11 +186,12 @@ export class DeadLetterReconciler {
       });
       result.scanned += jobs.length;
       result.recovered += fresh;
-      lastFailedAt = jobs[jobs.length - 1].finishedOn ?? lastFailedAt;
+      const tail = jobs[jobs.length - 1];
+      if (tail.finishedOn !== undefined && tail.id !== undefined) last = { failedAt: tail.finishedOn, id: tail.id };
       if (fresh > 0) this.logger.warn({ queue: type, recovered: fresh }, 'recovered dead letters missing from the DLQ');
       // Only a page recorded in full proves the older pages were swept before.
-      if (stopWhenRecorded && fresh === 0 && failed === 0) return { stop: 'recorded', lastFailedAt };
-      if (jobs.length < size) return { stop: 'end', lastFailedAt };
+      if (stopWhenRecorded && fresh === 0 && failed === 0) return { stop: 'recorded', last };
+      if (jobs.length < size) return { stop: 'end', last };
     }
   }
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError } from '../errors/app-error';
 import { TimeoutError } from '../errors/timeout-error';
 import { silentLogger, type Logger } from '../logging/logger';
-import { waitReady, type RedisClient } from '../redis/connection';
+import { readyClient, type RedisClient } from '../redis/connection';
 import { CachedSingleFlight } from './cached-single-flight';
 import type { CheckOutcome, QueueSource } from './check-outcome';
 import { checkDeadLetters } from './dead-letters-check';
@@ -140,7 +140,7 @@ export class HealthChecker {
     // The shared connection has no offline queue: right after start (or during a
     // reconnect) a command fails at once. Give it the time limit to come up, so a
     // dashboard's first probe does not read a connection still opening as an outage.
-    const ready = opts.redis.status === 'ready' ? Promise.resolve() : waitReady(opts.redis, limits.checkTimeoutMs).catch(() => undefined);
+    const ready = opts.redis.status === 'ready' ? Promise.resolve() : readyClient(opts.redis, limits.checkTimeoutMs).catch(() => undefined);
     const runs: Array<Promise<CheckResult>> = [
       this.run('redis', () => ready.then(() => checkRedis(opts.redis, limits.redisDegradedMs))),
       this.run('workers', () => ready.then(() => checkWorkers(opts.queues, this.types, limits.minWorkers))),

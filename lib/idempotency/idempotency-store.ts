@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError } from '../errors/app-error';
 import { classifyError } from '../errors/classify';
 import { PermanentError } from '../errors/permanent-error';
-import { waitReady, type RedisClient } from '../redis/connection';
+import { readyClient, type RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
 import { shouldRetry } from '../retry/retry-policy';
 import { BEGIN, COMPLETE, FAIL } from './idempotency-scripts';
@@ -86,7 +86,7 @@ export class IdempotencyStore {
     const k = this.recordKey(key);
     const hash = parse(hashSchema, requestHash, 'request hash');
     const lockMs = parse(msSchema, opts.lockMs ?? this.lockMs, 'lockMs');
-    const [state, a, b] = (await (await this.client()).eval(BEGIN, 1, k, hash, lockMs, this.ttlMs)) as string[];
+    const [state, a, b] = (await BEGIN.run(await this.client(), [k], [hash, lockMs, this.ttlMs])) as string[];
     switch (state) {
       case 'started':
         return { state, takeover: a === '1', attempts: Number(b) };
@@ -114,7 +114,7 @@ export class IdempotencyStore {
     if (Buffer.byteLength(json) > MAX_RESPONSE_BYTES) {
       throw new AppError('VALIDATION', `An idempotent response holds at most ${MAX_RESPONSE_BYTES} bytes of JSON`, { key });
     }
-    const done = (await (await this.client()).eval(COMPLETE, 1, k, json, this.ttlMs)) as number;
+    const done = (await COMPLETE.run(await this.client(), [k], [json, this.ttlMs])) as number;
     if (done === 0) throw missing(key);
   }
 
@@ -125,7 +125,7 @@ export class IdempotencyStore {
   async fail(key: string, error: string, opts: { retryable: boolean }): Promise<void> {
     const k = this.recordKey(key);
     const message = String(error).slice(0, 2_000);
-    const done = (await (await this.client()).eval(FAIL, 1, k, message, opts.retryable ? '1' : '0', this.ttlMs)) as number;
+    const done = (await FAIL.run(await this.client(), [k], [message, opts.retryable ? '1' : '0', this.ttlMs])) as number;
     if (done === 0) throw missing(key);
   }
 
@@ -187,10 +187,8 @@ export class IdempotencyStore {
     return this.keys.tagged('idem', parse(keySchema, key, 'idempotency key'));
   }
 
-  /** The producer connection has no offline queue: wait until it is connected. */
-  private async client(): Promise<RedisClient> {
-    await waitReady(this.redis);
-    return this.redis;
+  private client(): Promise<RedisClient> {
+    return readyClient(this.redis);
   }
 }
 

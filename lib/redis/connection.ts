@@ -1,5 +1,6 @@
 import { type ChainableCommander, Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Config } from '../config';
+import { AppError } from '../errors/app-error';
 import { embeddedRedisPassword } from './embedded-password';
 
 /** A Redis client as Bullpen uses it: a single node or a cluster. */
@@ -64,12 +65,18 @@ export function createRedis(target: RedisTarget, role: ConnectionRole): RedisCli
 }
 
 /** Resolves once the client is ready (producers have no offline queue to wait in). */
-export async function waitReady(client: RedisClient, timeoutMs = 10_000): Promise<void> {
-  if (client.status === 'ready') return;
+/**
+ * The one readiness gate of every Redis client: resolves with the client once it is
+ * connected (at once when it already is). The producer connection has no offline queue,
+ * so a service waits here before its first command instead of failing it. Rejects with
+ * AppError UNAVAILABLE when the client is not ready within `timeoutMs` or closes first.
+ */
+export async function readyClient<C extends RedisClient>(client: C, timeoutMs = 10_000): Promise<C> {
+  if (client.status === 'ready') return client;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       cleanup();
-      reject(new Error(`Redis not ready after ${timeoutMs} ms`));
+      reject(new AppError('UNAVAILABLE', `Redis not ready after ${timeoutMs} ms`));
     }, timeoutMs);
     const onReady = () => {
       cleanup();
@@ -77,7 +84,7 @@ export async function waitReady(client: RedisClient, timeoutMs = 10_000): Promis
     };
     const onEnd = () => {
       cleanup();
-      reject(new Error('Redis connection closed before it was ready'));
+      reject(new AppError('UNAVAILABLE', 'Redis connection closed before it was ready'));
     };
     const cleanup = () => {
       clearTimeout(timer);
@@ -87,4 +94,5 @@ export async function waitReady(client: RedisClient, timeoutMs = 10_000): Promis
     client.on('ready', onReady);
     client.on('end', onEnd);
   });
+  return client;
 }

@@ -1,26 +1,13 @@
-import { LuaScript } from '../dlq/lua-script';
+import { LUA } from './lua';
+import { LuaCommand } from './lua-command';
 import type { RedisClient } from './connection';
 
 /** Takes the lease when it is free or already ours; otherwise returns its holder. */
-const ACQUIRE = new LuaScript(
-  'lease-acquire',
-  `local cur = redis.call('GET', KEYS[1])
-if cur and cur ~= ARGV[1] then return cur end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return false`,
-);
+const ACQUIRE = new LuaCommand('lease-acquire', LUA['lease-acquire']);
 /** Extends the lease only while `owner` still holds it. */
-const RENEW = new LuaScript(
-  'lease-renew',
-  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0`,
-);
+const RENEW = new LuaCommand('lease-renew', LUA['lease-renew']);
 /** Frees the lease only while `owner` still holds it: an expired holder cannot free a successor's lease. */
-const RELEASE = new LuaScript(
-  'lease-release',
-  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`,
-);
+const RELEASE = new LuaCommand('lease-release', LUA['lease-release']);
 
 /** How often a waiting caller tries again. */
 const POLL_MS = 50;

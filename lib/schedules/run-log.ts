@@ -1,6 +1,8 @@
+import { LUA } from './lua';
+import { LuaCommand } from '../redis/lua-command';
 import type { Queue } from 'bullmq';
 import { z } from 'zod';
-import { LuaScript } from '../dlq/lua-script';
+
 import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
 
@@ -36,16 +38,7 @@ export function manualRunJobId(name: string, at: number): string {
 }
 
 /** Keeps the newest occurrence: an older run's late completion cannot hide a newer run. */
-const RECORD = new LuaScript(
-  'schedule-run-record',
-  `local cur = redis.call('HGET', KEYS[1], ARGV[1])
-if cur then
-  local ok, c = pcall(cjson.decode, cur)
-  if ok and type(c) == 'table' and tonumber(c.at) and tonumber(c.at) > tonumber(ARGV[3]) then return 0 end
-end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-return 1`,
-);
+const RECORD = new LuaCommand('schedule-run-record', LUA['schedule-run-record']);
 
 /** Longest error text kept per schedule. */
 const MAX_REASON = 500;

@@ -5,7 +5,7 @@ import { AppError } from '../errors/app-error';
 import type { JobEnvelope } from '../jobs/envelope';
 import type { QueueRegistry } from '../jobs/queues';
 import type { Logger } from '../logging/logger';
-import { waitReady, type RedisClient } from '../redis/connection';
+import { readyClient, type RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
 import type { RuntimeHooks } from '../runtime/runtime-hooks';
 import { previewCron, type CronPreview } from './cron-preview';
@@ -257,12 +257,7 @@ export class ScheduleService {
     return def;
   }
 
-  /** The producer connection has no offline queue: wait for it rather than fail the first call. */
   private async ready(): Promise<void> {
-    try {
-      await waitReady(this.deps.redis, 5_000);
-    } catch (err) {
-      throw new AppError('UNAVAILABLE', `Redis is not reachable: ${(err as Error).message}`);
-    }
+    await readyClient(this.deps.redis, 5_000);
   }
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Alerter } from '../alerts/alerter';
 import { AppError } from '../errors/app-error';
 import { silentLogger, type Logger } from '../logging/logger';
-import { waitReady, type RedisClient } from '../redis/connection';
+import { readyClient, type RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
 import { fromHash, snippet, toHash, toSummary } from './webhook-codec';
 import {
@@ -84,14 +84,10 @@ export class WebhookStore {
       updatedAt: now,
       ...(data.enabled ? {} : { disabledAt: now, disabledReason: 'created disabled' }),
     };
-    const created = await (await this.client()).eval(
-      CREATE,
-      2,
-      this.hookKey(webhook.id),
-      this.indexKey(),
-      JSON.stringify(toHash(webhook)),
-      now,
-      webhook.id,
+    const created = await CREATE.run(
+      await this.client(),
+      [this.hookKey(webhook.id), this.indexKey()],
+      [JSON.stringify(toHash(webhook)), now, webhook.id],
     );
     if (created === 0) throw new AppError('CONFLICT', `A webhook with id "${webhook.id}" already exists`, { id: webhook.id });
     this.logger.info({ webhookId: webhook.id }, 'webhook created');
@@ -175,20 +171,17 @@ export class WebhookStore {
       { ...input, at: input.at ?? this.now(), error: input.error?.slice(0, 2_000), responseSnippet: snippet(input.responseSnippet) },
       'delivery record',
     );
-    const [count, disabledNow, max] = (await (
-      await this.client()
-    ).eval(
-      RECORD_DELIVERY,
-      3,
-      this.hookKey(record.webhookId),
-      this.deliveriesKey(record.webhookId),
-      this.failuresKey(record.webhookId),
-      JSON.stringify(record),
-      this.keep,
-      record.ok ? '1' : '0',
-      record.at,
-      FAILURE_WINDOW_MS,
-      `${record.at}:${record.deliveryId}:${record.attempt}:${randomUUID()}`,
+    const [count, disabledNow, max] = (await RECORD_DELIVERY.run(
+      await this.client(),
+      [this.hookKey(record.webhookId), this.deliveriesKey(record.webhookId), this.failuresKey(record.webhookId)],
+      [
+        JSON.stringify(record),
+        this.keep,
+        record.ok ? '1' : '0',
+        record.at,
+        FAILURE_WINDOW_MS,
+        `${record.at}:${record.deliveryId}:${record.attempt}:${randomUUID()}`,
+      ],
     )) as number[];
     if (count < 0) {
       this.logger.warn({ webhookId: record.webhookId }, 'delivery not recorded: the webhook no longer exists');
@@ -222,14 +215,10 @@ export class WebhookStore {
 
   private async write(id: string, set: Record<string, string>, del: string[], clearFailures: boolean): Promise<void> {
     const wid = validate(webhookIdSchema, id, 'webhook id');
-    const done = await (await this.client()).eval(
-      UPDATE,
-      2,
-      this.hookKey(wid),
-      this.failuresKey(wid),
-      JSON.stringify(set),
-      JSON.stringify(del),
-      clearFailures ? '1' : '0',
+    const done = await UPDATE.run(
+      await this.client(),
+      [this.hookKey(wid), this.failuresKey(wid)],
+      [JSON.stringify(set), JSON.stringify(del), clearFailures ? '1' : '0'],
     );
     if (done === 0) throw notFound(wid);
   }
@@ -247,10 +236,8 @@ export class WebhookStore {
     return this.keys.tagged('webhooks', 'failures', id);
   }
 
-  /** The producer connection has no offline queue: wait until it is connected. */
-  private async client(): Promise<RedisClient> {
-    await waitReady(this.redis);
-    return this.redis;
+  private client(): Promise<RedisClient> {
+    return readyClient(this.redis);
   }
 }
 

@@ -13,7 +13,7 @@ import { BulkOperations, type BulkOperation } from '@/lib/dashboard/bulk-operati
 import { QueueOperations } from '@/lib/dashboard/queue-operations';
 import { SOURCE_JOB_NAMES, type SourceJobName } from '@/jobs';
 import { silentLogger } from '@/lib/logging/logger';
-import { waitReady } from '@/lib/redis/connection';
+import { readyClient } from '@/lib/redis/connection';
 import { MemorySampler, summariseMemory, type MemorySummary } from './dashboard-memory';
 
 const argsSchema = z.object({
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     logger: silentLogger,
   });
   try {
-    await waitReady(bullpen.redis);
+    await readyClient(bullpen.redis);
     const ops = new QueueOperations(bullpen);
     const bulk = new BulkOperations(bullpen.redis, bullpen.keys, bullpen.logger, bullpen.audit);
     // Load BullMQ's scripts and the queue object before the baseline.

@@ -15,7 +15,7 @@ import { readDeadLetterList } from '@/lib/dashboard/dead-letters-read';
 import { ERROR_CLASSES } from '@/lib/errors/classify';
 import { SOURCE_JOB_NAMES } from '@/jobs';
 import { silentLogger } from '@/lib/logging/logger';
-import { waitReady } from '@/lib/redis/connection';
+import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { runHttp, type HttpTiming, type PageProbe } from './dashboard-http';
 import { ensureBuild, startDashboard, type RunningDashboard } from './dashboard-next';
@@ -118,7 +118,7 @@ export async function runDashboardBench(opts: DashboardBenchOptions): Promise<Da
     logger: silentLogger,
   });
   try {
-    await waitReady(bullpen.redis);
+    await readyClient(bullpen.redis);
     const completed = await makeTemplate(
       bullpen,
       QUEUE,

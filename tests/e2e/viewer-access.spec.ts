@@ -116,11 +116,17 @@ test('a mutating action called directly answers 403 to a viewer and 401 without 
     expect((await bullpen.dlq.get(failed.entry.id))?.status).toBe('pending');
 
     // JSON endpoints: 401 without a session; the operator-only preview is 403 to a viewer.
-    for (const url of ['/api/live/overview', `/api/live/queues/${QUEUE}`, '/dead-letters/live', '/schedules/live', '/health/live']) {
+    for (const url of [
+      '/api/live/overview',
+      `/api/live/queues/${QUEUE}`,
+      '/api/live/dead-letters',
+      '/api/live/schedules',
+      '/api/live/health',
+    ]) {
       expect((await anonymous.get(url)).status(), url).toBe(401);
       expect((await viewer.request.get(url)).status(), url).toBe(200);
     }
-    expect((await viewer.request.get('/schedules/preview?pattern=0%200%203%20*%20*%20*&tz=UTC')).status()).toBe(403);
+    expect((await viewer.request.get('/api/live/schedules/preview?pattern=0%200%203%20*%20*%20*&tz=UTC')).status()).toBe(403);
   } finally {
     await anonymous.dispose();
     if (await queue.isPaused()) await queue.resume();

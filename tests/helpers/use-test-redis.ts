@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Bullpen, BullpenOptions } from '@/lib/bullpen';
+import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { makeBullpen } from './bullpen';
 import { startTestRedis } from './redis';
@@ -9,6 +10,8 @@ export interface TestRedis {
   readonly redis: EmbeddedRedis;
   /** A Bullpen on it under a unique prefix (source job table unless `jobs` is given), closed after the test. */
   bullpen(overrides?: Partial<BullpenOptions> & { env?: Record<string, string> }): Bullpen;
+  /** The same, once its connection is ready (the producer connection has no offline queue). */
+  readyBullpen(overrides?: Partial<BullpenOptions> & { env?: Record<string, string> }): Promise<Bullpen>;
 }
 
 /**
@@ -37,6 +40,11 @@ export function useTestRedis(): TestRedis {
     bullpen(overrides = {}) {
       const b = makeBullpen(t.redis, overrides);
       open.add(b);
+      return b;
+    },
+    async readyBullpen(overrides = {}) {
+      const b = t.bullpen(overrides);
+      await readyClient(b.redis);
       return b;
     },
   };

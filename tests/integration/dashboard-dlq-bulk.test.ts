@@ -1,21 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { BulkOperations } from '@/lib/dashboard/bulk-operations';
 import { discardSelected, replaySelected, startPurge, startReplayAll } from '@/lib/dashboard/dead-letters-bulk';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 
-let redis: EmbeddedRedis;
 let bullpen: Bullpen;
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+const server = useTestRedis();
 afterEach(async () => {
   await bullpen?.close();
 });
@@ -48,7 +41,7 @@ const replayJobsIn = async () =>
 
 describe('replaySelected / discardSelected', () => {
   it('replays each selected entry once, skipping one whose replay count changed meanwhile', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     const [a, b, c] = await seed(3);
     await bullpen.dlq.replay(c, { by: 'bob' }); // someone else got there first
     const out = await replaySelected(
@@ -70,7 +63,7 @@ describe('replaySelected / discardSelected', () => {
   });
 
   it('refuses an empty, oversized or duplicated selection and changes nothing', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     const [a] = await seed(1);
     await expect(replaySelected(bullpen, [], 'alice')).rejects.toMatchObject({ code: 'VALIDATION' });
     await expect(discardSelected(bullpen, [a, a], 'alice')).rejects.toMatchObject({ code: 'VALIDATION' });
@@ -85,7 +78,7 @@ describe('replaySelected / discardSelected', () => {
   });
 
   it('discards the selected entries', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     const ids = await seed(2);
     const out = await discardSelected(bullpen, ids, 'carol');
     expect(out.done).toEqual(ids);
@@ -96,7 +89,7 @@ describe('replaySelected / discardSelected', () => {
 
 describe('startReplayAll', () => {
   it('replays at most `limit` matching entries in the background, with progress and an audit entry', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     await seed(230, 'org-1');
     await seed(5, 'org-2', 1_000);
     const bulk = new BulkOperations(bullpen.redis, bullpen.keys, bullpen.logger, bullpen.audit);
@@ -117,7 +110,7 @@ describe('startReplayAll', () => {
   });
 
   it('refuses statuses that cannot be replayed, and an empty match, before starting anything', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     await seed(2);
     const bulk = new BulkOperations(bullpen.redis, bullpen.keys, bullpen.logger);
     const now = Date.now();
@@ -135,7 +128,7 @@ describe('startReplayAll', () => {
 
 describe('startPurge', () => {
   it('removes every match and only the matches', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     await seed(120, 'org-1');
     const keep = await seed(3, 'org-2', 1_000);
     const bulk = new BulkOperations(bullpen.redis, bullpen.keys, bullpen.logger, bullpen.audit);
@@ -147,7 +140,7 @@ describe('startPurge', () => {
   });
 
   it('refuses to purge without a filter', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     await seed(2);
     const bulk = new BulkOperations(bullpen.redis, bullpen.keys, bullpen.logger);
     await expect(startPurge(bullpen, bulk, {}, { by: 'root', now: Date.now() })).rejects.toMatchObject({ code: 'VALIDATION' });

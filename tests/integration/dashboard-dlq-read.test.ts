@@ -1,21 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { parseDeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
 import { readDeadLetterDetail, readDeadLetterList } from '@/lib/dashboard/dead-letters-read';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 
-let redis: EmbeddedRedis;
 let bullpen: Bullpen;
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+const server = useTestRedis();
 afterEach(async () => {
   await bullpen?.close();
 });
@@ -55,7 +48,7 @@ async function seed(n: number): Promise<string[]> {
 
 describe('readDeadLetterList', () => {
   it('pages newest first with the filtered total and the per-status counts', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     await seed(12);
     const { filters } = parseDeadLetterFilters({ size: '25' });
     const first = await readDeadLetterList(bullpen, { ...filters, pageSize: 25 }, T0 + 3_600_000);
@@ -73,7 +66,7 @@ describe('readDeadLetterList', () => {
   });
 
   it('applies the URL filters: tenant, error class, time window and page', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     await seed(12);
     const odd = await readDeadLetterList(bullpen, parseDeadLetterFilters({ tenant: 'org-odd', size: '25' }).filters);
     expect(odd.total).toBe(6);
@@ -96,7 +89,7 @@ describe('readDeadLetterList', () => {
   });
 
   it('reflects a replay in the row, the status filter and the counts', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     const [id] = await seed(3);
     await bullpen.dlq.replay(id, { by: 'alice' });
     const replayed = await readDeadLetterList(bullpen, parseDeadLetterFilters({ status: 'replayed' }).filters);
@@ -113,7 +106,7 @@ describe('readDeadLetterList', () => {
 
 describe('readDeadLetterDetail', () => {
   it('shows the original job’s state, the error, the envelope and the replay history with job states', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     // The original job still sits in its queue (prioritized: the type's default priority); the DLQ entry names it.
     const queue = bullpen.queues.get('webhook-dispatch');
     const job = await queue.add('webhook-dispatch', deadLetter(1).jobData, { jobId: 'job-1' });
@@ -147,7 +140,7 @@ describe('readDeadLetterDetail', () => {
   });
 
   it('says `gone` for a job BullMQ no longer holds, and null for an unknown entry', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     const { id } = await bullpen.dlq.record(deadLetter(4));
     expect((await readDeadLetterDetail(bullpen, id))?.originalJobState).toBe('gone');
     expect(await readDeadLetterDetail(bullpen, 'dlq-000000000000000000000000')).toBeNull();
@@ -155,7 +148,7 @@ describe('readDeadLetterDetail', () => {
   });
 
   it('keeps a huge payload off the page and out of the editor', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     const big = { ...payload, payload: { blob: 'x'.repeat(300 * 1024) } };
     const { id } = await bullpen.dlq.record(deadLetter(5, { jobData: { payload: big, requestId: 'r', dispatchedAt: T0 } }));
     const d = await readDeadLetterDetail(bullpen, id);

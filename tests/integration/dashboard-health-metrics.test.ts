@@ -1,20 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { createDashboardMetrics } from '@/lib/dashboard/health-metrics';
 import { healthHttpStatus } from '@/lib/dashboard/health-view';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 
-let redis: EmbeddedRedis;
 let bullpen: Bullpen;
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+const server = useTestRedis();
 afterEach(async () => {
   await bullpen?.close();
 });
@@ -23,7 +16,7 @@ const sample = (body: string, line: string) => body.split('\n').find((l) => l.st
 
 describe('createDashboardMetrics', () => {
   it('exposes queue depth by state for every job type and the pending DLQ size, under the configured prefix', async () => {
-    bullpen = makeBullpen(redis, { env: { METRICS_PREFIX: 'acme_' } });
+    bullpen = makeBullpen(server.redis, { env: { METRICS_PREFIX: 'acme_' } });
     const q = bullpen.queues.get('webhook-dispatch');
     await q.add('webhook-dispatch', { payload: {}, requestId: 'r1', dispatchedAt: 0 });
     await q.add('webhook-dispatch', { payload: {}, requestId: 'r2', dispatchedAt: 0 }, { delay: 60_000 });
@@ -50,7 +43,7 @@ describe('createDashboardMetrics', () => {
   });
 
   it('the public health status code follows the checker’s overall status', async () => {
-    bullpen = makeBullpen(redis, { env: { HEALTH_MIN_WORKERS: '0' } });
+    bullpen = makeBullpen(server.redis, { env: { HEALTH_MIN_WORKERS: '0' } });
     const summary = await bullpen.health.publicSummary();
     // No worker is required, Redis answers, nothing waits and the DLQ is empty.
     expect(summary.status).toBe('healthy');

@@ -1,21 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { LiveCache } from '@/lib/dashboard/live-cache';
 import { readOverview } from '@/lib/dashboard/queue-overview';
-import { waitReady } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { readyClient } from '@/lib/redis/connection';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 
-let redis: EmbeddedRedis;
 let bullpen: Bullpen;
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+const server = useTestRedis();
 afterEach(async () => {
   await bullpen?.close();
 });
@@ -28,8 +21,8 @@ async function commandsProcessed(b: Bullpen): Promise<number> {
 
 describe('live cache', () => {
   it('answers 20 concurrent tabs with one overview read from Redis', async () => {
-    bullpen = makeBullpen(redis);
-    await waitReady(bullpen.redis);
+    bullpen = makeBullpen(server.redis);
+    await readyClient(bullpen.redis);
     await readOverview(bullpen, Date.now()); // load BullMQ's scripts once
 
     let t = 1_000;

@@ -1,26 +1,19 @@
+import { useTestRedis } from '../helpers/use-test-redis';
 import { UnrecoverableError, Worker } from 'bullmq';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { BulkOperations } from '@/lib/dashboard/bulk-operations';
 import { JobOperations } from '@/lib/dashboard/job-operations';
 import { QueueOperations } from '@/lib/dashboard/queue-operations';
 import { readOverview } from '@/lib/dashboard/queue-overview';
 import { deadLetterId } from '@/lib/dlq/entry';
-import { waitReady } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { readyClient } from '@/lib/redis/connection';
 import { backoffStrategy } from '@/lib/runtime/worker-pool';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 
-let redis: EmbeddedRedis;
 let bullpen: Bullpen;
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+const server = useTestRedis();
 afterEach(async () => {
   await bullpen?.close();
 });
@@ -66,7 +59,7 @@ async function failedJobs(b: Bullpen, n: number, withDlq = 0): Promise<string[]>
 
 describe('queue operations', () => {
   it('retries all 1,200 failed jobs in batches, marks their dead letters and reports progress', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     await failedJobs(bullpen, 1_200, 3);
     const queue = bullpen.queues.get('webhook-dispatch');
     const reports: number[] = [];
@@ -93,7 +86,7 @@ describe('queue operations', () => {
   });
 
   it('retries selected ids, skipping those no longer failed', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     const ids = await failedJobs(bullpen, 5, 1);
     const ops = new QueueOperations(bullpen);
     expect(await ops.retrySelected('webhook-dispatch', [ids[0], ids[1], 'nope'], 'olivia')).toEqual({
@@ -116,7 +109,7 @@ describe('queue operations', () => {
   });
 
   it('pauses and resumes, promotes delayed jobs and cleans by state in batches', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     const ops = new QueueOperations(bullpen);
     const queue = bullpen.queues.get('session-cleanup');
     await ops.pause('session-cleanup');
@@ -143,7 +136,7 @@ describe('queue operations', () => {
 
 describe('job operations', () => {
   it('retries, duplicates, promotes and removes one job, refusing what does not apply', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     const ops = new JobOperations(bullpen);
     const [failedId] = await failedJobs(bullpen, 1, 1);
     expect(await ops.retry('webhook-dispatch', failedId, 'olivia')).toEqual({ jobId: failedId, from: 'failed' });
@@ -169,8 +162,8 @@ describe('job operations', () => {
 
 describe('bulk operations and the overview', () => {
   it('runs a bulk operation in the background with its progress in Redis and an audit entry at the end', async () => {
-    bullpen = makeBullpen(redis);
-    await waitReady(bullpen.redis);
+    bullpen = makeBullpen(server.redis);
+    await readyClient(bullpen.redis);
     const bulk = new BulkOperations(bullpen.redis, bullpen.keys, bullpen.logger, bullpen.audit);
     const { operation, finished } = await bulk.start(
       { kind: 'queue.retry-all', target: { kind: 'queue', id: 'q' }, by: 'olivia' },
@@ -195,7 +188,7 @@ describe('bulk operations and the overview', () => {
   });
 
   it('reads counts, workers and the per-minute series from BullMQ metrics', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     for (let i = 0; i < 6; i++) await bullpen.dispatcher.dispatch('quota-check', {});
     const conn = bullpen.workerConnection();
     let n = 0;

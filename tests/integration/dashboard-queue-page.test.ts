@@ -1,22 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { readJobPage } from '@/lib/dashboard/job-page';
 import { parseQueueFilters } from '@/lib/dashboard/queue-filters';
 import { readQueuePage } from '@/lib/dashboard/queue-page';
 import type { JobTypeName } from '../helpers/source-jobs';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 
-let redis: EmbeddedRedis;
 let bullpen: Bullpen;
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+const server = useTestRedis();
 afterEach(async () => {
   await bullpen?.close();
 });
@@ -66,7 +59,7 @@ async function seedFinished(
 
 describe('queue page read model', () => {
   it('reads one page of a 20,000-job completed set, newest first, at any depth', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     await seedFinished(bullpen, 'session-cleanup', 'completed', 20_000);
 
     const first = await readQueuePage(bullpen, 'session-cleanup', parseQueueFilters({ state: 'completed' }));
@@ -91,7 +84,7 @@ describe('queue page read model', () => {
   });
 
   it('filters by tenant and by name with a bounded scan inside Redis', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     // 3,000 failed jobs; every 7th belongs to org 42, the rest to org 7.
     await seedFinished(bullpen, 'webhook-dispatch', 'failed', 3_000, (i) => (i % 7 === 0 ? '42' : '7'));
     const org42 = Array.from({ length: 3_000 }, (_, i) => i)
@@ -137,14 +130,14 @@ describe('queue page read model', () => {
   });
 
   it('refuses an unknown queue with NOT_FOUND', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     await expect(readQueuePage(bullpen, 'no-such-queue', parseQueueFilters({}))).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });
 
 describe('job page read model', () => {
   it('shows the envelope, progress and paged logs of a real job; null for a missing one', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     const { jobId } = await bullpen.dispatcher.dispatch(
       'webhook-dispatch',
       { webhookId: 'w1', event: 'e', payload: { blob: 'z'.repeat(100_000) } },

@@ -1,19 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { saveScheduleForm } from '@/lib/dashboard/schedules-edit';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 
-let redis: EmbeddedRedis;
 let bullpen: Bullpen;
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+const server = useTestRedis();
 afterEach(async () => {
   await bullpen?.close();
 });
@@ -26,7 +19,7 @@ async function scheduler(name: string, type: 'session-cleanup' | 'quota-check') 
 
 describe('saveScheduleForm', () => {
   it('sends only the changed field: the others keep following the code default', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     const saved = await saveScheduleForm(bullpen, { name: 'session-cleanup', pattern: ' 0  */5 * * * *', tz: 'UTC', data: '{}' }, 'alice');
     expect(saved).toMatchObject({ pattern: '0 */5 * * * *', tz: 'UTC', edited: true, editedBy: 'alice' });
     expect(saved.nextRuns).toHaveLength(5);
@@ -42,7 +35,7 @@ describe('saveScheduleForm', () => {
   });
 
   it('puts the form’s own refusal under the field it concerns and changes nothing', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     await saveScheduleForm(bullpen, { name: 'session-cleanup', pattern: '0 */10 * * * *', tz: 'UTC', data: '{}' }, 'alice');
     await expect(
       saveScheduleForm(bullpen, { name: 'session-cleanup', pattern: '61 * * * * *', tz: 'Mars/Olympus', data: '{}' }, 'bob'),
@@ -55,7 +48,7 @@ describe('saveScheduleForm', () => {
   });
 
   it('maps the service’s schema refusal of the data onto the data field', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     await expect(
       saveScheduleForm(bullpen, { name: 'session-cleanup', pattern: '0 */15 * * * *', tz: 'UTC', data: '{"maxAgeMs": -1}' }, 'bob'),
     ).rejects.toMatchObject({
@@ -67,7 +60,7 @@ describe('saveScheduleForm', () => {
   });
 
   it('refuses a save that changes nothing', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     await expect(
       saveScheduleForm(bullpen, { name: 'quota-check', pattern: '0 0 * * * *', tz: 'UTC', data: '{ }' }, 'bob'),
     ).rejects.toMatchObject({ code: 'VALIDATION' });
@@ -75,7 +68,7 @@ describe('saveScheduleForm', () => {
   });
 
   it('changes zone and data together, and the summary shows the default beside them', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     const saved = await saveScheduleForm(
       bullpen,
       { name: 'quota-check', pattern: '0 0 * * * *', tz: 'Europe/Berlin', data: '{"orgId": "org-42"}' },

@@ -1,13 +1,12 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { DeadLetterReconciler } from '@/lib/dlq/reconciler';
 import type { DeadLetterInput, DeadLetterSink } from '@/lib/dlq/sink';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { silentLogger } from '@/lib/logging/logger';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 
 const TYPE = 'session-cleanup' as const;
 
@@ -21,19 +20,13 @@ class DroppingSink implements DeadLetterSink {
 }
 
 describe('DeadLetterReconciler', () => {
-  let redis: EmbeddedRedis;
   let bullpen: Bullpen;
   let pool: WorkerPool | undefined;
   let connection: ReturnType<Bullpen['workerConnection']> | undefined;
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
-  afterAll(async () => {
-    await redis.stop();
-  });
+  const server = useTestRedis();
   beforeEach(() => {
-    bullpen = makeBullpen(redis, { handledTypes: [TYPE] });
+    bullpen = makeBullpen(server.redis, { handledTypes: [TYPE] });
   });
   afterEach(async () => {
     await pool?.close(5_000);
@@ -141,6 +134,19 @@ describe('DeadLetterReconciler', () => {
     expect((await bullpen.dlq.counts()).pending).toBe(7);
     // Swept to the end: the resume point is gone and a run stops at the recorded head.
     expect(await reconciler.reconcileOnce()).toEqual({ scanned: 2, recovered: 0 });
+  });
+
+  it('gets past jobs that failed in the same millisecond: a backlog of ties is swept, not rescanned forever', async () => {
+    await failJobs(9, new DroppingSink());
+    // Every failed job at one finishedOn: the set's order among them is by id alone.
+    const failedKey = bullpen.queues.get(TYPE).keys.failed;
+    const ids = await bullpen.redis.zrange(failedKey, 0, -1);
+    await bullpen.redis.zadd(failedKey, ...ids.flatMap((id) => [1_700_000_000_000, id]));
+    const reconciler = DeadLetterReconciler.fromBullpen(bullpen, { types: [TYPE], pageSize: 2, maxPerQueue: 4 });
+    let recovered = 0;
+    for (let run = 0; run < 5; run++) recovered += (await reconciler.reconcileOnce()).recovered;
+    expect(recovered).toBe(9);
+    expect((await bullpen.dlq.counts()).pending).toBe(9);
   });
 
   it('runs at start and on an interval until stopped', async () => {

@@ -1,4 +1,5 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Alerter, type Alert } from '@/lib/alerts/alerter';
 import type { Bullpen } from '@/lib/bullpen';
 import { AppError } from '@/lib/errors/app-error';
@@ -9,9 +10,7 @@ import type { DeadLetterInput } from '@/lib/dlq/sink';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
 import { jobType } from '../helpers/source-jobs';
 import { silentLogger } from '@/lib/logging/logger';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 
 const T0 = 1_700_000_000_000;
 let seq = 0;
@@ -67,17 +66,11 @@ async function expectAppError(p: Promise<unknown>, code: AppError['code']): Prom
 }
 
 describe('DeadLetterStore', () => {
-  let redis: EmbeddedRedis;
   let bullpen: Bullpen;
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
-  afterAll(async () => {
-    await redis.stop();
-  });
+  const server = useTestRedis();
   beforeEach(() => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
   });
   afterEach(async () => {
     await bullpen.close();

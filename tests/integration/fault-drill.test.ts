@@ -8,7 +8,7 @@ import { sourceApp } from '@/jobs';
 import { createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
-import { waitReady } from '@/lib/redis/connection';
+import { readyClient } from '@/lib/redis/connection';
 import { freePort, startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { uniquePrefix } from '../helpers/redis';
 import { spawnFixture, type SpawnedWorker } from '../helpers/worker-process';
@@ -72,7 +72,7 @@ describe('Redis killed with SIGKILL and restarted mid-load', () => {
     });
     let worker: SpawnedWorker | undefined;
     try {
-      await waitReady(bullpen.redis);
+      await readyClient(bullpen.redis);
       await bullpen.webhooks.create({ id: 'drill', url: sinkUrl, maxFailures: 10_000 });
       for (let i = 0; i < JOBS; i += 500) {
         await bullpen.dispatcher.dispatchBulk(

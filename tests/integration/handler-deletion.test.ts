@@ -1,12 +1,12 @@
+import { useTestRedis } from '../helpers/use-test-redis';
 import { storesOf } from '../helpers/source-jobs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import type { Tenant } from '@/lib/jobs/tenant';
-import { waitReady } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { readyClient } from '@/lib/redis/connection';
 import { DeletionReceipts } from '@/jobs/maintenance/deletion/deletion-receipts';
 import { TenantEraser } from '@/jobs/maintenance/deletion/tenant-eraser';
 import type { TenantScopedStore } from '@/lib/jobs/tenant-scoped-store';
@@ -15,26 +15,19 @@ import { createDataDeletionHandler } from '@/jobs/maintenance/data-deletion';
 import { createDataExportHandler } from '@/jobs/maintenance/data-export';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
-import { startTestRedis } from '../helpers/redis';
 import { seedTenantData } from '../fixtures/tenant-data';
 
 const acme = { orgId: 'acme' };
 const globex = { orgId: 'globex' };
 
-let redis: EmbeddedRedis;
 let bullpen: Bullpen;
 let dataDir: string;
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+const server = useTestRedis();
 beforeEach(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'bullpen-deletion-'));
-  bullpen = makeBullpen(redis, { env: { BULLPEN_DATA_DIR: dataDir } });
-  await waitReady(bullpen.redis);
+  bullpen = makeBullpen(server.redis, { env: { BULLPEN_DATA_DIR: dataDir } });
+  await readyClient(bullpen.redis);
   await seedTenantData(bullpen, 'acme', ['ws1', 'ws2']);
   await seedTenantData(bullpen, 'globex', ['lab']);
   // Exports are copies of tenant data, so they count too.

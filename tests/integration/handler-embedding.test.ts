@@ -8,7 +8,7 @@ import { VectorStore } from '@/jobs/embedding/vectors/vector-store';
 import { jobType, storesOf } from '../helpers/source-jobs';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { LexicalHashEmbedder } from '@/jobs/ports/embedder/lexical-hash-embedder';
-import { waitReady } from '@/lib/redis/connection';
+import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { createEmbeddingBatchHandler } from '@/jobs/embedding/embedding-batch';
 import { createEmbeddingReindexHandler } from '@/jobs/embedding/embedding-reindex';
@@ -61,7 +61,7 @@ describe('embedding-batch and embedding-reindex', () => {
   async function bullpen(env?: Record<string, string>) {
     const b = makeBullpen(redis, env ? { env } : {});
     open.push(b);
-    await waitReady(b.redis);
+    await readyClient(b.redis);
     return b;
   }
   async function remote() {

@@ -1,35 +1,28 @@
+import { useTestRedis } from '../helpers/use-test-redis';
 import { storesOf } from '../helpers/source-jobs';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { PermanentError } from '@/lib/errors/permanent-error';
-import { waitReady } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { readyClient } from '@/lib/redis/connection';
 import { exportableStores } from '@/jobs/tenant-stores';
 import { createAuditExportHandler } from '@/jobs/maintenance/audit-export';
 import { createDataExportHandler } from '@/jobs/maintenance/data-export';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
-import { startTestRedis } from '../helpers/redis';
 import { seedTenantData } from '../fixtures/tenant-data';
 
-let redis: EmbeddedRedis;
 let bullpen: Bullpen;
 let dataDir: string;
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+const server = useTestRedis();
 beforeEach(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'bullpen-export-'));
-  bullpen = makeBullpen(redis, { env: { BULLPEN_DATA_DIR: dataDir } });
-  await waitReady(bullpen.redis);
+  bullpen = makeBullpen(server.redis, { env: { BULLPEN_DATA_DIR: dataDir } });
+  await readyClient(bullpen.redis);
   await seedTenantData(bullpen, 'acme', ['ws1', 'ws2']);
   await seedTenantData(bullpen, 'globex', ['lab']);
 });

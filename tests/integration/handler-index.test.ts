@@ -3,7 +3,7 @@ import type { Bullpen } from '@/lib/bullpen';
 import { planTransfers, shardOf } from '@/jobs/embedding/vectors/shards';
 import type { VectorStore } from '@/jobs/embedding/vectors/vector-store';
 import { jobType, storesOf } from '../helpers/source-jobs';
-import { waitReady } from '@/lib/redis/connection';
+import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { createIndexOptimizationHandler } from '@/jobs/index-ops/index-optimization';
 import { createIndexRebalanceHandler } from '@/jobs/index-ops/index-rebalance';
@@ -40,7 +40,7 @@ describe('index-optimization and index-rebalance', () => {
   async function bullpen() {
     const b = makeBullpen(redis);
     open.push(b);
-    await waitReady(b.redis);
+    await readyClient(b.redis);
     return b;
   }
 

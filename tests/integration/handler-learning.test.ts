@@ -1,9 +1,9 @@
+import { useTestRedis } from '../helpers/use-test-redis';
 import { storesOf } from '../helpers/source-jobs';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { PermanentError } from '@/lib/errors/permanent-error';
-import { waitReady } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { readyClient } from '@/lib/redis/connection';
 import { PatternModelStore } from '@/jobs/learning/patterns/pattern-model-store';
 import { predict } from '@/jobs/learning/patterns/softmax-model';
 import { SampleStore } from '@/jobs/learning/trajectories/sample-store';
@@ -13,27 +13,20 @@ import { createPatternTrainingHandler } from '@/jobs/learning/pattern-training';
 import { createTrajectoryProcessHandler } from '@/jobs/learning/trajectory-process';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
-import { startTestRedis } from '../helpers/redis';
 import { makeTrajectories } from '../fixtures/trajectories';
 
 const acme = { orgId: 'acme' };
 const globex = { orgId: 'globex', workspaceId: 'lab' };
 
-let redis: EmbeddedRedis;
 let bullpen: Bullpen;
 let trajectories: TrajectoryStore;
 let samples: SampleStore;
 let models: PatternModelStore;
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+const server = useTestRedis();
 beforeEach(async () => {
-  bullpen = makeBullpen(redis);
-  await waitReady(bullpen.redis);
+  bullpen = makeBullpen(server.redis);
+  await readyClient(bullpen.redis);
   trajectories = new TrajectoryStore(bullpen.redis, bullpen.keys);
   samples = new SampleStore(bullpen.redis, bullpen.keys);
   models = new PatternModelStore(bullpen.redis, bullpen.keys);
@@ -152,8 +145,8 @@ describe('pattern-training', () => {
     expect(first).toMatchObject({ version: 1 });
 
     // Simulate the first attempt dying after reserving its version but before saving.
-    const fresh = makeBullpen(redis);
-    await waitReady(fresh.redis);
+    const fresh = makeBullpen(server.redis);
+    await readyClient(fresh.redis);
     try {
       const freshTrajectories = new TrajectoryStore(fresh.redis, fresh.keys);
       for (const t of makeTrajectories({ tenant: acme, count: 10, prefix: 'a', seed: 1 })) await freshTrajectories.add(t);

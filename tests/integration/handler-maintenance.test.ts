@@ -1,8 +1,8 @@
+import { useTestRedis } from '../helpers/use-test-redis';
 import { storesOf } from '../helpers/source-jobs';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { waitReady } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { readyClient } from '@/lib/redis/connection';
 import { MemoryStore } from '@/jobs/memory/memories/memory-store';
 import { QuotaStore } from '@/jobs/maintenance/quotas/quota-store';
 import { UsageStore } from '@/jobs/maintenance/quotas/usage-store';
@@ -11,29 +11,22 @@ import { SessionStore } from '@/jobs/session/sessions/session-store';
 import { createQuotaCheckHandler } from '@/jobs/maintenance/quota-check';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
-import { startTestRedis } from '../helpers/redis';
 import { makeSessions } from '../fixtures/sessions';
 
 const acme = { orgId: 'acme' };
 const acmeWs = { orgId: 'acme', workspaceId: 'ws1' };
 const globex = { orgId: 'globex' };
 
-let redis: EmbeddedRedis;
 let bullpen: Bullpen;
 let quotas: QuotaStore;
 let usage: UsageStore;
 let violations: ViolationStore;
 let sessions: SessionStore;
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+const server = useTestRedis();
 beforeEach(async () => {
-  bullpen = makeBullpen(redis);
-  await waitReady(bullpen.redis);
+  bullpen = makeBullpen(server.redis);
+  await readyClient(bullpen.redis);
   quotas = new QuotaStore(bullpen.redis, bullpen.keys);
   usage = new UsageStore(bullpen.redis, bullpen.keys);
   violations = new ViolationStore(bullpen.redis, bullpen.keys);

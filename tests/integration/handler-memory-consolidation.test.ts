@@ -6,7 +6,7 @@ import { MEMORY_VECTOR_NAMESPACE, semanticMemoryId, type Memory } from '@/jobs/m
 import { MemoryStore } from '@/jobs/memory/memories/memory-store';
 import { jobType, storesOf } from '../helpers/source-jobs';
 import type { Tenant } from '@/lib/jobs/tenant';
-import { waitReady } from '@/lib/redis/connection';
+import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { LexicalHashEmbedder } from '@/jobs/ports/embedder/lexical-hash-embedder';
 import { createMemoryConsolidationHandler } from '@/jobs/memory/memory-consolidation';
@@ -68,7 +68,7 @@ describe('memory-consolidation', () => {
   async function bullpen(env?: Record<string, string>) {
     const b = makeBullpen(redis, env ? { env } : {});
     open.push(b);
-    await waitReady(b.redis);
+    await readyClient(b.redis);
     return b;
   }
 

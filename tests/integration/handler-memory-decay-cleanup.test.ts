@@ -8,7 +8,7 @@ import { jobType, storesOf } from '../helpers/source-jobs';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { silentLogger } from '@/lib/logging/logger';
 import { LexicalHashEmbedder } from '@/jobs/ports/embedder/lexical-hash-embedder';
-import { waitReady } from '@/lib/redis/connection';
+import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
 import { createHandlers } from '../helpers/source-jobs';
@@ -73,7 +73,7 @@ describe('memory-importance-decay', () => {
 
   async function setup() {
     bullpen = makeBullpen(redis);
-    await waitReady(bullpen.redis);
+    await readyClient(bullpen.redis);
     store = new MemoryStore(bullpen.redis, bullpen.keys);
     await seedForDecay(store);
   }
@@ -190,7 +190,7 @@ describe('memory-cleanup', () => {
   /** acme: 30 memories, every 3rd unimportant, every 5th 40 days old; each with a vector. globex: 5 unimportant. */
   async function setup(): Promise<{ store: MemoryStore; vectors: VectorStore }> {
     bullpen = makeBullpen(redis);
-    await waitReady(bullpen.redis);
+    await readyClient(bullpen.redis);
     const store = new MemoryStore(bullpen.redis, bullpen.keys);
     const vectors = new VectorStore(bullpen.redis, bullpen.keys);
     const embedder = new LexicalHashEmbedder();

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Bullpen } from '@/lib/bullpen';
 import { MemoryStore } from '@/jobs/memory/memories/memory-store';
 import { MemoryTenantStore } from '@/jobs/memory/memories/memory-tenant-store';
-import { waitReady } from '@/lib/redis/connection';
+import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { makeBullpen } from '../helpers/bullpen';
 import { startTestRedis } from '../helpers/redis';
@@ -19,7 +19,7 @@ describe('the memory store', () => {
   });
   beforeEach(async () => {
     bullpen = makeBullpen(redis);
-    await waitReady(bullpen.redis);
+    await readyClient(bullpen.redis);
     store = new MemoryStore(bullpen.redis, bullpen.keys);
   });
   afterEach(async () => {

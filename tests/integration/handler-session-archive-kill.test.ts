@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { waitReady } from '@/lib/redis/connection';
+import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { SessionArchive } from '@/jobs/session/sessions/session-archive';
 import { SessionStore } from '@/jobs/session/sessions/session-store';
@@ -46,7 +46,7 @@ async function linesPerId(root: string): Promise<Map<string, number>> {
 it('a session-archive job SIGKILLed mid-run, then run again, archives every session exactly once', async () => {
   const prefix = uniquePrefix('kill');
   const bullpen = makeBullpen(redis, { prefix, env: { BULLPEN_DATA_DIR: dataDir } });
-  await waitReady(bullpen.redis);
+  await readyClient(bullpen.redis);
   const sessions = new SessionStore(bullpen.redis, bullpen.keys);
   const now = Date.now();
   const all = [

@@ -1,39 +1,32 @@
+import { useTestRedis } from '../helpers/use-test-redis';
 import { storesOf } from '../helpers/source-jobs';
 import { appendFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { waitReady } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { readyClient } from '@/lib/redis/connection';
 import { SessionArchive } from '@/jobs/session/sessions/session-archive';
 import { SessionStore } from '@/jobs/session/sessions/session-store';
 import { createSessionArchiveHandler } from '@/jobs/session/session-archive';
 import { createSessionCleanupHandler } from '@/jobs/session/session-cleanup';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
-import { startTestRedis } from '../helpers/redis';
 import { makeSessions } from '../fixtures/sessions';
 
 const DAY = 24 * 60 * 60 * 1000;
 const acme = { orgId: 'acme' };
 const globex = { orgId: 'globex', workspaceId: 'w1' };
 
-let redis: EmbeddedRedis;
 let bullpen: Bullpen;
 let sessions: SessionStore;
 let dataDir: string;
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+const server = useTestRedis();
 beforeEach(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'bullpen-sessions-'));
-  bullpen = makeBullpen(redis, { env: { BULLPEN_DATA_DIR: dataDir } });
-  await waitReady(bullpen.redis);
+  bullpen = makeBullpen(server.redis, { env: { BULLPEN_DATA_DIR: dataDir } });
+  await readyClient(bullpen.redis);
   sessions = new SessionStore(bullpen.redis, bullpen.keys);
 });
 afterEach(async () => {

@@ -1,17 +1,16 @@
+import { useTestRedis } from '../helpers/use-test-redis';
 import { storesOf } from '../helpers/source-jobs';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { HttpClient } from '@/lib/http/http-client';
-import { waitReady } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { readyClient } from '@/lib/redis/connection';
 import { MemoryStore } from '@/jobs/memory/memories/memory-store';
 import { slackMemoryId, SUMMARY_EVENT_TYPE } from '@/jobs/integration/slack/slack-sync';
 import { SlackSyncStateStore } from '@/jobs/integration/slack/slack-sync-state';
 import { createSlackSyncHandler } from '@/jobs/integration/slack-sync';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
-import { startTestRedis } from '../helpers/redis';
 import { FakeSlack } from '../fixtures/fake-slack';
 
 const TOKEN = 'xoxb-test-token';
@@ -19,23 +18,17 @@ const acme = { orgId: 'acme' };
 const globex = { orgId: 'globex' };
 const CH = 'C0123ABCD';
 
-let redis: EmbeddedRedis;
 let slack: FakeSlack;
 let bullpen: Bullpen;
 let memories: MemoryStore;
 let states: SlackSyncStateStore;
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+const server = useTestRedis();
 beforeEach(async () => {
   slack = new FakeSlack(TOKEN);
   await slack.start();
-  bullpen = makeBullpen(redis, { env: { SLACK_TOKEN: TOKEN, SLACK_BASE_URL: slack.url } });
-  await waitReady(bullpen.redis);
+  bullpen = makeBullpen(server.redis, { env: { SLACK_TOKEN: TOKEN, SLACK_BASE_URL: slack.url } });
+  await readyClient(bullpen.redis);
   memories = new MemoryStore(bullpen.redis, bullpen.keys);
   states = new SlackSyncStateStore(bullpen.redis, bullpen.keys);
 });
@@ -160,7 +153,7 @@ describe('slack-sync', () => {
   });
 
   it('without SLACK_TOKEN it fails permanently, saying what to set', async () => {
-    const bare = makeBullpen(redis, { env: { SLACK_BASE_URL: slack.url } });
+    const bare = makeBullpen(server.redis, { env: { SLACK_BASE_URL: slack.url } });
     try {
       const err = await createSlackSyncHandler(storesOf(bare))(makeJobContext('slack-sync', payload(), { tenant: acme })).catch(
         (e: unknown) => e,
@@ -174,8 +167,8 @@ describe('slack-sync', () => {
   });
 
   it('a rejected token fails permanently with Slack’s code; a job without a tenant is refused', async () => {
-    const wrong = makeBullpen(redis, { env: { SLACK_TOKEN: 'xoxb-wrong', SLACK_BASE_URL: slack.url } });
-    await waitReady(wrong.redis);
+    const wrong = makeBullpen(server.redis, { env: { SLACK_TOKEN: 'xoxb-wrong', SLACK_BASE_URL: slack.url } });
+    await readyClient(wrong.redis);
     try {
       const err = await createSlackSyncHandler(storesOf(wrong))(makeJobContext('slack-sync', payload(), { tenant: acme })).catch(
         (e: unknown) => e,

@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { describe, expect, it } from 'vitest';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 import { createHandlers, JOB_TYPE_NAMES } from '../helpers/source-jobs';
 
 describe('the shipped handlers', () => {
-  let redis: EmbeddedRedis;
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
-  afterAll(async () => {
-    await redis.stop();
-  });
+  const server = useTestRedis();
 
   it('are built from the job table, one per type, and are exactly the types the runtime may dispatch', async () => {
-    const bullpen = makeBullpen(redis);
+    const bullpen = makeBullpen(server.redis);
     try {
       const handlers = createHandlers(bullpen);
       expect(Object.keys(handlers).sort()).toEqual([...bullpen.jobs.handled].sort());

@@ -1,4 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { AppError } from '@/lib/errors/app-error';
 import { HttpError } from '@/lib/errors/http-error';
@@ -7,20 +8,12 @@ import { IdempotencyStore } from '@/lib/idempotency/idempotency-store';
 import { IdempotencyInProgressError } from '@/lib/idempotency/in-progress-error';
 import { hashRequest } from '@/lib/idempotency/request-hash';
 import { buildIdempotencyKey } from '@/lib/jobs/idempotency-key';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 
-let redis: EmbeddedRedis;
 let bullpen: Bullpen;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+const server = useTestRedis();
 afterEach(async () => {
   await bullpen?.close();
 });
@@ -35,7 +28,7 @@ async function rawRecord(b: Bullpen, k: string) {
 
 describe('IdempotencyStore', () => {
   it('starts, reports in-progress, completes and returns the stored response', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     const store = bullpen.idempotency;
     const k = key();
     const h = hashRequest(request);
@@ -62,7 +55,7 @@ describe('IdempotencyStore', () => {
   });
 
   it('refuses the same key with a different request, changing nothing', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     const store = bullpen.idempotency;
     const k = key('inv-8');
     await store.begin(k, hashRequest(request));
@@ -75,7 +68,7 @@ describe('IdempotencyStore', () => {
   });
 
   it('releases the key on a retryable failure and keeps a permanent one', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     const store = bullpen.idempotency;
     const k = key('inv-9');
     const h = hashRequest(request);
@@ -90,7 +83,7 @@ describe('IdempotencyStore', () => {
   });
 
   it('lets another caller take over a processing record whose lock lapsed (its worker died)', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     const store = bullpen.idempotency;
     const k = key('inv-10');
     const h = hashRequest(request);
@@ -102,7 +95,7 @@ describe('IdempotencyStore', () => {
   });
 
   it('forgets a record after its TTL, so the key may run again', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     const store = new IdempotencyStore(bullpen.redis, bullpen.keys, { ttlMs: 150 });
     const k = key('inv-11');
     const h = hashRequest(request);
@@ -115,7 +108,7 @@ describe('IdempotencyStore', () => {
   });
 
   it('refuses complete() and fail() for a key never begun, and bad input', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     const store = bullpen.idempotency;
     await expect(store.complete('never:begun', 1)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(store.fail('never:begun', 'x', { retryable: true })).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -129,7 +122,7 @@ describe('IdempotencyStore', () => {
 
 describe('IdempotencyStore.runOnce', () => {
   it('runs the effect once for concurrent callers and replays its response after', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     const store = bullpen.idempotency;
     const k = key('inv-20');
     const h = hashRequest(request);
@@ -152,7 +145,7 @@ describe('IdempotencyStore.runOnce', () => {
   });
 
   it('runs again after a retryable failure, never after a permanent one', async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     const store = bullpen.idempotency;
     const h = hashRequest(request);
 

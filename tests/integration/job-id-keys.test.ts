@@ -1,30 +1,23 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { JobOperations } from '@/lib/dashboard/job-operations';
 import { readJobPage } from '@/lib/dashboard/job-page';
 import { AppError } from '@/lib/errors/app-error';
-import { waitReady } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { readyClient } from '@/lib/redis/connection';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 
 /*
  * A job id is the last part of its hash's key, beside the queue's own keys: the job page
  * for "meta" used to render the queue's meta hash, and a key of another type gave a 500.
  */
-let redis: EmbeddedRedis;
 let bullpen: Bullpen;
 let realId: string;
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+const server = useTestRedis();
 beforeEach(async () => {
-  bullpen = makeBullpen(redis);
-  await waitReady(bullpen.redis);
+  bullpen = makeBullpen(server.redis);
+  await readyClient(bullpen.redis);
   const queue = bullpen.queues.get('webhook-dispatch');
   // Creates the queue's meta hash, events stream, prioritized set and a job with a log list.
   const [job] = await bullpen.dispatcher.dispatchBulk([{ type: 'webhook-dispatch', data: { webhookId: 'w1', event: 'e', payload: {} } }]);

@@ -1,4 +1,5 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { JobUsageRecorder } from '@/jobs/maintenance/quotas/job-usage-recorder';
 import { UsageStore, utcDay, type JobUsage } from '@/jobs/maintenance/quotas/usage-store';
@@ -6,12 +7,10 @@ import { HttpError } from '@/lib/errors/http-error';
 import type { JobTypeName } from '../helpers/source-jobs';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { silentLogger } from '@/lib/logging/logger';
-import { waitReady } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { readyClient } from '@/lib/redis/connection';
 import type { JobContext } from '@/lib/runtime/handler';
 import { startWorkerProcess } from '@/worker/worker-process';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 
 const acme: Tenant = { orgId: 'acme' };
 const ws1: Tenant = { orgId: 'acme', workspaceId: 'ws1' };
@@ -21,19 +20,13 @@ const globex: Tenant = { orgId: 'globex' };
 const NOON = Date.UTC(2025, 0, 15, 12);
 const DAY = '2025-01-15';
 
-let redis: EmbeddedRedis;
 let bullpen: Bullpen;
 let usage: UsageStore;
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+const server = useTestRedis();
 beforeEach(async () => {
-  bullpen = makeBullpen(redis);
-  await waitReady(bullpen.redis);
+  bullpen = makeBullpen(server.redis);
+  await readyClient(bullpen.redis);
   usage = new UsageStore(bullpen.redis, bullpen.keys);
 });
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedis, waitReady, type RedisClient } from '@/lib/redis/connection';
+import { createRedis, readyClient, type RedisClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { Lease } from '@/lib/redis/lease';
 import { startTestRedis, uniquePrefix } from '../helpers/redis';
@@ -10,7 +10,7 @@ let redis: RedisClient;
 beforeAll(async () => {
   server = await startTestRedis();
   redis = createRedis({ host: '127.0.0.1', port: server.port }, 'producer');
-  await waitReady(redis);
+  await readyClient(redis);
 });
 afterAll(async () => {
   redis.disconnect();

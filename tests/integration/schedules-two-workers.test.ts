@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitReady } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { describe, expect, it } from 'vitest';
+import { readyClient } from '@/lib/redis/connection';
 import { ScheduleService } from '@/lib/schedules/schedule-service';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis, uniquePrefix } from '../helpers/redis';
+import { uniquePrefix } from '../helpers/redis';
 import { spawnFixture, type SpawnedWorker } from '../helpers/worker-process';
 
 /** The fixture's schedule (tests/fixtures/schedule-worker.ts), to read its last run here. */
@@ -20,18 +20,11 @@ const EVERY_SECOND = {
 const RUN_MS = 4_500;
 
 describe('a schedule with two worker processes', () => {
-  let redis: EmbeddedRedis;
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
-  afterAll(async () => {
-    await redis.stop();
-  });
+  const server = useTestRedis();
 
   it('runs each occurrence exactly once', async () => {
     const prefix = uniquePrefix('sched');
-    const env = { REDIS_PORT: String(redis.port), BULLPEN_PREFIX: prefix, MAX_RUN_MS: '30000' };
+    const env = { REDIS_PORT: String(server.redis.port), BULLPEN_PREFIX: prefix, MAX_RUN_MS: '30000' };
     const workers: SpawnedWorker[] = [spawnFixture('schedule-worker.ts', env), spawnFixture('schedule-worker.ts', env)];
     try {
       await Promise.all(workers.map((w) => w.ready));
@@ -55,9 +48,9 @@ describe('a schedule with two worker processes', () => {
     expect(actions.filter((a) => a === 'created')).toHaveLength(1);
     expect(actions.filter((a) => a !== 'created')[0]).toMatch(/^(skipped|unchanged)$/);
 
-    const bullpen = makeBullpen(redis, { prefix });
+    const bullpen = makeBullpen(server.redis, { prefix });
     try {
-      await waitReady(bullpen.redis);
+      await readyClient(bullpen.redis);
       const runs = await bullpen.redis.lrange(`${prefix}:runs`, 0, -1);
       const occurrences = runs.map((r) => Number(r.split('|')[0]));
       expect(occurrences.length).toBeGreaterThanOrEqual(3);

@@ -1,7 +1,8 @@
+import { useTestRedis } from '../helpers/use-test-redis';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { ExportFiles } from '@/jobs/maintenance/exports/export-files';
 import { TenantExporter } from '@/jobs/maintenance/exports/tenant-exporter';
@@ -9,10 +10,8 @@ import { AppError } from '@/lib/errors/app-error';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
 import type { JobTypeName } from '../helpers/source-jobs';
-import { waitReady } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { readyClient } from '@/lib/redis/connection';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 
 /*
  * Tenant ids name folders under the data directory, and an edit-and-replay may fix a
@@ -20,21 +19,15 @@ import { startTestRedis } from '../helpers/redis';
  * retargeted before the fix.
  */
 
-let redis: EmbeddedRedis;
 let bullpen: Bullpen;
 let dataDir: string;
 let seq = 0;
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+const server = useTestRedis();
 beforeEach(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'bullpen-tenant-'));
-  bullpen = makeBullpen(redis, { env: { BULLPEN_DATA_DIR: dataDir } });
-  await waitReady(bullpen.redis);
+  bullpen = makeBullpen(server.redis, { env: { BULLPEN_DATA_DIR: dataDir } });
+  await readyClient(bullpen.redis);
   // What must survive: the data directory's own secrets beside exports/, and another tenant's export.
   await writeFile(path.join(dataDir, 'admin-password'), 'secret\n');
   await mkdir(path.join(dataDir, 'exports', 'globex', 'data-1'), { recursive: true });

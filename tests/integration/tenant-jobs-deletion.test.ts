@@ -1,9 +1,10 @@
+import { useTestRedis } from '../helpers/use-test-redis';
 import { storesOf } from '../helpers/source-jobs';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { DeadLetterTenantStore } from '@/lib/dlq/dead-letter-tenant-store';
 import { CLAIM_REPLAY } from '@/lib/dlq/scripts';
@@ -13,21 +14,18 @@ import { HttpError } from '@/lib/errors/http-error';
 import { QueuedJobsTenantStore } from '@/lib/jobs/tenant-jobs-store';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { silentLogger } from '@/lib/logging/logger';
-import { waitReady } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { readyClient } from '@/lib/redis/connection';
 import type { HandlerMap, JobContext, JobHandler } from '@/lib/runtime/handler';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
 import { createDataDeletionHandler } from '@/jobs/maintenance/data-deletion';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
-import { startTestRedis } from '../helpers/redis';
 import { seedTenantData } from '../fixtures/tenant-data';
 
 const acme: Tenant = { orgId: 'acme' };
 const ws1: Tenant = { orgId: 'acme', workspaceId: 'ws1' };
 const globex: Tenant = { orgId: 'globex' };
 
-let redis: EmbeddedRedis;
 let bullpen: Bullpen;
 let pool: WorkerPool | undefined;
 let dataDir: string;
@@ -35,16 +33,11 @@ let dataDir: string;
 let release: () => void;
 let gate: Promise<void>;
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+const server = useTestRedis();
 beforeEach(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'bullpen-tenant-jobs-'));
-  bullpen = makeBullpen(redis, { env: { BULLPEN_DATA_DIR: dataDir } });
-  await waitReady(bullpen.redis);
+  bullpen = makeBullpen(server.redis, { env: { BULLPEN_DATA_DIR: dataDir } });
+  await readyClient(bullpen.redis);
   gate = new Promise((resolve) => (release = resolve));
 });
 afterEach(async () => {

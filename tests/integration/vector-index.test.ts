@@ -4,7 +4,7 @@ import { VectorService } from '@/jobs/embedding/vectors/vector-service';
 import { VectorStore, type VectorInput } from '@/jobs/embedding/vectors/vector-store';
 import { VectorTenantStore } from '@/jobs/embedding/vectors/vector-tenant-store';
 import { exactNearest } from '@/jobs/embedding/vectors/vector-math';
-import { waitReady } from '@/lib/redis/connection';
+import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { makeBullpen } from '../helpers/bullpen';
 import { startTestRedis } from '../helpers/redis';
@@ -42,7 +42,7 @@ describe('vectors in Redis with an in-memory usearch index', () => {
   const bullpen = async (prefix?: string) => {
     const b = makeBullpen(redis, prefix ? { prefix } : {});
     open.push(b);
-    await waitReady(b.redis);
+    await readyClient(b.redis);
     return b;
   };
 

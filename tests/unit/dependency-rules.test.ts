@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const config = require('../../.dependency-cruiser.cjs') as { forbidden: unknown[] };
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const clientConfig = require('../../.dependency-cruiser-client.cjs') as { forbidden: unknown[] };
 
 let dir: string;
 
@@ -30,6 +32,17 @@ beforeAll(() => {
   write('jobs/app.ts', "import { ok } from '../lib/ok';\nexport const app = ok;\n");
   write('jobs/upward.ts', "import { w } from '../worker/main';\nexport const u = w;\n");
   write('lib/knows-app.ts', "import { app } from '../jobs/app';\nexport const k = app;\n");
+  write('lib/redis/connection.ts', 'export type RedisClient = { ping(): Promise<string> };\nexport const connect = () => 1;\n');
+  write(
+    'lib/dashboard/view.ts',
+    "import type { RedisClient } from '../redis/connection';\nexport type View = { client?: RedisClient };\nexport const PAGE = 50;\n",
+  );
+  write('lib/dashboard/read.ts', "import { connect } from '../redis/connection';\nexport const read = () => connect();\n");
+  write(
+    'components/safe.tsx',
+    "import type { View } from '../lib/dashboard/view';\nimport { PAGE } from '../lib/dashboard/view';\nexport const s: View | number = PAGE;\n",
+  );
+  write('components/leaky.tsx', "import { read } from '../lib/dashboard/read';\nexport const l = read;\n");
   write(
     'examples/mini/jobs.ts',
     "import { app } from '../../jobs/app';\nimport { ok } from '../../lib/ok';\nexport const m = [app, ok];\n",
@@ -44,6 +57,22 @@ async function violations(): Promise<string[]> {
     const result = await cruise(['lib', 'app', 'worker', 'jobs', 'examples'], {
       ruleSet: { forbidden: config.forbidden } as never,
       validate: true,
+    });
+    const out = result.output as { summary: { violations: Array<{ rule: { name: string }; from: string; to: string }> } };
+    return out.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
+  } finally {
+    process.chdir(cwd);
+  }
+}
+
+async function clientViolations(): Promise<string[]> {
+  const cwd = process.cwd();
+  process.chdir(dir);
+  try {
+    const result = await cruise(['components'], {
+      ruleSet: { forbidden: clientConfig.forbidden } as never,
+      validate: true,
+      tsPreCompilationDeps: false,
     });
     const out = result.output as { summary: { violations: Array<{ rule: { name: string }; from: string; to: string }> } };
     return out.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
@@ -67,5 +96,10 @@ describe('the dependency rules', () => {
     expect(found).toContain('examples-not-to-source-app: examples/mini/jobs.ts → jobs/app.ts');
     // An application on lib/, and a worker composing it, are the intended direction.
     expect(found.filter((v) => v.includes('jobs/app.ts →') || v.includes('examples/mini/jobs.ts → lib/'))).toEqual([]);
+  });
+
+  it('refuse a client component that reaches Redis at run time, and allow one that only names its types', async () => {
+    const found = await clientViolations();
+    expect(found).toEqual(['components-stay-client-safe: components/leaky.tsx → lib/redis/connection.ts']);
   });
 });

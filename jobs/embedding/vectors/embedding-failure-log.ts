@@ -1,3 +1,5 @@
+import { LUA } from './lua';
+import { LuaCommand } from '@/lib/redis/lua-command';
 import { z } from 'zod';
 import { AppError } from '@/lib/errors/app-error';
 import type { RedisClient } from '@/lib/redis/connection';
@@ -21,17 +23,7 @@ export interface EmbeddingFailure {
  * KEYS: 1 failures hash, 2 failures by time (zset). ARGV: 1 `<runId>:<batch>`, 2 JSON,
  * 3 cap, 4 now.
  */
-const RECORD = `
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
-local extra = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[3])
-if extra > 0 then
-  local old = redis.call('ZRANGE', KEYS[2], 0, extra - 1)
-  redis.call('ZREMRANGEBYRANK', KEYS[2], 0, extra - 1)
-  redis.call('HDEL', KEYS[1], unpack(old))
-end
-return 1
-`;
+const RECORD = new LuaCommand('embedding-record', LUA['embedding-record']);
 
 /**
  * Failed embedding batches per namespace, so an operator can see which ids were not
@@ -51,15 +43,10 @@ export class EmbeddingFailureLog {
   async record(namespace: string, failure: Omit<EmbeddingFailure, 'at'>, now = Date.now()): Promise<void> {
     const ns = this.ns(namespace);
     const record: EmbeddingFailure = { ...failure, at: now };
-    await this.redis.eval(
-      RECORD,
-      2,
-      this.key(ns, 'failures'),
-      this.key(ns, 'failures-by-time'),
-      `${failure.runId}:${failure.batch}`,
-      JSON.stringify(record),
-      String(this.cap),
-      String(now),
+    await RECORD.run(
+      this.redis,
+      [this.key(ns, 'failures'), this.key(ns, 'failures-by-time')],
+      [`${failure.runId}:${failure.batch}`, JSON.stringify(record), String(this.cap), String(now)],
     );
   }
 

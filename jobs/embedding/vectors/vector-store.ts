@@ -65,6 +65,7 @@ export class VectorStore {
     const parsed = inputs.map((i) => parse(vectorInputSchema, i, 'vector'));
     const shards = Number((await this.redis.hget(this.key(ns, 'meta'), 'shards')) ?? this.defaultShards);
     await this.redis.sadd(this.namespacesKey(), ns);
+    UPSERT.define(this.redis);
     const pipeline = this.redis.pipeline();
     for (const v of parsed) {
       const shard = shardOf(v.id, shards);
@@ -91,25 +92,28 @@ export class VectorStore {
         'updatedAt',
         String(now),
       ];
-      pipeline.eval(
-        UPSERT,
-        5 + this.tenantKeys(ns, v.tenant).length,
-        this.key(ns, 'meta'),
-        this.key(ns, 'labels'),
-        this.key(ns, 'log'),
-        this.vectorKey(ns, v.id),
-        this.key(ns, 'shard', shard),
-        ...this.tenantKeys(ns, v.tenant),
-        v.id,
-        v.model,
-        String(v.vector.length),
-        textHash,
-        String(shard),
-        String(shards),
-        v.tenant?.orgId ?? '',
-        v.tenant?.workspaceId ?? '',
-        String(now),
-        ...fields,
+      UPSERT.queue(
+        pipeline,
+        [
+          this.key(ns, 'meta'),
+          this.key(ns, 'labels'),
+          this.key(ns, 'log'),
+          this.vectorKey(ns, v.id),
+          this.key(ns, 'shard', shard),
+          ...this.tenantKeys(ns, v.tenant),
+        ],
+        [
+          v.id,
+          v.model,
+          String(v.vector.length),
+          textHash,
+          String(shard),
+          String(shards),
+          v.tenant?.orgId ?? '',
+          v.tenant?.workspaceId ?? '',
+          String(now),
+          ...fields,
+        ],
       );
     }
     const results = (await pipeline.exec()) ?? [];
@@ -169,17 +173,17 @@ export class VectorStore {
       if (shard === null) return false;
       const tenant = orgId ? { orgId, workspaceId: workspaceId || undefined } : undefined;
       const tenantKeys = this.tenantKeys(ns, tenant);
-      const r = await this.redis.eval(
-        DELETE,
-        5 + tenantKeys.length,
-        this.key(ns, 'meta'),
-        this.key(ns, 'labels'),
-        this.key(ns, 'log'),
-        this.vectorKey(ns, id),
-        this.key(ns, 'shard', shard),
-        ...tenantKeys,
-        id,
-        shard,
+      const r = await DELETE.run(
+        this.redis,
+        [
+          this.key(ns, 'meta'),
+          this.key(ns, 'labels'),
+          this.key(ns, 'log'),
+          this.vectorKey(ns, id),
+          this.key(ns, 'shard', shard),
+          ...tenantKeys,
+        ],
+        [id, shard],
       );
       if (r !== -1) return r === 1;
     }
@@ -283,7 +287,7 @@ export class VectorStore {
   async newGeneration(namespace: string, opts: { model?: string } = {}, now = Date.now()): Promise<number> {
     const ns = this.ns(namespace);
     await this.redis.sadd(this.namespacesKey(), ns);
-    return Number(await this.redis.eval(NEW_GENERATION, 1, this.key(ns, 'meta'), String(now), opts.model ?? ''));
+    return Number(await NEW_GENERATION.run(this.redis, [this.key(ns, 'meta')], [String(now), opts.model ?? '']));
   }
 
   /** The shard's ids from the top of its sorted order: the ones a rebalance moves first. */
@@ -305,18 +309,15 @@ export class VectorStore {
     const ns = this.ns(namespace);
     if (move.ids.length === 0) return 0;
     return Number(
-      await this.redis.eval(
-        MOVE,
-        3 + move.ids.length,
-        this.key(ns, 'run', runId),
-        this.key(ns, 'shard', move.from),
-        this.key(ns, 'shard', move.to),
-        ...move.ids.map((id) => this.vectorKey(ns, id)),
-        String(move.from),
-        String(move.to),
-        counter,
-        String(RUN_RECORD_TTL_MS),
-        ...move.ids,
+      await MOVE.run(
+        this.redis,
+        [
+          this.key(ns, 'run', runId),
+          this.key(ns, 'shard', move.from),
+          this.key(ns, 'shard', move.to),
+          ...move.ids.map((id) => this.vectorKey(ns, id)),
+        ],
+        [String(move.from), String(move.to), counter, String(RUN_RECORD_TTL_MS), ...move.ids],
       ),
     );
   }

@@ -1,3 +1,5 @@
+import { LUA } from './lua';
+import { LuaCommand } from '@/lib/redis/lua-command';
 import type { Tenant } from '@/lib/jobs/tenant';
 import type { RedisClient } from '@/lib/redis/connection';
 import type { Keyspace } from '@/lib/redis/keys';
@@ -9,15 +11,7 @@ import { patternModelSchema, type PatternModel } from './pattern-model';
 const TAG = 'patterns';
 
 /** The version a job trains: reserved once per job id, so a retry writes the same version. */
-const RESERVE_VERSION = `
-local v = redis.call('HGET', KEYS[2], ARGV[1])
-if not v then
-  v = redis.call('INCR', KEYS[1])
-  redis.call('HSET', KEYS[2], ARGV[1], v)
-  if KEYS[3] then redis.call('SADD', KEYS[3], ARGV[2]) end
-end
-return tonumber(v)
-`;
+const RESERVE_VERSION = new LuaCommand('pattern-reserve-version', LUA['pattern-reserve-version']);
 
 /**
  * Versioned pattern models per scope (a tenant, or `*` for all) and name. Each training
@@ -56,7 +50,7 @@ export class PatternModelStore implements TenantScopedStore {
     const jobs = this.modelKey('jobs', tenant, name);
     // A tenant's model names are listed so deletion finds counters that have no saved version yet.
     const keys = tenant ? [seq, jobs, this.records.key('names', tenant.orgId)] : [seq, jobs];
-    return (await this.redis.eval(RESERVE_VERSION, keys.length, ...keys, jobId, `${PatternModelStore.scope(tenant)}|${name}`)) as number;
+    return (await RESERVE_VERSION.run(this.redis, keys, [jobId, `${PatternModelStore.scope(tenant)}|${name}`])) as number;
   }
 
   get(tenant: Tenant | undefined, name: string, version: number): Promise<PatternModel | undefined> {

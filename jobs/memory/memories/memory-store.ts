@@ -59,14 +59,7 @@ export class MemoryStore {
       'memory',
     );
     const indexKeys = this.indexKeysOf(memory);
-    const created = await this.redis.eval(
-      CREATE,
-      1 + indexKeys.length,
-      this.memoryKey(memory.id),
-      ...indexKeys,
-      memberOf(memory),
-      ...toFields(memory),
-    );
+    const created = await CREATE.run(this.redis, [this.memoryKey(memory.id), ...indexKeys], [memberOf(memory), ...toFields(memory)]);
     if (created !== 1) throw new AppError('CONFLICT', `Memory "${memory.id}" already exists`, { id: memory.id });
     return memory;
   }
@@ -188,18 +181,10 @@ export class MemoryStore {
       throw new AppError('VALIDATION', 'A consolidated memory is semantic and names its sourceIds');
     }
     const indexKeys = this.indexKeysOf(m);
-    const marked = await this.redis.eval(
-      SAVE_CONSOLIDATED,
-      1 + indexKeys.length + m.sourceIds.length,
-      this.memoryKey(m.id),
-      ...indexKeys,
-      ...m.sourceIds.map((id) => this.memoryKey(id)),
-      String(indexKeys.length),
-      memberOf(m),
-      halveSources ? '1' : '0',
-      String(now),
-      m.id,
-      ...toFields(m),
+    const marked = await SAVE_CONSOLIDATED.run(
+      this.redis,
+      [this.memoryKey(m.id), ...indexKeys, ...m.sourceIds.map((id) => this.memoryKey(id))],
+      [String(indexKeys.length), memberOf(m), halveSources ? '1' : '0', String(now), m.id, ...toFields(m)],
     );
     return marked === 0 ? { created: false, marked: 0 } : { created: true, marked: Number(marked) };
   }
@@ -216,17 +201,10 @@ export class MemoryStore {
     now = Date.now(),
   ): Promise<number> {
     if (members.length === 0) return 0;
-    const result = await this.redis.eval(
-      DECAY_BATCH,
-      1 + members.length,
-      this.runKey(runId),
-      ...members.map((m) => this.memoryKey(idOfMember(m))),
-      String(opts.factor),
-      String(opts.floor),
-      String(now),
-      opts.expectedCursor,
-      members[members.length - 1],
-      String(RUN_RECORD_TTL_MS),
+    const result = await DECAY_BATCH.run(
+      this.redis,
+      [this.runKey(runId), ...members.map((m) => this.memoryKey(idOfMember(m)))],
+      [String(opts.factor), String(opts.floor), String(now), opts.expectedCursor, members[members.length - 1], String(RUN_RECORD_TTL_MS)],
     );
     return Number(result);
   }
@@ -261,7 +239,7 @@ export class MemoryStore {
   }
 
   private async applyUpdate(id: string, set: string[], del: string[], strict = true): Promise<boolean> {
-    const updated = await this.redis.eval(UPDATE, 1, this.memoryKey(id), String(set.length / 2), ...set, ...del);
+    const updated = await UPDATE.run(this.redis, [this.memoryKey(id)], [String(set.length / 2), ...set, ...del]);
     if (updated !== 1 && strict) notFound(id);
     return updated === 1;
   }

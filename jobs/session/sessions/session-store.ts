@@ -1,3 +1,5 @@
+import { LUA } from './lua';
+import { LuaCommand } from '@/lib/redis/lua-command';
 import type { Tenant } from '@/lib/jobs/tenant';
 import type { RedisClient } from '@/lib/redis/connection';
 import type { Keyspace } from '@/lib/redis/keys';
@@ -10,25 +12,7 @@ import { sessionSchema, type Session } from './session';
  * after it was selected survives. KEYS: records hash, `all` index, idle index, then each
  * session's tenant index keys; ARGV: cutoff, then (id, number of its tenant keys) pairs.
  */
-const EXPIRE_IF_IDLE = `
-local cutoff = tonumber(ARGV[1])
-local removed = 0
-local k = 4
-for i = 2, #ARGV, 2 do
-  local id = ARGV[i]
-  local n = tonumber(ARGV[i + 1])
-  local score = redis.call('ZSCORE', KEYS[3], id)
-  if score and tonumber(score) <= cutoff then
-    redis.call('HDEL', KEYS[1], id)
-    redis.call('ZREM', KEYS[2], id)
-    redis.call('ZREM', KEYS[3], id)
-    for j = 0, n - 1 do redis.call('ZREM', KEYS[k + j], id) end
-    removed = removed + 1
-  end
-  k = k + n
-end
-return removed
-`;
+const EXPIRE_IF_IDLE = new LuaCommand('session-expire-if-idle', LUA['session-expire-if-idle']);
 
 /**
  * Sessions in Redis. The idle index (a sorted set by last activity) is the authority for
@@ -95,7 +79,7 @@ export class SessionStore implements TenantScopedStore {
       keys.push(...tenantKeys);
       args.push(s.id, tenantKeys.length);
     }
-    return (await this.redis.eval(EXPIRE_IF_IDLE, keys.length, ...keys, ...args)) as number;
+    return (await EXPIRE_IF_IDLE.run(this.redis, keys, args)) as number;
   }
 
   /** Removes these sessions whatever their activity (they were archived); returns how many existed. */

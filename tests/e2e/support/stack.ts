@@ -9,7 +9,7 @@ import { sourceApp } from '@/jobs';
 import { createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
-import { waitReady } from '@/lib/redis/connection';
+import { readyClient } from '@/lib/redis/connection';
 import { freePort, startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { buildDashboardIfNeeded } from '../../../scripts/dashboard-build';
 import { startControlServer, type ControlServer, type WorkerSupervisor } from './control-server';
@@ -142,7 +142,7 @@ export class E2eStack implements WorkerSupervisor {
       logger: silentLogger,
     });
     try {
-      await waitReady(bullpen.redis);
+      await readyClient(bullpen.redis);
       const admin = await ensureFirstAdmin(bullpen);
       if (!admin.created) throw new Error('the fresh e2e Redis already had users');
       const adminPassword = readFileSync(path.join(this.dataDir!, 'admin-password'), 'utf8').trim();

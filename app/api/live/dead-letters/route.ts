@@ -1,0 +1,13 @@
+import type { NextRequest } from 'next/server';
+import { liveJson } from '@/app/_lib/live-route';
+import { parseDeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
+import { loadDeadLetterList } from '@/app/_lib/reads';
+
+export const runtime = 'nodejs';
+export const dynamic = 'force-dynamic';
+
+/** One page of the list, filtered exactly as the page's URL says, for the page's poll. */
+export async function GET(req: NextRequest) {
+  const { filters } = parseDeadLetterFilters(req.nextUrl.searchParams);
+  return liveJson(() => loadDeadLetterList(filters));
+}
