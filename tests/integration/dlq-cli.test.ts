@@ -1,12 +1,11 @@
+import { useTestRedis } from '../helpers/use-test-redis';
 import { spawn } from 'node:child_process';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -17,7 +16,7 @@ interface CliRun {
 }
 
 describe('npm run dlq (scripts/dlq.ts)', () => {
-  let redis: EmbeddedRedis;
+  const server = useTestRedis();
   let bullpen: Bullpen;
   let seq = 0;
 
@@ -28,7 +27,7 @@ describe('npm run dlq (scripts/dlq.ts)', () => {
         cwd: ROOT,
         env: {
           ...process.env,
-          REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+          REDIS_URL: `redis://127.0.0.1:${server.redis.port}`,
           REDIS_CLUSTER_NODES: '',
           BULLPEN_PREFIX: bullpen.keys.root,
           LOG_LEVEL: 'silent',
@@ -62,12 +61,10 @@ describe('npm run dlq (scripts/dlq.ts)', () => {
   }
 
   beforeAll(async () => {
-    redis = await startTestRedis();
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
   });
   afterAll(async () => {
     await bullpen.close();
-    await redis.stop();
   });
 
   it('lists, replays one and many, refuses bad arguments and an unconfirmed purge', async () => {

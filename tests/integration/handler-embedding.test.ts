@@ -1,6 +1,7 @@
+import { useTestRedis } from '../helpers/use-test-redis';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { MemoryStore } from '@/jobs/memory/memories/memory-store';
 import { EmbeddingFailureLog } from '@/jobs/embedding/vectors/embedding-failure-log';
@@ -9,12 +10,10 @@ import { jobType, storesOf } from '../helpers/source-jobs';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { LexicalHashEmbedder } from '@/jobs/ports/embedder/lexical-hash-embedder';
 import { readyClient } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { createEmbeddingBatchHandler } from '@/jobs/embedding/embedding-batch';
 import { createEmbeddingReindexHandler } from '@/jobs/embedding/embedding-reindex';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
-import { startTestRedis } from '../helpers/redis';
 
 const acme: Tenant = { orgId: 'acme' };
 const items = (n: number, prefix = 'i') =>
@@ -54,12 +53,12 @@ class FakeEmbeddings {
 }
 
 describe('embedding-batch and embedding-reindex', () => {
-  let redis: EmbeddedRedis;
+  const server = useTestRedis();
   let fake: FakeEmbeddings | undefined;
   const open: Bullpen[] = [];
 
   async function bullpen(env?: Record<string, string>) {
-    const b = makeBullpen(redis, env ? { env } : {});
+    const b = makeBullpen(server.redis, env ? { env } : {});
     open.push(b);
     await readyClient(b.redis);
     return b;
@@ -69,16 +68,10 @@ describe('embedding-batch and embedding-reindex', () => {
     return bullpen({ EMBEDDINGS_URL: await fake.start(), EMBEDDINGS_MODEL: 'fake-4d' });
   }
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((b) => b.close()));
     await fake?.stop();
     fake = undefined;
-  });
-  afterAll(async () => {
-    await redis.stop();
   });
 
   it('embeds in batches of 32 with progress, stores vectors with the tenant and links memories', async () => {

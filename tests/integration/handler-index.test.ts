@@ -1,15 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { planTransfers, shardOf } from '@/jobs/embedding/vectors/shards';
 import type { VectorStore } from '@/jobs/embedding/vectors/vector-store';
 import { jobType, storesOf } from '../helpers/source-jobs';
 import { readyClient } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { createIndexOptimizationHandler } from '@/jobs/index-ops/index-optimization';
 import { createIndexRebalanceHandler } from '@/jobs/index-ops/index-rebalance';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
-import { startTestRedis } from '../helpers/redis';
 
 const optimization = (d: Record<string, unknown> = {}) => jobType('index-optimization').schema.parse(d);
 const rebalance = (d: Record<string, unknown> = {}) => jobType('index-rebalance').schema.parse(d);
@@ -35,23 +34,17 @@ async function shardMembers(b: Bullpen, namespace: string, shards: number): Prom
 }
 
 describe('index-optimization and index-rebalance', () => {
-  let redis: EmbeddedRedis;
+  const server = useTestRedis();
   const open: Bullpen[] = [];
   async function bullpen() {
-    const b = makeBullpen(redis);
+    const b = makeBullpen(server.redis);
     open.push(b);
     await readyClient(b.redis);
     return b;
   }
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((b) => b.close()));
-  });
-  afterAll(async () => {
-    await redis.stop();
   });
 
   it('rebuilds a namespace past the deleted ratio, reports before and after, and skips the others', async () => {

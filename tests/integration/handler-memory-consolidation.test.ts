@@ -1,18 +1,17 @@
+import { useTestRedis } from '../helpers/use-test-redis';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { MEMORY_VECTOR_NAMESPACE, semanticMemoryId, type Memory } from '@/jobs/memory/memories/memory';
 import { MemoryStore } from '@/jobs/memory/memories/memory-store';
 import { jobType, storesOf } from '../helpers/source-jobs';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { readyClient } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { LexicalHashEmbedder } from '@/jobs/ports/embedder/lexical-hash-embedder';
 import { createMemoryConsolidationHandler } from '@/jobs/memory/memory-consolidation';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
-import { startTestRedis } from '../helpers/redis';
 
 const acme: Tenant = { orgId: 'acme', workspaceId: 'w1' };
 const globex: Tenant = { orgId: 'globex' };
@@ -61,27 +60,21 @@ async function snapshot(store: MemoryStore): Promise<unknown[]> {
 }
 
 describe('memory-consolidation', () => {
-  let redis: EmbeddedRedis;
+  const server = useTestRedis();
   const open: Bullpen[] = [];
   let llm: Server | undefined;
 
   async function bullpen(env?: Record<string, string>) {
-    const b = makeBullpen(redis, env ? { env } : {});
+    const b = makeBullpen(server.redis, env ? { env } : {});
     open.push(b);
     await readyClient(b.redis);
     return b;
   }
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((b) => b.close()));
     await new Promise<void>((r) => (llm ? llm.close(() => r()) : r()));
     llm = undefined;
-  });
-  afterAll(async () => {
-    await redis.stop();
   });
 
   it('clusters similar memories into semantic ones, halves the sources and indexes the result', async () => {

@@ -1,4 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import type { DeadLetterInput, DeadLetterSink } from '@/lib/dlq/sink';
 import { MEMORY_VECTOR_NAMESPACE, embeddingRef, type Memory } from '@/jobs/memory/memories/memory';
@@ -9,14 +10,12 @@ import type { Tenant } from '@/lib/jobs/tenant';
 import { silentLogger } from '@/lib/logging/logger';
 import { LexicalHashEmbedder } from '@/jobs/ports/embedder/lexical-hash-embedder';
 import { readyClient } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
 import { createHandlers } from '../helpers/source-jobs';
 import { createMemoryCleanupHandler } from '@/jobs/memory/memory-cleanup';
 import { createMemoryImportanceDecayHandler } from '@/jobs/memory/memory-importance-decay';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
-import { startTestRedis } from '../helpers/redis';
 
 const acme: Tenant = { orgId: 'acme' };
 const globex: Tenant = { orgId: 'globex' };
@@ -53,26 +52,20 @@ class ListSink implements DeadLetterSink {
 }
 
 describe('memory-importance-decay', () => {
-  let redis: EmbeddedRedis;
+  const server = useTestRedis();
   let bullpen: Bullpen;
   let store: MemoryStore;
   let pool: WorkerPool | undefined;
   const payload = (d: Record<string, unknown>) => jobType('memory-importance-decay').schema.parse(d);
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
   afterEach(async () => {
     await pool?.close(5_000);
     pool = undefined;
     await bullpen.close();
   });
-  afterAll(async () => {
-    await redis.stop();
-  });
 
   async function setup() {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     await readyClient(bullpen.redis);
     store = new MemoryStore(bullpen.redis, bullpen.keys);
     await seedForDecay(store);
@@ -173,23 +166,17 @@ describe('memory-importance-decay', () => {
 });
 
 describe('memory-cleanup', () => {
-  let redis: EmbeddedRedis;
+  const server = useTestRedis();
   let bullpen: Bullpen;
   const payload = (d: Record<string, unknown>) => jobType('memory-cleanup').schema.parse(d);
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
   afterEach(async () => {
     await bullpen.close();
-  });
-  afterAll(async () => {
-    await redis.stop();
   });
 
   /** acme: 30 memories, every 3rd unimportant, every 5th 40 days old; each with a vector. globex: 5 unimportant. */
   async function setup(): Promise<{ store: MemoryStore; vectors: VectorStore }> {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     await readyClient(bullpen.redis);
     const store = new MemoryStore(bullpen.redis, bullpen.keys);
     const vectors = new VectorStore(bullpen.redis, bullpen.keys);

@@ -1,32 +1,25 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { MemoryStore } from '@/jobs/memory/memories/memory-store';
 import { MemoryTenantStore } from '@/jobs/memory/memories/memory-tenant-store';
 import { readyClient } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 
 const acme = { orgId: 'acme', workspaceId: 'w1' };
 
 describe('the memory store', () => {
-  let redis: EmbeddedRedis;
+  const server = useTestRedis();
   let bullpen: Bullpen;
   let store: MemoryStore;
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
   beforeEach(async () => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     await readyClient(bullpen.redis);
     store = new MemoryStore(bullpen.redis, bullpen.keys);
   });
   afterEach(async () => {
     await bullpen.close();
-  });
-  afterAll(async () => {
-    await redis.stop();
   });
 
   it('creates, reads, updates and deletes a memory with its tenant', async () => {

@@ -1,29 +1,27 @@
+import { useTestRedis } from '../helpers/use-test-redis';
 import { storesOf } from '../helpers/source-jobs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readyClient } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { SessionArchive } from '@/jobs/session/sessions/session-archive';
 import { SessionStore } from '@/jobs/session/sessions/session-store';
 import { createSessionArchiveHandler } from '@/jobs/session/session-archive';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
-import { startTestRedis, uniquePrefix } from '../helpers/redis';
+import { uniquePrefix } from '../helpers/redis';
 import { spawnFixture } from '../helpers/worker-process';
 import { makeSessions } from '../fixtures/sessions';
 
 const DAY = 24 * 60 * 60 * 1000;
-let redis: EmbeddedRedis;
+const server = useTestRedis();
 let dataDir: string;
 
 beforeAll(async () => {
-  redis = await startTestRedis();
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'bullpen-archive-kill-'));
 });
 afterAll(async () => {
-  await redis.stop();
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -45,7 +43,7 @@ async function linesPerId(root: string): Promise<Map<string, number>> {
 
 it('a session-archive job SIGKILLed mid-run, then run again, archives every session exactly once', async () => {
   const prefix = uniquePrefix('kill');
-  const bullpen = makeBullpen(redis, { prefix, env: { BULLPEN_DATA_DIR: dataDir } });
+  const bullpen = makeBullpen(server.redis, { prefix, env: { BULLPEN_DATA_DIR: dataDir } });
   await readyClient(bullpen.redis);
   const sessions = new SessionStore(bullpen.redis, bullpen.keys);
   const now = Date.now();
@@ -57,7 +55,7 @@ it('a session-archive job SIGKILLed mid-run, then run again, archives every sess
   const remaining = async () => (await sessions.countByTenant({ orgId: 'acme' })) + (await sessions.countByTenant({ orgId: 'globex' }));
 
   const env = {
-    REDIS_PORT: String(redis.port),
+    REDIS_PORT: String(server.redis.port),
     BULLPEN_PREFIX: prefix,
     BULLPEN_DATA_DIR: dataDir,
     JOB_ID: 'archive-1',

@@ -1,4 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import type { DeadLetterInput, DeadLetterSink } from '@/lib/dlq/sink';
 import { HttpError } from '@/lib/errors/http-error';
@@ -36,23 +37,17 @@ async function commandCalls(bullpen: Bullpen, command: string): Promise<number> 
 }
 
 describe('HealthChecker against a real redis-server', () => {
-  let redis: EmbeddedRedis;
+  const server = useTestRedis();
   let bullpen: Bullpen;
   const pools: WorkerPool[] = [];
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
   afterEach(async () => {
     await Promise.all(pools.splice(0).map((p) => p.close(5_000)));
     await bullpen?.close();
   });
-  afterAll(async () => {
-    await redis.stop();
-  });
 
   function setup(env: Record<string, string> = {}) {
-    bullpen = makeBullpen(redis, { handledTypes: TYPES, env });
+    bullpen = makeBullpen(server.redis, { handledTypes: TYPES, env });
     return bullpen;
   }
 
@@ -156,7 +151,10 @@ describe('HealthChecker against a real redis-server', () => {
     // A user allowed everything but CLIENT LIST, as some managed services configure it.
     const user = `limited-${bullpen.keys.root}`;
     await bullpen.redis.call('ACL', 'SETUSER', user, 'on', '>limited-pass', '~*', '&*', '+@all', '-client|list');
-    const limited = makeBullpen(redis, { handledTypes: TYPES, redis: { url: `redis://${user}:limited-pass@127.0.0.1:${redis.port}` } });
+    const limited = makeBullpen(server.redis, {
+      handledTypes: TYPES,
+      redis: { url: `redis://${user}:limited-pass@127.0.0.1:${server.redis.port}` },
+    });
     try {
       const report = await new HealthChecker({ redis: limited.redis, queues: limited.queues, types: TYPES, cacheTtlMs: 0 }).check();
       expect(check(report, 'workers')).toMatchObject({

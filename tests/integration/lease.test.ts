@@ -1,20 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis, readyClient, type RedisClient } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { Lease } from '@/lib/redis/lease';
-import { startTestRedis, uniquePrefix } from '../helpers/redis';
+import { uniquePrefix } from '../helpers/redis';
+import { useTestRedis } from '../helpers/use-test-redis';
 
-let server: EmbeddedRedis;
+const server = useTestRedis();
 let redis: RedisClient;
 
 beforeAll(async () => {
-  server = await startTestRedis();
-  redis = createRedis({ host: '127.0.0.1', port: server.port }, 'producer');
-  await readyClient(redis);
+  redis = await readyClient(createRedis({ host: '127.0.0.1', port: server.redis.port }, 'producer'));
 });
-afterAll(async () => {
+afterAll(() => {
   redis.disconnect();
-  await server.stop();
 });
 
 describe('Lease, the one lock', () => {

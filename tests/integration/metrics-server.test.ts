@@ -1,4 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import type { DeadLetterInput, DeadLetterSink } from '@/lib/dlq/sink';
 import { AppError } from '@/lib/errors/app-error';
@@ -10,11 +11,9 @@ import { silentLogger } from '@/lib/logging/logger';
 import { MetricsServer } from '@/lib/metrics/metrics-server';
 import { createQueueDepthSource } from '@/lib/metrics/queue-depth';
 import { WorkerMetrics } from '@/lib/metrics/worker-metrics';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import type { JobHandler } from '@/lib/runtime/handler';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 
 const TOKEN = 'scrape-token-0123456789abcdef';
 const TYPE: JobTypeName = 'webhook-dispatch';
@@ -44,14 +43,11 @@ const series = (name: string, labels: Record<string, string> = {}) =>
     .join(',')}}`;
 
 describe('the worker’s metrics server', () => {
-  let redis: EmbeddedRedis;
+  const redis = useTestRedis();
   let bullpen: Bullpen;
   let server: MetricsServer | undefined;
   let pool: WorkerPool | undefined;
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
   afterEach(async () => {
     await server?.close();
     server = undefined;
@@ -59,12 +55,9 @@ describe('the worker’s metrics server', () => {
     pool = undefined;
     await bullpen?.close();
   });
-  afterAll(async () => {
-    await redis.stop();
-  });
 
   async function serve(opts: { prefix?: string; token?: string; env?: Record<string, string> } = {}) {
-    bullpen = makeBullpen(redis, { handledTypes: [TYPE], env: opts.env });
+    bullpen = makeBullpen(redis.redis, { handledTypes: [TYPE], env: opts.env });
     const metrics = new WorkerMetrics(opts.prefix, createQueueDepthSource({ queues: bullpen.queues, ttlMs: 0 }));
     server = new MetricsServer({
       metrics,
@@ -238,7 +231,7 @@ describe('the worker’s metrics server', () => {
   });
 
   it('reads queue depth once for concurrent scrapes', async () => {
-    bullpen = makeBullpen(redis, { handledTypes: [TYPE] });
+    bullpen = makeBullpen(redis.redis, { handledTypes: [TYPE] });
     await bullpen.dispatcher.dispatch(TYPE, data);
     const types: JobTypeName[] = [TYPE, 'slack-sync', 'memory-cleanup'];
     const depth = createQueueDepthSource({ queues: bullpen.queues, types, ttlMs: 60_000 });

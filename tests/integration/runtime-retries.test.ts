@@ -1,14 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import type { DeadLetterInput, DeadLetterSink } from '@/lib/dlq/sink';
 import { HttpError } from '@/lib/errors/http-error';
 import { TimeoutError } from '@/lib/errors/timeout-error';
 import { silentLogger } from '@/lib/logging/logger';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import type { JobContext, JobHandler } from '@/lib/runtime/handler';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 
 /** The real DLQ store, with what the runtime handed it kept for assertions. */
 class ListSink implements DeadLetterSink {
@@ -22,25 +21,19 @@ class ListSink implements DeadLetterSink {
 }
 
 describe('the runtime’s retries, permanent failures and timeouts', () => {
-  let redis: EmbeddedRedis;
+  const server = useTestRedis();
   let bullpen: Bullpen;
   let pool: WorkerPool | undefined;
   let sink: ListSink;
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
   afterEach(async () => {
     await pool?.close(5_000);
     pool = undefined;
     await bullpen?.close();
   });
-  afterAll(async () => {
-    await redis.stop();
-  });
 
   async function run(handler: JobHandler, opts: { timeoutMs?: number } = {}) {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
     sink = new ListSink(bullpen.dlq);
     pool = new WorkerPool({
       connection: bullpen.workerConnection(),

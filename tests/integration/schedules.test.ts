@@ -1,4 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import { AppError } from '@/lib/errors/app-error';
@@ -6,34 +7,26 @@ import { PermanentError } from '@/lib/errors/permanent-error';
 import { envelopeSchema } from '@/lib/jobs/envelope';
 import { jobType, type JobTypeName } from '../helpers/source-jobs';
 import { silentLogger } from '@/lib/logging/logger';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
 import { SOURCE_SCHEDULES as DEFAULT_SCHEDULES } from '@/jobs/schedules';
 import type { ScheduleDefinition } from '@/lib/schedules/schedule-definition';
 import { Lease } from '@/lib/redis/lease';
 import { ScheduleService, type ScheduleServiceOptions } from '@/lib/schedules/schedule-service';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 
 const ALL_FIVE = DEFAULT_SCHEDULES.map((s) => s.jobType as JobTypeName);
 
 describe('schedules on BullMQ Job Schedulers', () => {
-  let redis: EmbeddedRedis;
+  const server = useTestRedis();
   const open: Array<{ close(): Promise<unknown> }> = [];
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
   afterEach(async () => {
     for (const o of open.splice(0).reverse()) await o.close();
-  });
-  afterAll(async () => {
-    await redis.stop();
   });
 
   /** A Bullpen (optionally on an existing prefix) and a schedule service on it; every default type handled unless told. */
   function boot(prefix?: string, opts: ScheduleServiceOptions = {}): { bullpen: Bullpen; schedules: ScheduleService } {
-    const bullpen = makeBullpen(redis, prefix ? { prefix } : {});
+    const bullpen = makeBullpen(server.redis, prefix ? { prefix } : {});
     open.push(bullpen);
     return { bullpen, schedules: new ScheduleService(bullpen, { definitions: DEFAULT_SCHEDULES, handledTypes: ALL_FIVE, ...opts }) };
   }

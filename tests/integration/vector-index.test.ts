@@ -1,13 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useTestRedis } from '../helpers/use-test-redis';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { VectorService } from '@/jobs/embedding/vectors/vector-service';
 import { VectorStore, type VectorInput } from '@/jobs/embedding/vectors/vector-store';
 import { VectorTenantStore } from '@/jobs/embedding/vectors/vector-tenant-store';
 import { exactNearest } from '@/jobs/embedding/vectors/vector-math';
 import { readyClient } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 
 function rng(seed: number): () => number {
   let a = seed >>> 0;
@@ -37,23 +36,17 @@ function inputs(n: number, opts: Partial<VectorInput> = {}, prefix = 'v'): Array
 }
 
 describe('vectors in Redis with an in-memory usearch index', () => {
-  let redis: EmbeddedRedis;
+  const server = useTestRedis();
   const open: Bullpen[] = [];
   const bullpen = async (prefix?: string) => {
-    const b = makeBullpen(redis, prefix ? { prefix } : {});
+    const b = makeBullpen(server.redis, prefix ? { prefix } : {});
     open.push(b);
     await readyClient(b.redis);
     return b;
   };
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((b) => b.close()));
-  });
-  afterAll(async () => {
-    await redis.stop();
   });
 
   it('stores vectors durably with text, tenant and metadata, and skips an unchanged upsert', async () => {

@@ -1,10 +1,10 @@
+import { useTestRedis } from '../helpers/use-test-redis';
 import { storesOf } from '../helpers/source-jobs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { silentLogger } from '@/lib/logging/logger';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import type { PayloadOf } from '@/jobs';
 import type { JobHandler } from '@/lib/runtime/handler';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
@@ -14,7 +14,6 @@ import type { Webhook } from '@/lib/webhooks/webhook-schema';
 import { createWebhookDispatchHandler } from '@/jobs/integration/webhook-dispatch';
 import { makeBullpen } from '../helpers/bullpen';
 import { MemorySink } from '../helpers/memory-sink';
-import { startTestRedis } from '../helpers/redis';
 
 /** What the loopback receiver saw of one request. */
 interface Received {
@@ -25,7 +24,7 @@ interface Received {
   validSignature: boolean;
 }
 
-let redis: EmbeddedRedis;
+const server = useTestRedis();
 let receiver: http.Server;
 let receiverUrl: string;
 let received: Received[];
@@ -39,7 +38,6 @@ let pool: WorkerPool | undefined;
 let sink: MemorySink;
 
 beforeAll(async () => {
-  redis = await startTestRedis();
   receiver = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -62,7 +60,6 @@ beforeAll(async () => {
 afterAll(async () => {
   receiver.closeAllConnections();
   await new Promise((r) => receiver.close(r));
-  await redis.stop();
 });
 beforeEach(() => {
   received = [];
@@ -79,7 +76,7 @@ type Handler = JobHandler<PayloadOf<'webhook-dispatch'>, unknown>;
 
 /** A Bullpen allowed to reach the loopback receiver, a worker pool running the real handler, and a webhook. */
 async function start(opts: { allowLoopback?: boolean; maxFailures?: number; wrap?: (h: Handler) => Handler } = {}) {
-  bullpen = makeBullpen(redis, { env: opts.allowLoopback === false ? {} : { WEBHOOK_ALLOW_HOSTS: '127.0.0.1' } });
+  bullpen = makeBullpen(server.redis, { env: opts.allowLoopback === false ? {} : { WEBHOOK_ALLOW_HOSTS: '127.0.0.1' } });
   sink = new MemorySink();
   const handler: Handler = createWebhookDispatchHandler(storesOf(bullpen));
   pool = new WorkerPool({
@@ -268,7 +265,7 @@ describe('webhook-dispatch through the runtime', () => {
 
 describe('WebhookStore', () => {
   beforeEach(() => {
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
   });
 
   it('creates with a generated secret and id, and never lists the secret', async () => {

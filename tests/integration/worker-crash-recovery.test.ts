@@ -1,29 +1,26 @@
+import { useTestRedis } from '../helpers/use-test-redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 import { spawnFixture } from '../helpers/worker-process';
 
 const JOBS = 1_000;
 
 describe('a worker killed with SIGKILL in the middle of 1,000 jobs', () => {
-  let redis: EmbeddedRedis;
+  const server = useTestRedis();
   let bullpen: Bullpen;
 
   beforeAll(async () => {
-    redis = await startTestRedis();
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
   });
   afterAll(async () => {
     await bullpen.close();
-    await redis.stop();
   });
 
   it('loses no job: every job completes after another worker takes over', async () => {
     const prefix = bullpen.keys.root;
     const env = {
-      REDIS_URL: redis.url,
+      REDIS_URL: server.redis.url,
       BULLPEN_PREFIX: prefix,
       STALLED_INTERVAL_MS: '1000',
       LOCK_DURATION_MS: '2000',

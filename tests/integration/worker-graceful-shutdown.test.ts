@@ -1,21 +1,18 @@
+import { useTestRedis } from '../helpers/use-test-redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { makeBullpen } from '../helpers/bullpen';
-import { startTestRedis } from '../helpers/redis';
 import { spawnFixture } from '../helpers/worker-process';
 
 describe('SIGTERM while 20 jobs run', () => {
-  let redis: EmbeddedRedis;
+  const server = useTestRedis();
   let bullpen: Bullpen;
 
   beforeAll(async () => {
-    redis = await startTestRedis();
-    bullpen = makeBullpen(redis);
+    bullpen = makeBullpen(server.redis);
   });
   afterAll(async () => {
     await bullpen.close();
-    await redis.stop();
   });
 
   it('finishes all 20, starts no new job, and exits 0', async () => {
@@ -27,7 +24,7 @@ describe('SIGTERM while 20 jobs run', () => {
       })),
     );
     const worker = spawnFixture('runtime-worker.ts', {
-      REDIS_URL: redis.url,
+      REDIS_URL: server.redis.url,
       BULLPEN_PREFIX: prefix,
       JOB_MS: '1500',
       CONCURRENCY: '20',
