@@ -1,12 +1,9 @@
+import { SECOND, MINUTE, HOUR } from '@/lib/jobs/durations';
 import { defineJob } from '@/lib/jobs/job-definition';
 import type { AppStores } from '../app-stores';
 import { createEmbeddingBatchHandler } from './embedding-batch';
 import { createEmbeddingReindexHandler } from './embedding-reindex';
 import { embeddingBatchSchema, embeddingReindexSchema } from './schemas';
-
-const SECOND = 1_000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
 
 /** The embedding group's job types (docs/requirements.md#background-workers). */
 export const embeddingJobs = [

@@ -1,11 +1,9 @@
+import { SECOND, MINUTE } from '@/lib/jobs/durations';
 import { defineJob } from '@/lib/jobs/job-definition';
 import type { AppStores } from '../app-stores';
 import { createIndexOptimizationHandler } from './index-optimization';
 import { createIndexRebalanceHandler } from './index-rebalance';
 import { indexOptimizationSchema, indexRebalanceSchema } from './schemas';
-
-const SECOND = 1_000;
-const MINUTE = 60 * SECOND;
 
 /** The index group's job types (docs/requirements.md#background-workers). */
 export const indexOpsJobs = [

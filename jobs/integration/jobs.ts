@@ -1,11 +1,9 @@
+import { SECOND, MINUTE } from '@/lib/jobs/durations';
 import { defineJob } from '@/lib/jobs/job-definition';
 import type { AppStores } from '../app-stores';
 import { createWebhookDispatchHandler, WEBHOOK_DISPATCH_TIMEOUT_MS } from './webhook-dispatch';
 import { createSlackSyncHandler } from './slack-sync';
 import { webhookDispatchSchema, slackSyncSchema } from './schemas';
-
-const SECOND = 1_000;
-const MINUTE = 60 * SECOND;
 
 /** The integration group's job types (docs/requirements.md#background-workers). */
 export const integrationJobs = [

@@ -1,13 +1,10 @@
+import { SECOND, MINUTE, HOUR } from '@/lib/jobs/durations';
 import { defineJob } from '@/lib/jobs/job-definition';
 import type { AppStores } from '../app-stores';
 import { createTrajectoryProcessHandler } from './trajectory-process';
 import { createPatternTrainingHandler } from './pattern-training';
 import { createEwcConsolidationHandler } from './ewc-consolidation';
 import { trajectoryProcessSchema, patternTrainingSchema, ewcConsolidationSchema } from './schemas';
-
-const SECOND = 1_000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
 
 /** The learning group's job types (docs/requirements.md#background-workers). */
 export const learningJobs = [

@@ -1,3 +1,4 @@
+import { SECOND, MINUTE, HOUR } from '@/lib/jobs/durations';
 import { defineJob } from '@/lib/jobs/job-definition';
 import type { AppStores } from '../app-stores';
 import { createQuotaCheckHandler } from './quota-check';
@@ -5,10 +6,6 @@ import { createAuditExportHandler } from './audit-export';
 import { createDataExportHandler } from './data-export';
 import { createDataDeletionHandler } from './data-deletion';
 import { quotaCheckSchema, auditExportSchema, dataExportSchema, dataDeletionSchema } from './schemas';
-
-const SECOND = 1_000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
 
 /** The maintenance group's job types (docs/requirements.md#background-workers). */
 export const maintenanceJobs = [

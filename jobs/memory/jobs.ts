@@ -1,12 +1,10 @@
+import { SECOND, MINUTE } from '@/lib/jobs/durations';
 import { defineJob } from '@/lib/jobs/job-definition';
 import type { AppStores } from '../app-stores';
 import { createMemoryConsolidationHandler } from './memory-consolidation';
 import { createMemoryCleanupHandler } from './memory-cleanup';
 import { createMemoryImportanceDecayHandler } from './memory-importance-decay';
 import { memoryConsolidationSchema, memoryCleanupSchema, memoryImportanceDecaySchema } from './schemas';
-
-const SECOND = 1_000;
-const MINUTE = 60 * SECOND;
 
 /** The memory group's job types (docs/requirements.md#background-workers). */
 export const memoryJobs = [

@@ -1,11 +1,9 @@
+import { SECOND, MINUTE } from '@/lib/jobs/durations';
 import { defineJob } from '@/lib/jobs/job-definition';
 import type { AppStores } from '../app-stores';
 import { createSessionCleanupHandler } from './session-cleanup';
 import { createSessionArchiveHandler } from './session-archive';
 import { sessionCleanupSchema, sessionArchiveSchema } from './schemas';
-
-const SECOND = 1_000;
-const MINUTE = 60 * SECOND;
 
 /** The session group's job types (docs/requirements.md#background-workers). */
 export const sessionJobs = [
