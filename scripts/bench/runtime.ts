@@ -7,6 +7,7 @@
 import { type Queue, Worker } from 'bullmq';
 import pino from 'pino';
 import { type Bullpen, createBullpen } from '@/lib/bullpen';
+import type { RedisClient } from '@/lib/redis/connection';
 import { sourceApp } from '@/jobs';
 import { loadConfig } from '@/lib/config';
 import { WorkerMetrics } from '@/lib/metrics/worker-metrics';
@@ -60,10 +61,12 @@ export function makeBullpen(redis: EmbeddedRedis, prefix: string): Bullpen {
 
 export function bullpenRunner(bullpen: Bullpen): Runner {
   let pool: WorkerPool | undefined;
+  let connection: RedisClient | undefined;
   return {
     async start(onJob) {
+      connection = bullpen.workerConnection();
       pool = new WorkerPool({
-        connection: bullpen.workerConnection(),
+        connection,
         keys: bullpen.keys,
         jobs: bullpen.jobs,
         handlers: {
@@ -81,26 +84,31 @@ export function bullpenRunner(bullpen: Bullpen): Runner {
     },
     async stop() {
       await pool?.close(10_000);
+      // The pool leaves the connection it was handed open (the worker process shares it).
+      connection?.disconnect();
     },
   };
 }
 
 function plainRunner(bullpen: Bullpen): Runner {
   let worker: Worker | undefined;
+  let connection: RedisClient | undefined;
   return {
     async start(onJob) {
+      connection = bullpen.workerConnection();
       worker = new Worker(
         TYPE,
         async (job) => {
           onJob((job.data.payload.payload as { t: number }).t);
         },
-        { connection: bullpen.workerConnection(), prefix: bullpen.keys.queuePrefix(TYPE), concurrency: CONCURRENCY, autorun: false },
+        { connection, prefix: bullpen.keys.queuePrefix(TYPE), concurrency: CONCURRENCY, autorun: false },
       );
       void worker.run();
       await worker.waitUntilReady();
     },
     async stop() {
       await worker?.close();
+      connection?.disconnect();
     },
   };
 }
