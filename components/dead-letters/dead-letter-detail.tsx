@@ -149,6 +149,39 @@ export function DeadLetterDetailView({ entry: e, actions }: { entry: DeadLetterD
 
       {actions}
 
+      <section className="card" aria-labelledby="dlq-failures-h" data-testid="dlq-failure-history" data-count={e.failureHistory.length}>
+        <h2 id="dlq-failures-h">Failures</h2>
+        <p className="small muted">Every final failure of this job and of its retries and replays: one record, its history growing.</p>
+        <Table caption="Newest first">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Job</th>
+              <th scope="col">Attempts</th>
+              <th scope="col">Error</th>
+            </tr>
+          </thead>
+          <tbody>
+            {e.failureHistory.map((f) => (
+              <tr key={`${f.at}-${f.jobId}`} data-testid="dlq-failure-row" data-job-id={f.jobId}>
+                <td>
+                  <span title={iso(f.at)}>
+                    <RelativeTime ms={f.at} />
+                  </span>
+                </td>
+                <td>
+                  <span className="mono small">{f.jobId}</span>
+                </td>
+                <td>{f.attempts}</td>
+                <td>
+                  <Badge tone="neutral">{f.error.errorClass}</Badge> <span className="small">{f.error.message}</span>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      </section>
+
       <section className="card" aria-labelledby="dlq-history-h" data-testid="dlq-replay-history" data-count={e.replayHistory.length}>
         <h2 id="dlq-history-h">Replay history</h2>
         {e.replayHistory.length === 0 ? (

@@ -1,5 +1,6 @@
 'use client';
 
+import Link from 'next/link';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { JobPage } from '@/lib/dashboard/job-page';
 import { liveUrls, queryKeys } from '@/lib/dashboard/query-keys';
@@ -50,10 +51,29 @@ export function JobView({ initial, logsPage, canOperate, canAdmin, actions }: Jo
       </div>
       <section className="card" aria-labelledby="progress-h">
         <h2 id="progress-h">Progress</h2>
-        <ProgressBar value={job.progress.percent} label={job.progress.phase} testId="job-progress" />
-        <p className="small" style={{ margin: '0.25rem 0 0' }}>
-          Phase: <strong data-testid="job-phase">{job.progress.phase ?? '—'}</strong>
-        </p>
+        {job.state === 'failed' ? (
+          // A failed job shows how it ended, not the progress it last reported.
+          <p data-testid="job-final" data-state="failed">
+            Failed for good after {job.attemptsMade} {job.attemptsMade === 1 ? 'attempt' : 'attempts'}
+            {job.progress.phase ? ` (last phase: ${job.progress.phase})` : ''}.
+          </p>
+        ) : (
+          <>
+            <ProgressBar value={job.progress.percent} label={job.progress.phase} testId="job-progress" />
+            <p className="small" style={{ margin: '0.25rem 0 0' }}>
+              Phase: <strong data-testid="job-phase">{job.progress.phase ?? '—'}</strong>
+            </p>
+          </>
+        )}
+        {data.deadLetter && (
+          <p className="small" style={{ margin: '0.25rem 0 0' }}>
+            Dead letter:{' '}
+            <Link href={`/dead-letters/${encodeURIComponent(data.deadLetter.id)}`} className="mono" data-testid="job-dead-letter-link">
+              {data.deadLetter.id}
+            </Link>{' '}
+            <StatusPill status={data.deadLetter.status} />
+          </p>
+        )}
         {job.progress.detail && <JsonView value={job.progress.detail} testId="job-progress-detail" />}
       </section>
       <JobActionBar

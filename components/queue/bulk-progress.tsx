@@ -53,9 +53,9 @@ export function BulkProgress({
       <p className="small" style={{ margin: '0.25rem 0 0' }}>
         {data.succeeded.toLocaleString('en')} done
         {data.total !== null && ` of ${data.total.toLocaleString('en')}`}
-        {data.skipped > 0 && `, ${data.skipped.toLocaleString('en')} skipped (changed meanwhile)`}
         {data.failed > 0 && `, ${data.failed.toLocaleString('en')} failed`}
-        {data.message && ` — ${data.message}`}
+        {/* The operation says why it skipped what it skipped; without a reason, things changed meanwhile. */}
+        {data.message ? ` — ${data.message}` : data.skipped > 0 && `, ${data.skipped.toLocaleString('en')} skipped (changed meanwhile)`}
       </p>
     </div>
   );

@@ -136,7 +136,8 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
                 {j.tenant ? `${j.tenant.orgId}${j.tenant.workspaceId ? `/${j.tenant.workspaceId}` : ''}` : <span className="muted">—</span>}
               </td>
               <td>
-                {state === 'active' || j.progress.percent > 0 ? (
+                {/* A finished job shows how it ended, not the progress it last reported. */}
+                {state === 'active' || (j.progress.percent > 0 && state !== 'failed' && state !== 'completed') ? (
                   <ProgressBar value={j.progress.percent} label={j.progress.phase} testId="job-row-progress" />
                 ) : (
                   <StatusPill status={j.state ?? state} />

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Bullpen } from '../bullpen';
 import { DEAD_LETTER_STATUSES } from '../dlq/dead-letter-id';
-import { DEAD_LETTER_SOURCES, type DeadLetterEntry } from '../dlq/entry';
+import { DEAD_LETTER_SOURCES, type DeadLetterEntry, failureRecordSchema } from '../dlq/entry';
 import { MAX_PAGE } from '../dlq/filter';
 import { ERROR_CLASSES } from '../errors/classify';
 import { envelopeSchema } from '../jobs/envelope';
@@ -92,6 +92,8 @@ export const deadLetterDetailSchema = deadLetterRowSchema.extend({
   /** The original job as BullMQ holds it now: its state, or `gone`. */
   originalJobState: jobStateWordSchema,
   replayHistory: z.array(replayViewSchema),
+  /** Every final failure of the job chain, newest first (docs/decisions/0008-one-record-per-failure.md). */
+  failureHistory: z.array(failureRecordSchema),
   discardedBy: z.string().optional(),
   updatedAt: z.number().int(),
   /** The job type is known to this build (its schema validates an edit). */
@@ -175,6 +177,7 @@ export async function readDeadLetterDetail(bullpen: Bullpen, id: string): Promis
     originalJobState,
     // Newest first: the question at 3 a.m. is "what happened last".
     replayHistory: [...entry.replays].reverse().map((r) => ({ ...r, jobState: looked.get(r) })),
+    failureHistory: [...entry.failures].reverse(),
     discardedBy: entry.discardedBy,
     updatedAt: entry.updatedAt,
     knownType: bullpen.jobs.has(entry.jobType),

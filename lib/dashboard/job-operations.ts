@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import type { Bullpen } from '../bullpen';
-import { AppError, isAppError } from '../errors/app-error';
+import { AppError } from '../errors/app-error';
 import { envelopeSchema } from '../jobs/envelope';
 import { priorityName } from '../jobs/priority';
 import { requireQueueName } from './queue-page';
@@ -16,19 +16,32 @@ export class JobOperations {
   constructor(private readonly bullpen: Bullpen) {}
 
   /**
-   * Retries a failed (or re-runs a completed) job with fresh attempts. A retried
-   * failed job's dead letter is marked as retried from the queue, so the DLQ page and
-   * the queue's failed tab agree.
+   * Retries a failed (or re-runs a completed) job with fresh attempts. A failed job's
+   * dead letter is claimed first, as a DLQ replay claims it: a job whose dead letter was
+   * already replayed or discarded is refused with the reason (CONFLICT), so one failure
+   * never runs twice through the two views (docs/decisions/0008-one-record-per-failure.md).
    */
-  async retry(queueName: string, id: string, by: string): Promise<{ jobId: string; from: 'failed' | 'completed' }> {
+  async retry(queueName: string, id: string, by: string): Promise<{ jobId: string; from: 'failed' | 'completed'; deadLetterId?: string }> {
     const { type, job } = await this.load(queueName, id);
     const state = await job.getState();
     if (state !== 'failed' && state !== 'completed') {
       throw new AppError('CONFLICT', `Job ${id} is ${state}; only failed or completed jobs can be retried`, { state });
     }
-    await job.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true });
-    if (state === 'failed') await markDeadLetterRetried(this.bullpen, type, job.id!, by);
-    return { jobId: job.id!, from: state };
+    if (state === 'completed') {
+      await job.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true });
+      return { jobId: job.id!, from: state };
+    }
+    const claim = await this.bullpen.dlq.claimQueueRetry(type, job.id!, by, job.data);
+    if (claim.outcome === 'refused') {
+      throw new AppError('CONFLICT', `Job ${id} was not retried: ${claim.reason}`, { status: claim.status, deadLetterId: claim.id });
+    }
+    try {
+      await job.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true });
+    } catch (err) {
+      await this.bullpen.dlq.unclaimQueueRetry(claim, job.id!);
+      throw err;
+    }
+    return { jobId: job.id!, from: state, ...(claim.outcome === 'claimed' ? { deadLetterId: claim.id } : {}) };
   }
 
   /** Moves a delayed job to wait now. */
@@ -77,22 +90,5 @@ export class JobOperations {
     const job = await findJob(this.bullpen.queues.get(type), id);
     if (!job?.id) throw new AppError('NOT_FOUND', `No job ${id} in ${type}`, { queue: type, jobId: id });
     return { type, job };
-  }
-}
-
-/**
- * Marks the job's dead letter (if it has one) as retried from the queue. A missing
- * entry is normal (the job failed before the DLQ existed, or only transiently); a
- * conflict (a replay is running) is logged, not fatal: the retry itself happened.
- */
-export async function markDeadLetterRetried(bullpen: Bullpen, queue: string, jobId: string, by: string): Promise<boolean> {
-  try {
-    return (await bullpen.dlq.markRetriedFromQueue(queue, jobId, by)) !== undefined;
-  } catch (err) {
-    if (isAppError(err) && err.code === 'CONFLICT') {
-      bullpen.logger.warn({ queue, jobId, err: err.message }, 'dead letter not marked retried: a replay is in progress');
-      return false;
-    }
-    throw err;
   }
 }

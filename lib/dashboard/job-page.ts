@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEAD_LETTER_STATUSES } from '../dlq/dead-letter-id';
 import type { Bullpen } from '../bullpen';
 import { findJob } from './find-job';
 import { formatJobDetail, jobDetailSchema, type JobSummary } from './job-summary';
@@ -18,6 +19,8 @@ export const jobPageSchema = z.object({
     page: z.number().int(),
     pageCount: z.number().int(),
   }),
+  /** The dead-letter record of the job's failure chain, when it has one (a failed job, or one retried or replayed). */
+  deadLetter: z.object({ id: z.string(), status: z.enum(DEAD_LETTER_STATUSES) }).optional(),
 });
 export type JobPage = z.infer<typeof jobPageSchema>;
 
@@ -33,10 +36,11 @@ export async function readJobPage(bullpen: Bullpen, queueName: string, id: strin
   if (!job?.id) return null;
   const page = Math.max(1, Math.floor(logsPage) || 1);
   const start = (page - 1) * LOG_PAGE_SIZE;
-  const [state, logs] = await Promise.all([
+  const [state, logs, record] = await Promise.all([
     job.getState(),
     // desc: index 0 is the newest line, so page 1 is the tail of the log.
     queue.getJobLogs(job.id, start, start + LOG_PAGE_SIZE - 1, false),
+    bullpen.dlq.getByJob(type, job.id, job.data),
   ]);
   return {
     job: formatJobDetail(job, type, state as JobSummary['state']),
@@ -46,5 +50,6 @@ export async function readJobPage(bullpen: Bullpen, queueName: string, id: strin
       page,
       pageCount: pageCountOf(logs.count, LOG_PAGE_SIZE),
     },
+    ...(record ? { deadLetter: { id: record.id, status: record.status } } : {}),
   };
 }

@@ -3,7 +3,6 @@ import type { Bullpen } from '../bullpen';
 import { AppError } from '../errors/app-error';
 import type { BulkCounts, ReportProgress } from './bulk-operations';
 import { cleanableStateSchema, type CleanableState } from './clean-states';
-import { markDeadLetterRetried } from './job-operations';
 import { requireQueueName } from './queue-page';
 import { findJob } from './find-job';
 
@@ -44,11 +43,12 @@ export class QueueOperations {
   }
 
   /** Retries some failed jobs by id; ids no longer failed are skipped, not errors. */
-  async retrySelected(name: string, ids: string[], by: string): Promise<BulkCounts> {
+  async retrySelected(name: string, ids: string[], by: string): Promise<RetryCounts & { message?: string }> {
     if (ids.length > MAX_SELECTED_JOBS)
       throw new AppError('VALIDATION', `Select at most ${MAX_SELECTED_JOBS} jobs at once; use "Retry all" for more`);
     const queue = this.queue(name);
-    return this.retryIds(queue, name, [...new Set(ids)], by, 25);
+    const counts = await this.retryIds(queue, name, [...new Set(ids)], by, 25);
+    return { ...counts, message: describeRetrySkips(counts) };
   }
 
   /**
@@ -61,13 +61,13 @@ export class QueueOperations {
     by: string,
     report: ReportProgress = async () => undefined,
     opts: RetryAllOptions = {},
-  ): Promise<BulkCounts> {
+  ): Promise<RetryCounts & { message?: string }> {
     const queue = this.queue(name);
     const failedKey = queue.toKey('failed');
     const before = opts.before ?? Date.now();
     const batch = Math.max(1, opts.batchSize ?? 500);
     const total = Number(await this.bullpen.redis.zcount(failedKey, '-inf', before));
-    const counts: BulkCounts = { succeeded: 0, skipped: 0, failed: 0 };
+    const counts: RetryCounts = { succeeded: 0, skipped: 0, failed: 0, skippedBecause: {} };
     await report({ ...counts, total });
     // Ids that could not be retried stay in the set; skip past them.
     let offset = 0;
@@ -78,12 +78,15 @@ export class QueueOperations {
       counts.succeeded += c.succeeded;
       counts.skipped += c.skipped;
       counts.failed += c.failed;
+      for (const [why, n] of Object.entries(c.skippedBecause) as Array<[RetrySkip, number]>) {
+        counts.skippedBecause[why] = (counts.skippedBecause[why] ?? 0) + n;
+      }
       // Whatever of this batch is still in the set (could not be retried, hash gone) is skipped next round.
       const scores = (await this.bullpen.redis.call('ZMSCORE', failedKey, ...ids)) as Array<string | null>;
       offset += scores.filter((x) => x !== null && Number(x) <= before).length;
       await report({ ...counts, total });
     }
-    return counts;
+    return { ...counts, message: describeRetrySkips(counts) };
   }
 
   /** Promotes every delayed job (BullMQ's batched promoteJobs), reporting as the delayed set shrinks. */
@@ -130,30 +133,64 @@ export class QueueOperations {
     return { succeeded: removed, skipped: 0, failed: 0 };
   }
 
-  private async retryIds(queue: Queue, name: string, ids: string[], by: string, concurrency: number): Promise<BulkCounts> {
-    const counts: BulkCounts = { succeeded: 0, skipped: 0, failed: 0 };
+  /**
+   * Retries failed jobs, each after claiming its dead letter as a DLQ replay would: a job
+   * whose dead letter was already replayed or discarded is skipped, not run again with
+   * its old data (docs/decisions/0008-one-record-per-failure.md), and the skips are
+   * counted by reason.
+   */
+  private async retryIds(queue: Queue, name: string, ids: string[], by: string, concurrency: number): Promise<RetryCounts> {
+    const counts: RetryCounts = { succeeded: 0, skipped: 0, failed: 0, skippedBecause: {} };
+    const skip = (why: RetrySkip) => {
+      counts.skipped++;
+      counts.skippedBecause[why] = (counts.skippedBecause[why] ?? 0) + 1;
+    };
     let next = 0;
     const worker = async () => {
       while (next < ids.length) {
         const id = ids[next++];
         const job = await findJob(queue, id);
         if (!job) {
-          counts.skipped++;
+          skip('gone');
+          continue;
+        }
+        const claim = await this.bullpen.dlq.claimQueueRetry(name, id, by, job.data);
+        if (claim.outcome === 'refused') {
+          skip(claim.status === 'discarded' ? 'discarded' : 'replayed');
           continue;
         }
         try {
           await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
         } catch (err) {
+          await this.bullpen.dlq.unclaimQueueRetry(claim, id);
           // Not failed any more (retried by someone else, removed): nothing to do.
-          if (/not in the failed state|-3|-1/i.test((err as Error).message) || !(await job.isFailed())) counts.skipped++;
+          if (/not in the failed state|-3|-1/i.test((err as Error).message) || !(await job.isFailed())) skip('gone');
           else counts.failed++;
           continue;
         }
         counts.succeeded++;
-        await markDeadLetterRetried(this.bullpen, name, id, by);
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker));
     return counts;
   }
+}
+
+/** Why a failed job was not retried: its dead letter was replayed (or is being) or discarded, or the job left the failed set. */
+export type RetrySkip = 'replayed' | 'discarded' | 'gone';
+
+export interface RetryCounts extends BulkCounts {
+  skippedBecause: Partial<Record<RetrySkip, number>>;
+}
+
+/** The skips of a retry in words, for the operation's outcome: "2 skipped: 1 already replayed from the dead letters, 1 discarded". */
+export function describeRetrySkips(c: RetryCounts): string | undefined {
+  if (c.skipped === 0) return undefined;
+  const words: Record<RetrySkip, string> = {
+    replayed: 'already replayed from the dead letters',
+    discarded: 'dead letter discarded',
+    gone: 'no longer failed',
+  };
+  const parts = (Object.keys(words) as RetrySkip[]).filter((k) => c.skippedBecause[k]).map((k) => `${c.skippedBecause[k]} ${words[k]}`);
+  return `${c.skipped} skipped: ${parts.join(', ')}`;
 }

@@ -21,13 +21,14 @@ import { DlqKeys } from './dlq-keys';
 import {
   MAX_ERROR_MESSAGE,
   MAX_ERROR_STACK,
-  deadLetterId,
+  chainRecordId,
   deadLetterInputSchema,
   replayJobId,
   type DeadLetterEntry,
+  type FailureRecord,
   type ReplayRecord,
 } from './entry';
-import { fromHash, toHashFields } from './entry-codec';
+import { fromHash, historyError, toHashFields } from './entry-codec';
 import {
   deadLetterFilterSchema,
   deadLetterPageSchema,
@@ -37,7 +38,7 @@ import {
   type DeadLetterPageRequest,
 } from './filter';
 import { IndexPager } from './index-pager';
-import { CLAIM_REPLAY, FINISH_REPLAY, RECORD, ROLLBACK_REPLAY, SET_STATUS } from './scripts';
+import { CLAIM_REPLAY, CLAIM_RETRY, FINISH_REPLAY, RECORD, ROLLBACK_REPLAY, SET_STATUS, UNCLAIM_RETRY } from './scripts';
 import type { DeadLetterInput, DeadLetterSink } from './sink';
 
 export interface DeadLetterStoreOptions {
@@ -115,16 +116,24 @@ export class DeadLetterStore implements DeadLetterSink {
   }
 
   /**
-   * Writes the dead letter of a failed job, once: a second call for the same (queue,
-   * jobId) changes nothing and returns `created: false`. The exception is a job that
-   * was retried from its queue's failed tab and failed again: its entry is re-opened
-   * as pending (`created: true, reopened: true`), keeping its history.
+   * Writes the dead letter of a failed job, once: a second call for the same failure
+   * changes nothing and returns `created: false`. One job chain has one record
+   * (docs/decisions/0008-one-record-per-failure.md): when the job a replay or a retry
+   * from the queue produced fails for good, the chain's record is re-opened as pending
+   * (`created: true, reopened: true`), the failure appended to its history.
    */
   async record(raw: DeadLetterInput): Promise<{ id: string; created: boolean; reopened?: boolean }> {
     const input = parseOrThrow(deadLetterInputSchema, clampError(raw), 'dead letter');
     await this.ready();
     const envelope = envelopeSchema.safeParse(input.jobData);
-    const id = deadLetterId(input.queue, input.jobId);
+    const id = chainRecordId(input.queue, input.jobId, envelope.success ? envelope.data : undefined);
+    const failure: FailureRecord = {
+      at: input.failedAt,
+      jobId: input.jobId,
+      attempts: input.attempts,
+      error: historyError(input.error),
+      source: input.source,
+    };
     const now = Date.now();
     const fields = toHashFields({
       id,
@@ -144,7 +153,7 @@ export class DeadLetterStore implements DeadLetterSink {
     const [outcome, , pending, alert] = (await RECORD.run(
       this.redis,
       [this.keys.entry(id), this.keys.version, this.keys.thresholdAlerted, this.keys.byStatus('pending')],
-      [this.keys.base, id, this.threshold, ...fields],
+      [this.keys.base, id, this.threshold, JSON.stringify(failure), input.jobId, ...fields],
     )) as [number, string, number, number];
     if (alert === 1) {
       this.opts.alerter.raise({
@@ -164,9 +173,10 @@ export class DeadLetterStore implements DeadLetterSink {
     return fromHash(await this.redis.hgetall(this.keys.entry(id)));
   }
 
-  /** The entry of one BullMQ job, found by its deterministic id. */
-  async getByJob(queue: string, jobId: string): Promise<DeadLetterEntry | undefined> {
-    return this.get(deadLetterId(queue, jobId));
+  /** The record of one BullMQ job's chain: its own, or for a replay's job the record it replays. */
+  async getByJob(queue: string, jobId: string, jobData?: unknown): Promise<DeadLetterEntry | undefined> {
+    const envelope = envelopeSchema.safeParse(jobData);
+    return this.get(chainRecordId(queue, jobId, envelope.success ? envelope.data : undefined));
   }
 
   /** Entries by id, in that order; missing ones are left out. */
@@ -263,7 +273,7 @@ export class DeadLetterStore implements DeadLetterSink {
     const claim = (await CLAIM_REPLAY.run(
       this.redis,
       [this.keys.entry(id), this.keys.version],
-      [this.keys.base, id, now, now - STALE_CLAIM_MS, allowed.join(','), o.expectedReplays ?? ''],
+      [this.keys.base, id, now, now - STALE_CLAIM_MS, allowed.join(','), o.expectedReplays ?? '', replayJobId(id, '')],
     )) as [number, string | number, number?];
     if (claim[0] === -1) throw new AppError('NOT_FOUND', `No dead letter ${id}`);
     if (claim[0] === 0) {
@@ -307,24 +317,38 @@ export class DeadLetterStore implements DeadLetterSink {
   }
 
   /**
-   * The dashboard retried the job from its queue's failed set: the entry becomes
-   * replayed with a history item naming the same job id, so both views agree. If the
-   * job fails again after `retriedAt`, `record` re-opens the entry. Returns undefined
-   * when the job has no entry.
+   * Claims a failed job's record for a retry from its queue's failed set, before the
+   * retry: the same step a DLQ replay takes (pending → replayed, a history item naming
+   * the same job id), so of a queue retry and a replay of one failure exactly one runs,
+   * and the job of a record already replayed or discarded is not run again with its old
+   * data. `none`: the job has no record (retry freely); `refused`: the record's status
+   * and why. A failure of the retried job after the claim re-opens the record.
    */
-  async markRetriedFromQueue(queue: string, jobId: string, by: string, retriedAt = Date.now()): Promise<DeadLetterEntry | undefined> {
+  async claimQueueRetry(queue: string, jobId: string, by: string, jobData?: unknown): Promise<QueueRetryClaim> {
     const actor = parseOrThrow(actorSchema, by, 'actor');
-    const id = deadLetterId(queue, jobId);
+    const envelope = envelopeSchema.safeParse(jobData);
+    const id = chainRecordId(queue, jobId, envelope.success ? envelope.data : undefined);
     await this.ready();
-    const item: ReplayRecord = { at: retriedAt, by: actor, newJobId: jobId, edited: false };
-    const [ok, status] = (await SET_STATUS.run(
+    const at = Date.now();
+    const item: ReplayRecord = { at, by: actor, newJobId: jobId, edited: false };
+    const [ok, status] = (await CLAIM_RETRY.run(
       this.redis,
       [this.keys.entry(id), this.keys.version],
-      [this.keys.base, id, 'pending,replayed,discarded', 'replayed', Date.now(), JSON.stringify(item), 'retriedInPlaceAt', retriedAt],
-    )) as [number, string?];
-    if (ok === -1) return undefined;
-    if (ok === 0) throw new AppError('CONFLICT', `Dead letter ${id} is ${status}; a replay is in progress`, { status });
-    return this.require(id);
+      [this.keys.base, id, at, JSON.stringify(item), jobId],
+    )) as [number, DeadLetterStatus?];
+    if (ok === -1) return { outcome: 'none' };
+    if (ok === 1) return { outcome: 'claimed', id, at };
+    return { outcome: 'refused', id, status: status!, reason: refusalReason(status!) };
+  }
+
+  /** Undoes a claim whose retry did not happen (the job was no longer failed, or the retry failed). */
+  async unclaimQueueRetry(claim: QueueRetryClaim, jobId: string): Promise<void> {
+    if (claim.outcome !== 'claimed') return;
+    await UNCLAIM_RETRY.run(
+      this.redis,
+      [this.keys.entry(claim.id), this.keys.version],
+      [this.keys.base, claim.id, Date.now(), claim.at, jobId],
+    );
   }
 
   /** Replays matching entries (default: pending ones) in batches; see bulk-operations.ts. */
@@ -399,4 +423,24 @@ function clampError(input: DeadLetterInput): DeadLetterInput {
       code: cut(input.error.code, 200),
     },
   };
+}
+
+/** What a claim for a retry from the queue found. */
+export type QueueRetryClaim =
+  | { outcome: 'none' }
+  | { outcome: 'claimed'; id: string; at: number }
+  | { outcome: 'refused'; id: string; status: DeadLetterStatus; reason: string };
+
+/** Why the failed job of a record in `status` is not retried from its queue. */
+function refusalReason(status: DeadLetterStatus): string {
+  switch (status) {
+    case 'replayed':
+      return 'its dead letter was already replayed (or retried); running the original again would repeat it with the old data';
+    case 'discarded':
+      return 'its dead letter was discarded; replay it from the dead letters to run it again';
+    case 'replaying':
+      return 'its dead letter is being replayed right now';
+    default:
+      return `its dead letter is ${status}`;
+  }
 }

@@ -1,4 +1,4 @@
-import { deadLetterEntrySchema, type DeadLetterDoc, type DeadLetterEntry } from './entry';
+import { deadLetterEntrySchema, type DeadLetterDoc, type DeadLetterEntry, type FailureRecord, MAX_HISTORY_MESSAGE } from './entry';
 
 /**
  * An entry as the fields of its Redis hash. The fields the scripts read (status,
@@ -6,7 +6,7 @@ import { deadLetterEntrySchema, type DeadLetterDoc, type DeadLetterEntry } from 
  * filters on (job data, payload, error) are one JSON field, so Lua never re-encodes
  * user data (cjson would turn [] into {} and round long numbers).
  */
-export function toHashFields(entry: Omit<DeadLetterEntry, 'replays' | 'discardedBy'>): Array<string> {
+export function toHashFields(entry: Omit<DeadLetterEntry, 'replays' | 'failures' | 'discardedBy'>): Array<string> {
   const doc: DeadLetterDoc = { jobData: entry.jobData, payload: entry.payload, error: entry.error, tenant: entry.tenant };
   const fields: Record<string, string> = {
     id: entry.id,
@@ -45,7 +45,24 @@ export function fromHash(hash: Record<string, string>): DeadLetterEntry | undefi
     status: hash.status,
     source: hash.source,
     replays: JSON.parse(hash.replays || '[]'),
+    // Written by the record script; an entry from before the history existed has its one failure.
+    failures: hash.failures
+      ? JSON.parse(hash.failures)
+      : [
+          {
+            at: Number(hash.failedAt),
+            jobId: hash.originalJobId,
+            attempts: Number(hash.attempts),
+            error: historyError(doc.error),
+            source: hash.source,
+          },
+        ],
     discardedBy: hash.discardedBy || undefined,
     updatedAt: Number(hash.updatedAt),
   });
+}
+
+/** A failure's error as the history keeps it: no stack, the message cut to MAX_HISTORY_MESSAGE. */
+export function historyError(error: DeadLetterEntry['error']): FailureRecord['error'] {
+  return { message: error.message.slice(0, MAX_HISTORY_MESSAGE), code: error.code, errorClass: error.errorClass };
 }

@@ -23,8 +23,28 @@ export const replayRecordSchema = z.object({
 });
 export type ReplayRecord = z.infer<typeof replayRecordSchema>;
 
+/** Longest message a failure of the history keeps (the latest failure keeps the full message and stack). */
+export const MAX_HISTORY_MESSAGE = 2_000;
+
+/** One final failure of the record's job chain: the original job, a retry of it in place, or a replay. */
+export const failureRecordSchema = z.object({
+  at: z.number().int(),
+  /** The job that failed: the original's id, or the replay's (`replay-<id>-<n>`). */
+  jobId: z.string().min(1),
+  attempts: z.number().int().min(0),
+  error: z.object({
+    message: z.string().max(MAX_HISTORY_MESSAGE),
+    code: z.string().max(200).optional(),
+    errorClass: z.enum(ERROR_CLASSES),
+  }),
+  source: z.enum(DEAD_LETTER_SOURCES),
+});
+export type FailureRecord = z.infer<typeof failureRecordSchema>;
+
 /**
- * A dead letter: one job that failed for good. The base schema; the input and the
+ * A dead letter: one final failure of one job chain (the original job plus its retries
+ * and replays), docs/decisions/0008-one-record-per-failure.md. Its error, attempts and
+ * failedAt are the latest failure's; `failures` keeps every one, oldest first. The base schema; the input and the
  * stored-row variants below are derived from it with pick/omit.
  */
 export const deadLetterEntrySchema = z.object({
@@ -49,6 +69,7 @@ export const deadLetterEntrySchema = z.object({
   status: z.enum(DEAD_LETTER_STATUSES),
   source: z.enum(DEAD_LETTER_SOURCES),
   replays: z.array(replayRecordSchema),
+  failures: z.array(failureRecordSchema).min(1),
   discardedBy: z.string().optional(),
   updatedAt: z.number().int(),
 });
@@ -69,6 +90,15 @@ export function deadLetterId(queue: string, jobId: string): string {
 }
 
 /** The BullMQ job id of the n-th replay of an entry: a double click replays once. */
-export function replayJobId(entryId: string, n: number): string {
+export function replayJobId(entryId: string, n: number | ''): string {
   return `replay-${entryId}-${n}`;
+}
+
+/**
+ * The record of a failed job's chain: for a replay's job (its envelope names the record
+ * it replays), that record; otherwise the job's own deterministic one.
+ */
+export function chainRecordId(queue: string, jobId: string, envelope?: { replayOf?: string }): string {
+  const replayOf = envelope?.replayOf;
+  return replayOf && deadLetterIdSchema.safeParse(replayOf).success ? replayOf : deadLetterId(queue, jobId);
 }

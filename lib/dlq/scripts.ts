@@ -9,7 +9,8 @@ import { LuaCommand } from '../redis/lua-command';
  *
  * Entry hash fields: id queue originalJobId jobType failedAt status source attempts
  * errorClass tenantOrg updatedAt doc (JSON: jobData payload error tenant) replays (JSON
- * array) replayCount (length of replays) discardedBy retriedInPlaceAt, and while a
+ * array) replayCount (length of replays) failures (JSON array) failureCount discardedBy,
+ * reopenAfter and lastReplayJobId (whose failure re-opens the record), and while a
  * replay runs: replayingN replayingFrom replayingAt.
  */
 const HELPERS = LUA.helpers;
@@ -19,7 +20,10 @@ const HELPERS = LUA.helpers;
  * from its queue's failed tab and failed again after that. Re-arms the threshold
  * alert when the pending count was below it, and claims the alert when this write
  * takes the count to the threshold or past it.
- * KEYS: entry, version, alerted flag, pending index. ARGV: base, id, threshold, field/value pairs.
+ * A failure of the job a replay or a queue retry produced (`lastReplayJobId`, failing
+ * after `reopenAfter`) re-opens the chain's record instead, appending to `failures`.
+ * KEYS: entry, version, alerted flag, pending index. ARGV: base, id, threshold, failure
+ * (history item JSON), the failed job's id, field/value pairs.
  * Returns {outcome (0 exists, 1 created, 2 reopened), status, pendingCount, alert (0/1)}.
  */
 export const RECORD = new LuaCommand('dlq-record', LUA['dlq-record'], [HELPERS]);
@@ -30,7 +34,8 @@ export const RECORD = new LuaCommand('dlq-record', LUA['dlq-record'], [HELPERS])
  * between the claim and the enqueue) is taken over with the same replay number, so
  * the deterministic job id makes the retried enqueue a no-op if the first one landed.
  * KEYS: entry, version. ARGV: base, id, now, staleBefore, allowed statuses (csv),
- * expected replay count ('' = any). Returns {1, n} claimed, {0, status, replayCount} refused, {-1} missing.
+ * expected replay count ('' = any), the replay job id without its number. Returns {1, n}
+ * claimed, {0, status, replayCount} refused, {-1} missing.
  */
 export const CLAIM_REPLAY = new LuaCommand('dlq-claim-replay', LUA['dlq-claim-replay'], [HELPERS]);
 
@@ -39,6 +44,21 @@ export const CLAIM_REPLAY = new LuaCommand('dlq-claim-replay', LUA['dlq-claim-re
  * KEYS: entry, version. ARGV: base, id, n, now, history item JSON. Returns 1, or 0 if the claim is gone.
  */
 export const FINISH_REPLAY = new LuaCommand('dlq-finish-replay', LUA['dlq-finish-replay'], [HELPERS]);
+
+/**
+ * pending → replayed for a retry of the same job from its queue's failed set, with its
+ * history item; the record of a job replayed, discarded or being replayed is refused.
+ * KEYS: entry, version. ARGV: base, id, now, history item JSON, job id.
+ * Returns {1} claimed, {0, status} refused, {-1} no record.
+ */
+export const CLAIM_RETRY = new LuaCommand('dlq-claim-retry', LUA['dlq-claim-retry'], [HELPERS]);
+
+/**
+ * replayed → pending when the claimed retry did not happen, dropping the claim's
+ * history item; only the claim made at `claimedAt` for `jobId` is undone.
+ * KEYS: entry, version. ARGV: base, id, now, claimedAt, job id. Returns 1 or 0.
+ */
+export const UNCLAIM_RETRY = new LuaCommand('dlq-unclaim-retry', LUA['dlq-unclaim-retry'], [HELPERS]);
 
 /**
  * replaying → the status it had, when the enqueue failed: nothing changed.

@@ -1,5 +1,5 @@
 import { useTestRedis } from '../helpers/use-test-redis';
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, stat, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -252,8 +252,10 @@ describe('session secret', () => {
   it('uses SESSION_SECRET when set, else generates one 0600 file and reuses it', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'bullpen-secret-'));
     expect(await resolveSessionSecret({ SESSION_SECRET: 's'.repeat(32), dataDir: dir })).toBe('s'.repeat(32));
-    const [a, b] = await Promise.all([resolveSessionSecret({ dataDir: dir }), resolveSessionSecret({ dataDir: dir })]);
-    expect(a).toBe(b);
+    // Many starting at once (dashboard processes on one host): all get the same secret, none sees a half-written file.
+    const [a, ...rest] = await Promise.all(Array.from({ length: 16 }, () => resolveSessionSecret({ dataDir: dir })));
+    for (const b of rest) expect(b).toBe(a);
+    expect((await readdir(dir)).sort()).toEqual(['session-secret']);
     expect(a.length).toBeGreaterThanOrEqual(32);
     expect((await stat(path.join(dir, 'session-secret'))).mode & 0o777).toBe(0o600);
     expect(await resolveSessionSecret({ dataDir: dir })).toBe(a);

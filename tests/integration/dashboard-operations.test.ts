@@ -72,7 +72,7 @@ describe('queue operations', () => {
       },
       { batchSize: 250 },
     );
-    expect(counts).toEqual({ succeeded: 1_200, skipped: 0, failed: 0 });
+    expect(counts).toEqual({ succeeded: 1_200, skipped: 0, failed: 0, skippedBecause: {} });
     expect(await queue.getFailedCount()).toBe(0);
     const back = await queue.getJobCounts('waiting', 'prioritized');
     expect(back.waiting + back.prioritized).toBe(1_200);
@@ -85,6 +85,39 @@ describe('queue operations', () => {
     expect(await bullpen.dlq.counts()).toMatchObject({ replayed: 3, pending: 0 });
   });
 
+  it('skips, and says why, the failed jobs whose dead letters were already replayed or discarded', async () => {
+    bullpen = makeBullpen(server.redis);
+    const ids = await failedJobs(bullpen, 5, 5);
+    const entry = (id: string) => deadLetterId('webhook-dispatch', id);
+    await bullpen.dlq.replay(entry(ids[0]), { by: 'dora' });
+    await bullpen.dlq.discard(entry(ids[1]), 'dora');
+    const queue = bullpen.queues.get('webhook-dispatch');
+    const replayJob = await queue.getJob(`replay-${entry(ids[0])}-1`);
+    expect(replayJob).toBeDefined();
+
+    // One job: refused with the reason, nothing runs.
+    const jobs = new JobOperations(bullpen);
+    await expect(jobs.retry('webhook-dispatch', ids[0], 'olivia')).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringContaining('already replayed'),
+    });
+    await expect(jobs.retry('webhook-dispatch', ids[1], 'olivia')).rejects.toMatchObject({ message: expect.stringContaining('discarded') });
+
+    // All: the other three run; the two are skipped and counted by reason.
+    const counts = await new QueueOperations(bullpen).retryAllFailed('webhook-dispatch', 'olivia');
+    expect(counts).toEqual({
+      succeeded: 3,
+      skipped: 2,
+      failed: 0,
+      skippedBecause: { replayed: 1, discarded: 1 },
+      message: '2 skipped: 1 already replayed from the dead letters, 1 dead letter discarded',
+    });
+    expect(await queue.getJobState(ids[0])).toBe('failed');
+    expect(await queue.getJobState(ids[1])).toBe('failed');
+    expect((await bullpen.dlq.get(entry(ids[0])))?.replays).toHaveLength(1);
+    expect((await bullpen.dlq.get(entry(ids[2])))?.status).toBe('replayed');
+  });
+
   it('retries selected ids, skipping those no longer failed', async () => {
     bullpen = makeBullpen(server.redis);
     const ids = await failedJobs(bullpen, 5, 1);
@@ -93,9 +126,11 @@ describe('queue operations', () => {
       succeeded: 2,
       skipped: 1,
       failed: 0,
+      skippedBecause: { gone: 1 },
+      message: '1 skipped: 1 no longer failed',
     });
     // A second retry of the same job is a skip, not an error.
-    expect(await ops.retrySelected('webhook-dispatch', [ids[0]], 'olivia')).toEqual({ succeeded: 0, skipped: 1, failed: 0 });
+    expect(await ops.retrySelected('webhook-dispatch', [ids[0]], 'olivia')).toMatchObject({ succeeded: 0, skipped: 1, failed: 0 });
     expect(await bullpen.queues.get('webhook-dispatch').getFailedCount()).toBe(3);
     const entry = await bullpen.dlq.get(deadLetterId('webhook-dispatch', ids[0]));
     expect(entry?.status).toBe('replayed');
@@ -139,7 +174,11 @@ describe('job operations', () => {
     bullpen = makeBullpen(server.redis);
     const ops = new JobOperations(bullpen);
     const [failedId] = await failedJobs(bullpen, 1, 1);
-    expect(await ops.retry('webhook-dispatch', failedId, 'olivia')).toEqual({ jobId: failedId, from: 'failed' });
+    expect(await ops.retry('webhook-dispatch', failedId, 'olivia')).toEqual({
+      jobId: failedId,
+      from: 'failed',
+      deadLetterId: deadLetterId('webhook-dispatch', failedId),
+    });
     expect((await bullpen.dlq.getByJob('webhook-dispatch', failedId))?.status).toBe('replayed');
     await expect(ops.retry('webhook-dispatch', failedId, 'olivia')).rejects.toMatchObject({ code: 'CONFLICT' });
 

@@ -309,30 +309,103 @@ describe('DeadLetterStore', () => {
     expect(alerter.alerts).toHaveLength(2);
   });
 
-  it('keeps the DLQ in step with a retry from the failed tab, and re-opens on a new failure', async () => {
+  it('claims the record for a retry from the failed tab as a replay would, refuses a second one, and re-opens on a new failure', async () => {
     const input = makeInput();
     const { id } = await bullpen.dlq.record(input);
-    const retriedAt = Date.now();
-    const entry = await bullpen.dlq.markRetriedFromQueue(input.queue, input.jobId, 'alice', retriedAt);
-    expect(entry).toMatchObject({ status: 'replayed', replays: [{ by: 'alice', newJobId: input.jobId, edited: false }] });
-    expect(await bullpen.dlq.markRetriedFromQueue(input.queue, 'no-such-job', 'alice')).toBeUndefined();
+    const claim = await bullpen.dlq.claimQueueRetry(input.queue, input.jobId, 'alice', input.jobData);
+    expect(claim).toMatchObject({ outcome: 'claimed', id });
+    expect(await bullpen.dlq.get(id)).toMatchObject({
+      status: 'replayed',
+      replays: [{ by: 'alice', newJobId: input.jobId, edited: false }],
+    });
+    // The same failure cannot be retried twice, from the queue or from the DLQ without saying so.
+    expect(await bullpen.dlq.claimQueueRetry(input.queue, input.jobId, 'bob', input.jobData)).toMatchObject({
+      outcome: 'refused',
+      status: 'replayed',
+    });
+    await expectAppError(bullpen.dlq.replay(id, { by: 'bob' }), 'CONFLICT');
+    expect(await bullpen.dlq.claimQueueRetry(input.queue, 'no-such-job', 'alice')).toEqual({ outcome: 'none' });
 
-    // The same job fails again after the retry: the entry is pending again, history kept.
-    const again = await bullpen.dlq.record({ ...input, failedAt: retriedAt + 5, error: { message: 'still broken', errorClass: 'server' } });
+    // The same job fails again after the retry: the same record, pending again, both failures kept.
+    const retriedAt = claim.outcome === 'claimed' ? claim.at : 0;
+    const again = await bullpen.dlq.record({
+      ...input,
+      failedAt: retriedAt + 5,
+      attempts: 1,
+      error: { message: 'still broken', errorClass: 'server' },
+    });
     expect(again).toEqual({ id, created: true, reopened: true });
     const reopened = await bullpen.dlq.get(id);
     expect(reopened).toMatchObject({
       status: 'pending',
       failedAt: retriedAt + 5,
+      attempts: 1,
       error: { message: 'still broken', errorClass: 'server' },
     });
+    expect(reopened?.failures.map((f) => [f.jobId, f.attempts, f.error.message])).toEqual([
+      [input.jobId, 3, 'boom'],
+      [input.jobId, 1, 'still broken'],
+    ]);
     expect(reopened?.replays).toHaveLength(1);
     expect(await bullpen.redis.zscore(bullpen.dlq.keys.byErrorClass('unknown'), id)).toBeNull();
     expect(Number(await bullpen.redis.zscore(bullpen.dlq.keys.byErrorClass('server'), id))).toBe(retriedAt + 5);
-    // Recording that failure again changes nothing.
+    // Recording that failure again (the reconciler sweeping it) changes nothing.
     expect((await bullpen.dlq.record({ ...input, failedAt: retriedAt + 5, error: { message: 'x', errorClass: 'server' } })).created).toBe(
       false,
     );
+    expect((await bullpen.dlq.get(id))?.failures).toHaveLength(2);
+  });
+
+  it('undoes a claim whose retry did not happen, history and all', async () => {
+    const input = makeInput();
+    const { id } = await bullpen.dlq.record(input);
+    const claim = await bullpen.dlq.claimQueueRetry(input.queue, input.jobId, 'alice', input.jobData);
+    await bullpen.dlq.unclaimQueueRetry(claim, input.jobId);
+    expect(await bullpen.dlq.get(id)).toMatchObject({ status: 'pending', replays: [] });
+    expect(await bullpen.dlq.claimQueueRetry(input.queue, input.jobId, 'bob', input.jobData)).toMatchObject({ outcome: 'claimed' });
+  });
+
+  it('keeps one record per failure: a replay that fails again re-opens its record, whose history grows', async () => {
+    const input = makeInput();
+    const { id } = await bullpen.dlq.record(input);
+    const queue = bullpen.queues.get(input.queue);
+    const before = (await bullpen.dlq.counts()).total;
+    for (let n = 1; n <= 3; n++) {
+      await bullpen.dlq.replay(id, { by: 'alice', ...(n > 1 ? { expectedReplays: n - 1 } : {}) });
+      const replayJob = await queue.getJob(`replay-${id}-${n}`);
+      expect(replayJob?.data.replayOf).toBe(id);
+      // The replay's job fails for good: the runtime records it like any final failure.
+      const r = await bullpen.dlq.record({
+        ...input,
+        jobId: replayJob!.id!,
+        jobData: replayJob!.data,
+        attempts: 10,
+        failedAt: Date.now() + 1,
+        error: { message: `replay ${n} failed`, errorClass: 'server' },
+      });
+      expect(r).toEqual({ id, created: true, reopened: true });
+    }
+    expect((await bullpen.dlq.counts()).total).toBe(before);
+    const entry = await bullpen.dlq.get(id);
+    expect(entry?.status).toBe('pending');
+    expect(entry?.failures.map((f) => f.error.message)).toEqual(['boom', 'replay 1 failed', 'replay 2 failed', 'replay 3 failed']);
+    expect(entry?.replays.map((r) => r.newJobId)).toEqual([1, 2, 3].map((n) => `replay-${id}-${n}`));
+    expect(await bullpen.dlq.getByJob(input.queue, `replay-${id}-2`, (await queue.getJob(`replay-${id}-2`))?.data)).toMatchObject({ id });
+  });
+
+  it('lets exactly one of a queue retry and a DLQ replay of the same failure through, however they race', async () => {
+    for (let round = 0; round < 10; round++) {
+      const input = makeInput();
+      const { id } = await bullpen.dlq.record(input);
+      const [retry, replay] = await Promise.allSettled([
+        bullpen.dlq.claimQueueRetry(input.queue, input.jobId, 'alice', input.jobData),
+        bullpen.dlq.replay(id, { by: 'bob' }),
+      ]);
+      const retried = retry.status === 'fulfilled' && retry.value.outcome === 'claimed';
+      const replayed = replay.status === 'fulfilled';
+      expect([retried, replayed].filter(Boolean), `round ${round}`).toHaveLength(1);
+      expect((await bullpen.dlq.get(id))?.replays).toHaveLength(1);
+    }
   });
 
   it('replays many in batches with progress, only those matching, up to the limit', async () => {

@@ -246,7 +246,11 @@ describe('DeadLetterTenantStore', () => {
     // A replay in progress right now is left to finish (and counted); a stale claim is not.
     const dlqKeys = bullpen.dlq.keys;
     const claim = (id: string, at: number) =>
-      CLAIM_REPLAY.run(bullpen.redis, [dlqKeys.entry(id), dlqKeys.version], [dlqKeys.base, id, at, at - 60_000, 'pending', '']);
+      CLAIM_REPLAY.run(
+        bullpen.redis,
+        [dlqKeys.entry(id), dlqKeys.version],
+        [dlqKeys.base, id, at, at - 60_000, 'pending', '', `replay-${id}-`],
+      );
     await claim(ids.acme[1], Date.now());
     await claim(ids.acme[2], Date.now() - 5 * 60_000);
 

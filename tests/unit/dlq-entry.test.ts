@@ -20,6 +20,15 @@ function makeEntry(overrides: Partial<DeadLetterEntry> = {}): DeadLetterEntry {
     status: 'pending',
     source: 'runtime',
     replays: [],
+    failures: [
+      {
+        at: 1_700_000_000_123,
+        jobId: '42',
+        attempts: 10,
+        error: { message: 'boom', code: 'HTTP_500', errorClass: 'server' },
+        source: 'runtime',
+      },
+    ],
     updatedAt: 1_700_000_000_200,
     ...overrides,
   };

@@ -14,9 +14,14 @@ export interface FailedDelivery {
  * answers 4xx (set `receiver.answer` first) is not retried, so the worker fails the
  * job at once and writes its dead letter. Resolves once the entry is there.
  */
-export async function failWebhookDelivery(bullpen: Bullpen, receiver: WebhookReceiver, event: string): Promise<FailedDelivery> {
+export async function failWebhookDelivery(
+  bullpen: Bullpen,
+  receiver: WebhookReceiver,
+  event: string,
+  payload: Record<string, unknown> = { e2e: true },
+): Promise<FailedDelivery> {
   const webhook = await bullpen.webhooks.create({ url: receiver.url, description: `e2e ${event}` });
-  const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', { webhookId: webhook.id, event, payload: { e2e: true } });
+  const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', { webhookId: webhook.id, event, payload });
   let entry: DeadLetterEntry | undefined;
   await expect
     .poll(async () => (entry = await bullpen.dlq.getByJob('webhook-dispatch', jobId))?.status, {

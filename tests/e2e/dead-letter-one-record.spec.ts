@@ -1,0 +1,80 @@
+import { DeadLettersPage } from './pages/dead-letters-page';
+import { QueuePage } from './pages/queue-page';
+import { failWebhookDelivery, type FailedDelivery } from './support/dead-letters';
+import { WebhookReceiver } from './support/webhook-receiver';
+import { expect, saveScreenshot, test } from './fixtures';
+
+let receiver: WebhookReceiver | undefined;
+let failed: FailedDelivery | undefined;
+
+test.afterEach(async ({ bullpen }) => {
+  await receiver?.close();
+  if (failed) {
+    const entry = await bullpen.dlq.get(failed.entry.id);
+    if (entry?.status === 'pending') await bullpen.dlq.discard(entry.id, 'e2e-cleanup');
+    await bullpen.webhooks.delete(failed.webhookId);
+  }
+  receiver = failed = undefined;
+});
+
+test('an edited replay is not undone by "Retry all failed": one delivery, with the edit, and one record', async ({
+  page,
+  signIn,
+  bullpen,
+}) => {
+  // 1. A webhook job fails for good (the receiver refuses it) and lands in the dead letters.
+  receiver = await WebhookReceiver.start(400);
+  failed = await failWebhookDelivery(bullpen, receiver, 'e2e.invoice', { invoiceId: 77 });
+  const { entry } = failed;
+
+  // 2. The operator fixes the payload (77 → 78) and replays it to the now-accepting receiver.
+  receiver.answer = 200;
+  await signIn('operator', `/dead-letters/${entry.id}`);
+  const dlq = new DeadLettersPage(page);
+  await page.getByTestId('dlq-edit-payload').click();
+  const editor = page.getByTestId('dlq-payload-editor');
+  const original = await editor.inputValue();
+  await editor.fill(original.replace('"invoiceId": 77', '"invoiceId": 78'));
+  await expect(page.getByTestId('dlq-payload-check')).toHaveAttribute('data-ok', 'true');
+  await page.getByTestId('dlq-replay-edited').click();
+  await expect(dlq.detailStatus).toHaveAttribute('data-status', 'replayed');
+  await expect.poll(() => receiver!.received.filter((r) => r.answered === 200).length, { timeout: 30_000 }).toBe(1);
+
+  // 3. Then "Retry all failed" on the queue, where the original job still sits in the failed list.
+  const queue = new QueuePage(page, 'webhook-dispatch');
+  await queue.goto('failed');
+  await queue.retryAllButton.click();
+  await page.getByTestId('retry-all-confirm').click();
+  const progress = page.getByTestId('bulk-progress');
+  await expect(progress).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
+  await expect(progress).toContainText('already replayed from the dead letters');
+  await saveScreenshot(page, 'retry-all-skips-replayed');
+  expect(await bullpen.queues.get('webhook-dispatch').getJobState(failed.jobId)).toBe('failed');
+  // Its row shows how it ended, not the progress it last reported.
+  const row = page.locator(`[data-testid="job-row"][data-job-id="${failed.jobId}"]`);
+  await expect(row.getByTestId('status-pill')).toHaveAttribute('data-status', 'failed');
+  await expect(row.getByTestId('job-row-progress')).toHaveCount(0);
+
+  // The original's job page says how it ended, links its dead letter, and refuses a retry with the reason.
+  await page.goto(`/queues/webhook-dispatch/jobs/${failed.jobId}`);
+  await expect(page.getByTestId('job-final')).toContainText('Failed for good');
+  await expect(page.getByTestId('job-dead-letter-link')).toHaveAttribute('href', `/dead-letters/${entry.id}`);
+  await page.getByTestId('job-retry').click();
+  await expect(page.getByTestId('action-result')).toHaveAttribute('data-ok', 'false');
+  await expect(page.getByTestId('action-result')).toContainText('already replayed');
+
+  // 4. The receiver got exactly one delivery after the failure, and it carried the edited value.
+  await page.waitForTimeout(1_000);
+  const accepted = receiver.received.filter((r) => r.answered === 200);
+  expect(accepted).toHaveLength(1);
+  expect(JSON.parse(accepted[0].body)).toMatchObject({ payload: { invoiceId: 78 } });
+  expect(receiver.received.some((r) => r.body.includes('"invoiceId":77') && r.answered === 200)).toBe(false);
+
+  // 5. The record shows one failure and one replay, which completed.
+  await dlq.gotoEntry(entry.id);
+  await expect(page.getByTestId('dlq-failure-row')).toHaveCount(1);
+  await expect(dlq.replayRows).toHaveCount(1);
+  await expect(dlq.replayRows.first().getByTestId('status-pill')).toHaveAttribute('data-status', 'completed');
+  expect((await bullpen.dlq.counts()).total).toBeGreaterThanOrEqual(1);
+  expect((await bullpen.dlq.get(entry.id))?.failures).toHaveLength(1);
+});
