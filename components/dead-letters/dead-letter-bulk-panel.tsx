@@ -11,6 +11,7 @@ import { DEFAULT_REPLAY_ALL_LIMIT, DLQ_BULK_BATCH, MAX_REPLAY_ALL } from '@/lib/
 import { describeFilters, hasFilter, withoutPaging, type DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
 import { queryKeys } from '@/lib/dashboard/query-keys';
 import type { DeadLetterActions } from './dlq-actions';
+import { plural } from '@/lib/dashboard/plural';
 
 export interface DeadLetterBulkPanelProps {
   filters: DeadLetterFilters;
@@ -69,7 +70,7 @@ export function DeadLetterBulkPanel({ filters, search, replayable, total, action
             variant="primary"
             testId="dlq-replay-all"
             triggerLabel={`Replay all that match${willReplay ? ` (${willReplay.toLocaleString('en')})` : ''}`}
-            title={`Replay ${willReplay.toLocaleString('en')} dead letters?`}
+            title={`Replay ${plural(willReplay, 'dead letter')}?`}
             description={
               <p>
                 Each is enqueued again with fresh attempts, in batches of {DLQ_BULK_BATCH}, newest first:{' '}
@@ -101,14 +102,14 @@ export function DeadLetterBulkPanel({ filters, search, replayable, total, action
       {actions.purge && (
         <div className="stack">
           <p className="small">
-            <strong>Purge</strong>: removes the {total.toLocaleString('en')} dead letters matching {describeFilters(f)} for good, and their
-            jobs still in a failed set.
+            <strong>Purge</strong>: removes the {plural(total, 'dead letter')} matching {describeFilters(f)} for good, and their jobs still
+            in a failed set.
             {!hasFilter(f) && ' Choose at least one filter first.'}
           </p>
           <ConfirmDialog
             testId="dlq-purge"
             triggerLabel={`Purge ${total.toLocaleString('en')} matching`}
-            title={`Purge ${total.toLocaleString('en')} dead letters for good?`}
+            title={`Purge ${plural(total, 'dead letter')} for good?`}
             description={
               <p>
                 Every dead letter matching <strong>{describeFilters(f)}</strong> is deleted with its history, and its failed job is removed

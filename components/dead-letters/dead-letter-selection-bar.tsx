@@ -7,6 +7,7 @@ import { useAction } from '@/components/ui/use-action';
 import type { ActionResult } from '@/lib/dashboard/action-result';
 import type { SelectedOutcome } from '@/lib/dashboard/dead-letters-bulk';
 import type { DeadLetterActions } from './dlq-actions';
+import { plural } from '@/lib/dashboard/plural';
 
 /** "n selected": replay them (operators) or discard them (admins), with the outcome per entry. */
 export function DeadLetterSelectionBar({
@@ -47,7 +48,7 @@ export function DeadLetterSelectionBar({
             size="sm"
             testId="dlq-discard-selected"
             triggerLabel={`Discard selected${chosen.length ? ` (${chosen.length})` : ''}`}
-            title={`Discard ${chosen.length} dead letters?`}
+            title={`Discard ${plural(chosen.length, 'dead letter')}?`}
             description={
               <p>They stay in the list as discarded (kept for the record, never replayed in bulk) until retention removes them.</p>
             }

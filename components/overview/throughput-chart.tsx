@@ -4,6 +4,7 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import type { Overview } from '@/lib/dashboard/queue-overview';
 import type { SeriesPoint } from '@/lib/dashboard/chart-series';
 import { useOverview } from './use-overview';
+import { plural } from '@/lib/dashboard/plural';
 
 const time = (t: number) => new Date(t).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
 
@@ -32,7 +33,7 @@ export function SeriesChart({ series, label }: { series: SeriesPoint[]; label: s
         </BarChart>
       </ResponsiveContainer>
       <figcaption className="small muted">
-        {total === 0 ? 'No jobs finished in the last hour.' : `${total.toLocaleString('en')} jobs finished in the last hour.`}
+        {total === 0 ? 'No jobs finished in the last hour.' : `${plural(total, 'job')} finished in the last hour.`}
       </figcaption>
     </figure>
   );

@@ -7,7 +7,9 @@ import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
+import { plural } from '@/lib/dashboard/plural';
 import { CleanDialog } from './clean-dialog';
+import { RetryAllPreview } from './retry-all-preview';
 import type { QueueActions } from './types';
 
 export interface ToolbarProps {
@@ -26,6 +28,8 @@ export function QueueToolbar({ data, actions, canOperate, canAdmin, onBulkStarte
   const retryAll = useAction(actions.retryAll);
   const promoteAll = useAction(actions.promoteAll);
   const [last, setLast] = useState<'pause' | 'retry' | 'promote' | null>(null);
+  // Bumped each time the retry-all confirmation opens, so its preview is read fresh.
+  const [retryOpened, setRetryOpened] = useState(0);
   if (!canOperate) return null;
   const failed = data.queue.counts.failed;
   const delayed = data.queue.counts.delayed;
@@ -47,7 +51,11 @@ export function QueueToolbar({ data, actions, canOperate, canAdmin, onBulkStarte
         <ConfirmDialog
           triggerLabel={`Promote all delayed (${delayed.toLocaleString('en')})`}
           title={`Promote every delayed job of ${queue}?`}
-          description={<p>{delayed.toLocaleString('en')} delayed jobs move to waiting now, in batches of 1,000.</p>}
+          description={
+            <p>
+              {plural(delayed, 'delayed job')} {delayed === 1 ? 'moves' : 'move'} to waiting now, in batches of 1,000.
+            </p>
+          }
           confirmLabel="Promote all"
           variant="default"
           disabled={delayed === 0 || promoteAll.pending}
@@ -62,11 +70,15 @@ export function QueueToolbar({ data, actions, canOperate, canAdmin, onBulkStarte
           triggerLabel={`Retry all failed (${failed.toLocaleString('en')})`}
           title={`Retry every failed job of ${queue}?`}
           description={
-            <p>
-              {failed.toLocaleString('en')} failed jobs go back to waiting with fresh attempts, 500 at a time; their dead letters are marked
-              retried. Jobs that fail again meanwhile are not retried twice.
-            </p>
+            <>
+              <p>
+                {plural(failed, 'failed job')} {failed === 1 ? 'goes' : 'go'} back to waiting with fresh attempts, 500 at a time; their dead
+                letters are marked retried. Jobs that fail again meanwhile are not retried twice.
+              </p>
+              <RetryAllPreview queue={queue} opened={retryOpened} />
+            </>
           }
+          onOpen={() => setRetryOpened((n) => n + 1)}
           confirmLabel="Retry all"
           variant="primary"
           disabled={failed === 0 || retryAll.pending}

@@ -16,6 +16,7 @@ import { QueueToolbar } from './queue-toolbar';
 import { StateTabs } from './state-tabs';
 import type { QueueActions } from './types';
 import { useQueuePage } from './use-queue-page';
+import { plural } from '@/lib/dashboard/plural';
 
 export interface QueueViewProps {
   initial: QueuePage;
@@ -63,8 +64,8 @@ export function QueueView({ initial, filters, canOperate, canAdmin, actions }: Q
       {data.scan && (
         <p className="small muted" role="status" data-testid="scan-note">
           {data.scan.capped
-            ? `Filtered by searching the newest ${data.scan.scanned.toLocaleString('en')} ${data.state} jobs; older ones were not searched.`
-            : `Searched ${data.scan.scanned.toLocaleString('en')} ${data.state} jobs.`}
+            ? `Filtered by searching the newest ${plural(data.scan.scanned, `${data.state} job`)}; older ones were not searched.`
+            : `Searched ${plural(data.scan.scanned, `${data.state} job`)}.`}
         </p>
       )}
       <JobTable
@@ -84,9 +85,7 @@ export function QueueView({ initial, filters, canOperate, canAdmin, actions }: Q
         label={`Pages of ${data.state} jobs`}
       />
       {data.total !== undefined && data.total > 0 && (
-        <p className="small muted">
-          {data.total.toLocaleString('en')} {data.state} jobs, newest first.
-        </p>
+        <p className="small muted">{plural(data.total, `${data.state} job`)}, newest first.</p>
       )}
     </div>
   );

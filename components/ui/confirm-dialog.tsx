@@ -16,6 +16,8 @@ export interface ConfirmDialogProps {
   requireText?: string;
   disabled?: boolean;
   onConfirm(): void | Promise<void>;
+  /** Called as the dialog opens (to load what its description shows). */
+  onOpen?(): void;
   /** data-testid of the trigger; the dialog's confirm button gets `${testId}-confirm`. */
   testId?: string;
   size?: 'sm' | 'md';
@@ -37,6 +39,7 @@ export function ConfirmDialog(props: ConfirmDialogProps) {
         data-testid={props.testId}
         onClick={() => {
           setTyped('');
+          props.onOpen?.();
           ref.current?.showModal();
         }}
       >

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { webhookDispatchSchema } from './schemas';
-import { AppError } from '@/lib/errors/app-error';
+import { AppError, isAppError } from '@/lib/errors/app-error';
 import { classifyError } from '@/lib/errors/classify';
 import { HttpError } from '@/lib/errors/http-error';
 import { PermanentError } from '@/lib/errors/permanent-error';
@@ -80,7 +80,7 @@ export function createWebhookDispatchHandler(
 
     const requestHash = hashRequest({ webhookId: webhook.id, deliveryId, event: ctx.data.event, payload: ctx.data.payload });
     const begun = await idempotency.begin(key, requestHash, { lockMs }).catch((err: unknown) => {
-      if (err instanceof AppError && err.code === 'CONFLICT') throw new PermanentError(err.message, 'IDEMPOTENCY_CONFLICT');
+      if (isAppError(err) && err.code === 'CONFLICT') throw new PermanentError(err.message, 'IDEMPOTENCY_CONFLICT');
       throw err;
     });
     if (begun.state === 'completed') {

@@ -29,6 +29,8 @@ export const liveUrls = {
   job: (queue: string, id: string, logsPage = 1) =>
     `/api/live/queues/${encodeURIComponent(queue)}/jobs/${encodeURIComponent(id)}${logsPage > 1 ? `?logs=${logsPage}` : ''}`,
   bulk: (operationId: string) => `/api/live/bulk/${encodeURIComponent(operationId)}`,
+  /** What "Retry all failed" would skip, and why (operators only). */
+  retryPreview: (queue: string) => `/api/live/queues/${encodeURIComponent(queue)}/retry-preview`,
   deadLetters: (search: string) => `/api/live/dead-letters${search ? `?${search}` : ''}`,
   schedules: () => '/api/live/schedules',
   /** A pattern's next fire times as the operator types (operators only). */

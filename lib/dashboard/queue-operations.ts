@@ -8,6 +8,8 @@ import { findJob } from './find-job';
 
 /** Ids a "retry selected" may carry: one page's worth. */
 export const MAX_SELECTED_JOBS = 100;
+/** Failed jobs a retry preview looks at: enough for any real incident, bounded for a huge backlog. */
+export const RETRY_PREVIEW_LIMIT = 10_000;
 /** BullMQ's clean removes at most this many per call; bigger cleans loop. */
 export const CLEAN_BATCH = 10_000;
 
@@ -87,6 +89,27 @@ export class QueueOperations {
       await report({ ...counts, total });
     }
     return { ...counts, message: describeRetrySkips(counts) };
+  }
+
+  /**
+   * What "Retry all failed" would do, before it runs: of the failed jobs (the first
+   * `limit`, oldest first), how many it would skip because their dead letters were
+   * already replayed (or are being) or discarded. Read-only.
+   */
+  async retryPreview(name: string, limit = RETRY_PREVIEW_LIMIT): Promise<RetryPreview> {
+    const failedKey = this.queue(name).toKey('failed');
+    const failed = Number(await this.bullpen.redis.zcard(failedKey));
+    const preview: RetryPreview = { failed, scanned: 0, willSkip: { replayed: 0, discarded: 0 } };
+    for (let start = 0; start < Math.min(failed, limit); start += 1_000) {
+      const ids = await this.bullpen.redis.zrange(failedKey, start, Math.min(start + 1_000, limit) - 1);
+      if (ids.length === 0) break;
+      preview.scanned += ids.length;
+      for (const status of (await this.bullpen.dlq.recordStatuses(name, ids)).values()) {
+        if (status === 'discarded') preview.willSkip.discarded++;
+        else if (status !== 'pending') preview.willSkip.replayed++;
+      }
+    }
+    return preview;
   }
 
   /** Promotes every delayed job (BullMQ's batched promoteJobs), reporting as the delayed set shrinks. */
@@ -193,4 +216,11 @@ export function describeRetrySkips(c: RetryCounts): string | undefined {
   };
   const parts = (Object.keys(words) as RetrySkip[]).filter((k) => c.skippedBecause[k]).map((k) => `${c.skippedBecause[k]} ${words[k]}`);
   return `${c.skipped} skipped: ${parts.join(', ')}`;
+}
+
+/** What "Retry all failed" would skip, counted before it runs (of the first `scanned` failed jobs). */
+export interface RetryPreview {
+  failed: number;
+  scanned: number;
+  willSkip: { replayed: number; discarded: number };
 }

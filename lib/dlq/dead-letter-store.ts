@@ -341,6 +341,20 @@ export class DeadLetterStore implements DeadLetterSink {
     return { outcome: 'refused', id, status: status!, reason: refusalReason(status!) };
   }
 
+  /** The status of each failed job's record, by job id; jobs without a record are left out. */
+  async recordStatuses(queue: string, jobIds: readonly string[]): Promise<Map<string, DeadLetterStatus>> {
+    await this.ready();
+    const pipeline = this.redis.pipeline();
+    for (const jobId of jobIds) pipeline.hget(this.keys.entry(chainRecordId(queue, jobId)), 'status');
+    const replies = (await pipeline.exec()) ?? [];
+    const out = new Map<string, DeadLetterStatus>();
+    replies.forEach(([err, status], i) => {
+      if (err) throw err;
+      if (typeof status === 'string') out.set(jobIds[i], status as DeadLetterStatus);
+    });
+    return out;
+  }
+
   /** Undoes a claim whose retry did not happen (the job was no longer failed, or the retry failed). */
   async unclaimQueueRetry(claim: QueueRetryClaim, jobId: string): Promise<void> {
     if (claim.outcome !== 'claimed') return;

@@ -99,6 +99,9 @@ export function replayJobId(entryId: string, n: number | ''): string {
  * it replays), that record; otherwise the job's own deterministic one.
  */
 export function chainRecordId(queue: string, jobId: string, envelope?: { replayOf?: string }): string {
-  const replayOf = envelope?.replayOf;
+  const replayOf = envelope?.replayOf ?? REPLAY_JOB_ID.exec(jobId)?.[1];
   return replayOf && deadLetterIdSchema.safeParse(replayOf).success ? replayOf : deadLetterId(queue, jobId);
 }
+
+/** A replay's job id names the record it replays (`replayJobId`). */
+const REPLAY_JOB_ID = /^replay-(dlq-[0-9a-f]{24})-\d+$/;

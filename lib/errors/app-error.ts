@@ -32,6 +32,14 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * An AppError, also one made by another copy of this module: a bundler may put the class
+ * in two chunks of one server (Next does when two routes share a module differently),
+ * and `instanceof` would then turn a refusal with its reason into an INTERNAL error.
+ */
 export function isAppError(err: unknown): err is AppError {
-  return err instanceof AppError;
+  if (err instanceof AppError) return true;
+  if (!(err instanceof Error) || err.name !== 'AppError') return false;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && Object.hasOwn(ERROR_STATUS, code);
 }

@@ -1,5 +1,5 @@
 import { ZodError } from 'zod';
-import { AppError } from './app-error';
+import { AppError, isAppError } from './app-error';
 import { HttpError } from './http-error';
 import { PermanentError } from './permanent-error';
 import { TimeoutError } from './timeout-error';
@@ -82,7 +82,7 @@ export function classifyError(err: unknown): Classification {
   const code = errorCode(err);
   const name = (err as { name?: string } | null)?.name;
 
-  if (err instanceof AppError) {
+  if (isAppError(err)) {
     // Bullpen's own refusals: bad input stays bad; only "try later" codes retry.
     if (err.code === 'RATE_LIMITED') return { errorClass: 'rate_limit', retryable: true, code: err.code };
     if (err.code === 'UNAVAILABLE') return { errorClass: 'network', retryable: true, code: err.code };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { AppError } from '../errors/app-error';
+import { AppError, isAppError } from '../errors/app-error';
 import type { JobEnvelope } from './envelope';
 import { jobIdForKey } from './idempotency-key';
 import type { JobInputOf, JobNameOf, JobTable } from './job-definition';
@@ -83,7 +83,7 @@ export class Dispatcher {
       try {
         return this.prepare(item.type, item.data, item.opts ?? {});
       } catch (err) {
-        if (err instanceof AppError) throw new AppError(err.code, `item ${i}: ${err.message}`, err.details);
+        if (isAppError(err)) throw new AppError(err.code, `item ${i}: ${err.message}`, err.details);
         throw err;
       }
     });

@@ -44,6 +44,9 @@ test('an edited replay is not undone by "Retry all failed": one delivery, with t
   const queue = new QueuePage(page, 'webhook-dispatch');
   await queue.goto('failed');
   await queue.retryAllButton.click();
+  // The confirmation says, before anything runs, that this job will be skipped and why.
+  await expect(page.getByTestId('retry-all-preview')).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('retry-all-preview')).toContainText('already replayed from the dead letters');
   await page.getByTestId('retry-all-confirm').click();
   const progress = page.getByTestId('bulk-progress');
   await expect(progress).toHaveAttribute('data-status', 'done', { timeout: 30_000 });

@@ -103,8 +103,11 @@ describe('queue operations', () => {
     });
     await expect(jobs.retry('webhook-dispatch', ids[1], 'olivia')).rejects.toMatchObject({ message: expect.stringContaining('discarded') });
 
-    // All: the other three run; the two are skipped and counted by reason.
-    const counts = await new QueueOperations(bullpen).retryAllFailed('webhook-dispatch', 'olivia');
+    // All: said before it runs, then the other three run; the two are skipped and counted by reason.
+    const queueOps = new QueueOperations(bullpen);
+    expect(await queueOps.retryPreview('webhook-dispatch')).toEqual({ failed: 5, scanned: 5, willSkip: { replayed: 1, discarded: 1 } });
+    expect(await queueOps.retryPreview('webhook-dispatch', 3)).toMatchObject({ failed: 5, scanned: 3 });
+    const counts = await queueOps.retryAllFailed('webhook-dispatch', 'olivia');
     expect(counts).toEqual({
       succeeded: 3,
       skipped: 2,
