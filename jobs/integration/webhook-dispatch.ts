@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { webhookDispatchSchema } from './schemas';
-import { AppError, isAppError } from '@/lib/errors/app-error';
+import { isAppError } from '@/lib/errors/app-error';
 import { classifyError } from '@/lib/errors/classify';
 import { HttpError } from '@/lib/errors/http-error';
 import { PermanentError } from '@/lib/errors/permanent-error';

@@ -1,5 +1,5 @@
 import { ZodError } from 'zod';
-import { AppError, isAppError } from './app-error';
+import { isAppError } from './app-error';
 import { HttpError } from './http-error';
 import { PermanentError } from './permanent-error';
 import { TimeoutError } from './timeout-error';
