@@ -5,9 +5,9 @@ import { serializeDeadLetterFilters, type DeadLetterFilters } from '@/lib/dashbo
 import { readDeadLetterList, type DeadLetterList } from '@/lib/dashboard/dead-letters-read';
 import { readJobPage, type JobPage } from '@/lib/dashboard/job-page';
 import { LIVE_TTL_MS } from '@/lib/dashboard/live-cache';
-import { readOverview, type Overview } from '@/lib/dashboard/queue-overview';
+import { readOverview, readStateCounts, type Overview, type StateCounts } from '@/lib/dashboard/queue-overview';
 import { serializeQueueFilters, type QueueFilters } from '@/lib/dashboard/queue-filters';
-import { readQueuePage, type QueuePage } from '@/lib/dashboard/queue-page';
+import { readQueuePage, requireQueueName, type QueuePage } from '@/lib/dashboard/queue-page';
 import type { HealthReport } from '@/lib/health/health-status';
 import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
 
@@ -26,6 +26,11 @@ export function loadOverview(): Promise<Overview> {
 
 export function loadQueuePage(name: string, filters: QueueFilters): Promise<QueuePage> {
   return liveRead(`live:queue:${name}?${serializeQueueFilters(filters)}&state=${filters.state}`, (b) => readQueuePage(b, name, filters));
+}
+
+/** A queue's count per state (O(1) each): what the page needs to choose the tab it opens on. */
+export function loadQueueCounts(name: string): Promise<StateCounts> {
+  return liveRead(`live:queue-counts:${name}`, (b) => readStateCounts(b.queues.get(requireQueueName(b, name))));
 }
 
 export function loadJobPage(queue: string, id: string, logsPage = 1): Promise<JobPage | null> {

@@ -30,6 +30,19 @@ function get(src: ParamSource, key: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
+/** The tabs a queue page opens on when the URL names none: where an operator's attention is needed first. */
+export const LANDING_STATES: readonly JobStateName[] = ['failed', 'waiting', 'active'];
+
+/** The tab a queue page opens on: the first of failed, waiting, active that holds jobs, else active. */
+export function landingState(counts: Partial<Record<JobStateName, number>>): JobStateName {
+  return LANDING_STATES.find((s) => (counts[s] ?? 0) > 0) ?? DEFAULT_STATE;
+}
+
+/** Whether the URL names a tab (otherwise the page opens on `landingState`). */
+export function hasStateParam(src: ParamSource): boolean {
+  return jobStateSchema.safeParse(get(src, 'state')).success;
+}
+
 /**
  * searchParams → filters. Never throws: a bad value falls back to its default, so a
  * mangled shared link still opens a page.
@@ -56,11 +69,12 @@ function intParam(v: string | undefined): number {
 
 /**
  * filters → query string (no leading `?`), defaults omitted and keys in a fixed order,
- * so equal filters give equal URLs (and equal react-query keys).
+ * so equal filters give equal URLs (and equal react-query keys). A given state is always
+ * written: without one, the page opens on the tab that holds jobs (`landingState`).
  */
 export function serializeQueueFilters(f: Partial<QueueFilters>): string {
   const p = new URLSearchParams();
-  if (f.state && f.state !== DEFAULT_STATE) p.set('state', f.state);
+  if (f.state) p.set('state', f.state);
   if (f.name) p.set('name', f.name);
   if (f.tenant) p.set('tenant', f.tenant);
   if (f.pageSize && f.pageSize !== DEFAULT_PAGE_SIZE) p.set('size', String(f.pageSize));

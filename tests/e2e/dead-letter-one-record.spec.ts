@@ -42,7 +42,9 @@ test('an edited replay is not undone by "Retry all failed": one delivery, with t
 
   // 3. Then "Retry all failed" on the queue, where the original job still sits in the failed list.
   const queue = new QueuePage(page, 'webhook-dispatch');
-  await queue.goto('failed');
+  await queue.goto();
+  // Opened without a tab in the URL, the page lands on the failed jobs, which need attention.
+  await expect(page.getByTestId('queue-state-tab-failed')).toHaveAttribute('aria-current', 'page');
   await queue.retryAllButton.click();
   // The confirmation says, before anything runs, that this job will be skipped and why.
   await expect(page.getByTestId('retry-all-preview')).toHaveAttribute('data-state', 'done');

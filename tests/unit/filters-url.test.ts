@@ -1,6 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import { pageWindow, pageCountOf } from '@/lib/dashboard/pagination';
-import { DEFAULT_STATE, isFiltered, MAX_PAGE, parseQueueFilters, queueHref, serializeQueueFilters } from '@/lib/dashboard/queue-filters';
+import {
+  DEFAULT_STATE,
+  hasStateParam,
+  isFiltered,
+  landingState,
+  MAX_PAGE,
+  parseQueueFilters,
+  queueHref,
+  serializeQueueFilters,
+} from '@/lib/dashboard/queue-filters';
+
+describe('the tab a queue page opens on', () => {
+  it('is the first of failed, waiting and active that holds jobs, else active', () => {
+    expect(landingState({ failed: 2, waiting: 5, active: 1 })).toBe('failed');
+    expect(landingState({ failed: 0, waiting: 5, active: 1 })).toBe('waiting');
+    expect(landingState({ failed: 0, waiting: 0, active: 1, completed: 9 })).toBe('active');
+    expect(landingState({ completed: 9 })).toBe('active');
+  });
+
+  it('is chosen only when the URL names no valid tab', () => {
+    expect(hasStateParam(new URLSearchParams('state=completed'))).toBe(true);
+    expect(hasStateParam(new URLSearchParams(''))).toBe(false);
+    expect(hasStateParam({ state: 'paused' })).toBe(false);
+  });
+});
 
 describe('queue filters ↔ URL', () => {
   it('round-trips "failed webhook-dispatch jobs of org 42, page 3" as a shareable link', () => {
@@ -12,7 +36,9 @@ describe('queue filters ↔ URL', () => {
   });
 
   it('omits defaults and orders keys, so equal filters give equal URLs', () => {
-    expect(serializeQueueFilters({ state: DEFAULT_STATE, page: 1, pageSize: 25 })).toBe('');
+    expect(serializeQueueFilters({ page: 1, pageSize: 25 })).toBe('');
+    // A given tab is always written: a URL without one opens on the tab that holds jobs.
+    expect(serializeQueueFilters({ state: DEFAULT_STATE, page: 1, pageSize: 25 })).toBe('state=active');
     expect(serializeQueueFilters({ page: 2, name: 'x', state: 'completed', pageSize: 100, tenant: 'a' })).toBe(
       'state=completed&name=x&tenant=a&size=100&page=2',
     );

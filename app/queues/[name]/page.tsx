@@ -3,10 +3,10 @@ import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { Suspense } from 'react';
 import { requireUser } from '@/app/_lib/require-user';
-import { loadQueuePage } from '@/app/_lib/reads';
+import { loadQueueCounts, loadQueuePage } from '@/app/_lib/reads';
 import { decodeSegment, type RouteProps } from '@/app/_lib/route-props';
 import { roleAtLeast } from '@/lib/auth/roles';
-import { parseQueueFilters, serializeQueueFilters, type QueueFilters } from '@/lib/dashboard/queue-filters';
+import { hasStateParam, landingState, parseQueueFilters, serializeQueueFilters, type QueueFilters } from '@/lib/dashboard/queue-filters';
 import { OpenJobForm } from '@/components/queue/open-job-form';
 import { QueueView } from '@/components/queue/queue-view';
 import { CardSkeleton } from '@/components/ui/skeleton';
@@ -32,7 +32,10 @@ export default async function QueuePage({ params, searchParams }: RouteProps<{ n
   const name = decodeSegment((await params).name);
   const user = await requireUser('viewer', `/queues/${encodeURIComponent(name)}`);
   if (!getBullpen().jobs.has(name)) notFound();
-  const filters = parseQueueFilters(await searchParams);
+  const sp = await searchParams;
+  const parsed = parseQueueFilters(sp);
+  // Without a tab in the URL, open where attention is needed: failed, then waiting, then active.
+  const filters = hasStateParam(sp) ? parsed : { ...parsed, state: landingState(await loadQueueCounts(name)) };
   return (
     <>
       <div className="breadcrumbs">
