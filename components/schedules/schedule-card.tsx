@@ -50,6 +50,13 @@ export function ScheduleCard({ schedule: s, now, previewUrl, actions, onChanged 
         </span>
       </div>
       <p className="small muted">{s.description}</p>
+      {(s.pattern !== s.defaults.pattern || s.tz !== s.defaults.tz) && (
+        // The description is the code's and names the default timing; say what runs now.
+        <p className="small" data-testid="schedule-timing-note">
+          Edited timing: it now runs <strong>{s.patternText.charAt(0).toLowerCase() + s.patternText.slice(1)}</strong> ({s.tz}), not as the
+          description says ({s.defaults.patternText.charAt(0).toLowerCase() + s.defaults.patternText.slice(1)}, {s.defaults.tz}).
+        </p>
+      )}
       {!s.active && s.inactiveReason && (
         <p className="result info small" data-testid="schedule-inactive-reason">
           Inactive: {s.inactiveReason}.

@@ -123,6 +123,11 @@ export function ScheduleEditForm({ schedule: s, previewUrl, now, save, onDone }:
               <span className="muted"> · next fire times in {shown.tz}:</span>
             </p>
             <NextRuns runs={shown.nextRuns} tz={shown.tz} now={now} testId="schedule-preview-runs" emptyText="No upcoming fire time." />
+            {shown.warning && (
+              <p className="result info small" role="status" data-testid="schedule-preview-warning">
+                Careful: {shown.warning}.
+              </p>
+            )}
           </div>
         ) : (
           <p className="small muted">Checking the pattern…</p>

@@ -49,8 +49,13 @@ export type CronPreview =
       description: string;
       /** The next fire times after `now`, epoch milliseconds, ascending. */
       nextRuns: number[];
+      /** Said when the pattern fires more often than once a minute: valid, but rarely meant. */
+      warning?: string;
     }
   | CronProblem;
+
+/** Fire times closer than this get a warning: each is a job, and a seconds field is easy to get wrong. */
+export const FREQUENT_FIRE_MS = 60_000;
 
 /**
  * Checks a 6-field pattern (seconds first). One format only: a 5-field pattern is
@@ -126,7 +131,30 @@ export function previewCron(input: CronPreviewInput): CronPreview {
   } catch (err) {
     return problem('pattern', `the pattern has no upcoming fire time in ${z.tz}: ${message(err)}`);
   }
-  return { ok: true, pattern: p.pattern, tz: z.tz, description: describePattern(p.pattern), nextRuns };
+  const warning = frequencyWarning(p.pattern, z.tz, input.now);
+  return { ok: true, pattern: p.pattern, tz: z.tz, description: describePattern(p.pattern), nextRuns, ...(warning ? { warning } : {}) };
+}
+
+/**
+ * A warning when the pattern fires more than once a minute (`* * * * * *` is every
+ * second: 86,400 jobs a day). Looks at the next 10 fire times, whatever `count` asked.
+ */
+export function frequencyWarning(pattern: string, tz: string, now: number): string | undefined {
+  let shortest = Number.POSITIVE_INFINITY;
+  try {
+    const expr = CronExpressionParser.parse(pattern, { tz, currentDate: new Date(now) });
+    let previous = expr.next().getTime();
+    for (let i = 0; i < 10; i++) {
+      const next = expr.next().getTime();
+      shortest = Math.min(shortest, next - previous);
+      previous = next;
+    }
+  } catch {
+    // Fewer fire times than looked for: not frequent.
+  }
+  if (shortest >= FREQUENT_FIRE_MS) return undefined;
+  const perDay = Math.round(86_400_000 / shortest).toLocaleString('en');
+  return `it fires as often as every ${shortest / 1000} s (up to ${perDay} jobs a day); check the seconds field`;
 }
 
 /** Plain words for a valid pattern; the pattern itself when cronstrue cannot say it. */

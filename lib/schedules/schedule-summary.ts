@@ -26,8 +26,8 @@ export const scheduleSummarySchema = specSchema.extend({
   edited: z.boolean(),
   editedAt: z.number().int().optional(),
   editedBy: z.string().optional(),
-  /** The code's default, for comparison and for "reset to default". */
-  defaults: specSchema,
+  /** The code's default, for comparison and for "reset to default"; its pattern in words too. */
+  defaults: specSchema.extend({ patternText: z.string() }),
   /** Upcoming fire times, epoch ms; empty while paused or inactive (nothing will fire). */
   nextRuns: z.array(z.number().int()),
   lastRun: lastRunSchema.optional(),
@@ -54,7 +54,7 @@ export function toSummary(r: ResolvedSchedule, lastRun: LastRun | undefined, now
     edited: r.overridden,
     editedAt: r.override?.updatedAt,
     editedBy: r.override?.updatedBy,
-    defaults: { pattern: def.pattern, tz: def.tz, data: def.data },
+    defaults: { pattern: def.pattern, tz: def.tz, data: def.data, patternText: describePattern(def.pattern) },
     nextRuns: preview?.ok ? preview.nextRuns : [],
     lastRun,
     active: r.active,

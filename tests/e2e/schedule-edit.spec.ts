@@ -33,8 +33,12 @@ test('edit a cron schedule, preview its next fire times, save, restart the worke
   await card.patternInput.fill('0 99 2 * * *');
   await expect(card.previewError).toBeVisible();
   await expect(card.saveButton).toBeDisabled();
+  // Every second is valid but rarely meant: said before saving, not refused.
+  await card.patternInput.fill('* * * * * *');
+  await expect(card.form.getByTestId('schedule-preview-warning')).toContainText('every 1 s');
   await card.patternInput.fill(EDITED);
   await expect(card.preview).toHaveAttribute('data-ok', 'true');
+  await expect(card.form.getByTestId('schedule-preview-warning')).toHaveCount(0);
   await expect(card.previewRuns).toHaveCount(5);
   await expect.poll(() => ScheduleCard.times(card.previewRuns)).toEqual(expect.arrayContaining([expect.stringMatching(at('02:45'))]));
   const previewed = await ScheduleCard.times(card.previewRuns);
@@ -47,6 +51,8 @@ test('edit a cron schedule, preview its next fire times, save, restart the worke
   await expect(card.form).toBeHidden();
   await expect(card.pattern).toHaveText(EDITED);
   await expect(card.editedBadge).toContainText('e2e-operator');
+  // The code's description names the default timing; the card says what runs now.
+  await expect(page.getByTestId('schedule-timing-note')).toContainText('02:45');
   expect(await ScheduleCard.times(card.nextRuns)).toEqual(previewed);
 
   // Restart the worker: SIGTERM, a clean exit, a new process that applies the schedules at boot.

@@ -21,6 +21,19 @@ describe('previewCron', () => {
     expect(p.ok && iso(p.nextRuns)).toEqual(['2025-01-01T00:00:20.000Z', '2025-01-01T00:00:40.000Z', '2025-01-01T00:01:00.000Z']);
   });
 
+  it('warns, without refusing, when a pattern fires more often than once a minute', () => {
+    const now = at('2025-01-01T00:00:05Z');
+    const everySecond = previewCron({ pattern: '* * * * * *', tz: 'UTC', now });
+    expect(everySecond).toMatchObject({ ok: true, warning: expect.stringContaining('every 1 s (up to 86,400 jobs a day)') });
+    expect(previewCron({ pattern: '*/20 * * * * *', tz: 'UTC', now })).toMatchObject({
+      ok: true,
+      warning: expect.stringContaining('every 20 s'),
+    });
+    // Once a minute or less often: no warning.
+    expect(previewCron({ pattern: '0 * * * * *', tz: 'UTC', now })).not.toHaveProperty('warning');
+    expect(previewCron({ pattern: '0 0 3 * * *', tz: 'UTC', now })).not.toHaveProperty('warning');
+  });
+
   it('follows Europe/Berlin wall-clock time across the spring DST change', () => {
     // 09:00 Berlin is 08:00Z in winter (CET) and 07:00Z from 30 March 2025 (CEST).
     const p = previewCron({ pattern: '0 0 9 * * *', tz: 'Europe/Berlin', now: at('2025-03-28T12:00:00Z'), count: 4 });

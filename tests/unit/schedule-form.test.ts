@@ -89,7 +89,7 @@ describe('schedules view', () => {
   });
 
   it('shows what differs from the code’s default', () => {
-    const defaults = { pattern: '0 0 3 * * *', tz: 'UTC', data: {} };
+    const defaults = { pattern: '0 0 3 * * *', tz: 'UTC', data: {}, patternText: 'At 03:00' };
     expect(diffFromDefault({ ...defaults, defaults })).toEqual([]);
     expect(diffFromDefault({ pattern: '0 30 2 * * *', tz: 'UTC', data: { a: 1 }, defaults })).toEqual([
       { field: 'pattern', current: '0 30 2 * * *', default: '0 0 3 * * *' },
