@@ -1,17 +1,22 @@
 'use client';
 
 import Link from 'next/link';
+import { useRef } from 'react';
 import { Badge, StatusPill } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { InlineResult } from '@/components/ui/inline-result';
 import { RelativeTime } from '@/components/ui/relative-time';
 import { useAction } from '@/components/ui/use-action';
 import { deadLettersHref, type DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
+import { jobPageHref } from '@/lib/dashboard/schedules-view';
 import type { DeadLetterRow as Row } from '@/lib/dashboard/dead-letters-read';
 import type { DeadLetterActions } from './dlq-actions';
 
 export interface DeadLetterRowProps {
   row: Row;
+  /** Shown while the list is held but no longer in it (replayed or discarded elsewhere, or moved to another page). */
+  departed?: boolean;
   filters: DeadLetterFilters;
   selected: boolean;
   onToggle(id: string): void;
@@ -20,11 +25,18 @@ export interface DeadLetterRowProps {
 }
 
 /** One dead letter: when, what, for whom, why; type, tenant and error class link to the filtered list. */
-export function DeadLetterRow({ row, filters, selected, onToggle, actions, onChanged }: DeadLetterRowProps) {
-  const actionable = row.status === 'pending' || row.status === 'replayed';
+export function DeadLetterRow({ row, departed = false, filters, selected, onToggle, actions, onChanged }: DeadLetterRowProps) {
+  const actionable = !departed && (row.status === 'pending' || row.status === 'replayed');
   const tenant = row.tenant ? `${row.tenant.orgId}${row.tenant.workspaceId ? `/${row.tenant.workspaceId}` : ''}` : undefined;
   return (
-    <tr data-testid="dlq-row" data-id={row.id} data-status={row.status} aria-selected={actions ? selected : undefined}>
+    <tr
+      data-testid="dlq-row"
+      data-id={row.id}
+      data-status={row.status}
+      data-departed={departed || undefined}
+      className={departed ? 'row-departed' : undefined}
+      aria-selected={actions ? selected : undefined}
+    >
       {actions && (
         <td>
           <input
@@ -78,6 +90,7 @@ export function DeadLetterRow({ row, filters, selected, onToggle, actions, onCha
       <td>
         <span className="row" style={{ flexWrap: 'nowrap' }}>
           <StatusPill status={row.status} />
+          {departed && <span className="small muted">no longer in this list</span>}
           {row.replays > 0 && (
             <span className="small muted" title="Replays so far">
               ×{row.replays}
@@ -93,36 +106,67 @@ export function DeadLetterRow({ row, filters, selected, onToggle, actions, onCha
 function RowActions({ row, actions, onChanged }: { row: Row; actions: DeadLetterActions; onChanged(): void }) {
   const replay = useAction(actions.replay);
   const discard = useAction(actions.discard);
+  const replayButton = useRef<HTMLButtonElement>(null);
   const pending = replay.pending || discard.pending;
   const last = replay.result ?? discard.result;
   return (
     <div className="stack" style={{ minWidth: '11rem' }}>
       <div className="row" style={{ flexWrap: 'nowrap' }}>
         <Button
+          ref={replayButton}
           size="sm"
           variant="primary"
-          disabled={pending}
+          // aria-disabled, not disabled: a disabled button drops the focus to the top of the page.
+          aria-disabled={pending || undefined}
           onClick={async () => {
+            if (pending) return;
             discard.reset();
-            if ((await replay.run({ id: row.id, expectedReplays: row.replays })).ok) onChanged();
+            const r = await replay.run({ id: row.id, expectedReplays: row.replays });
+            replayButton.current?.focus();
+            if (r.ok) onChanged();
           }}
           data-testid={`dlq-replay-${row.id}`}
         >
           {row.replays > 0 ? 'Replay again' : 'Replay'}
         </Button>
-        <Button
+        <ConfirmDialog
           size="sm"
+          variant="default"
+          triggerLabel="Discard"
+          title={`Discard dead letter ${row.id}?`}
+          description={
+            <p>
+              It stays on record as discarded, is left out of bulk replays, and its job is not retried from the queue. Replay it from its
+              page to run it again.
+            </p>
+          }
+          confirmLabel="Discard"
           disabled={pending}
-          onClick={async () => {
+          testId={`dlq-discard-${row.id}`}
+          onConfirm={async () => {
             replay.reset();
             if ((await discard.run({ id: row.id })).ok) onChanged();
           }}
-          data-testid={`dlq-discard-${row.id}`}
-        >
-          Discard
-        </Button>
+        />
       </div>
-      {last && <InlineResult result={last} success={replay.result?.ok ? `Replayed as ${replay.result.data.jobId}.` : 'Discarded.'} />}
+      {last && (
+        <InlineResult
+          result={last}
+          success={
+            replay.result?.ok ? (
+              <>
+                Replayed as{' '}
+                <Link href={jobPageHref(row.queue, replay.result.data.jobId)} className="mono" data-testid="dlq-replayed-job-link">
+                  {replay.result.data.jobId}
+                </Link>
+                .
+              </>
+            ) : (
+              'Discarded.'
+            )
+          }
+        />
+      )}
     </div>
   );
 }

@@ -7,12 +7,14 @@ import { queueHref } from '@/lib/dashboard/queue-filters';
 /** Workers and waiting jobs of each queue the health checks watch. */
 export function HealthQueueTable({ rows, minWorkersLabel }: { rows: QueueHealthRow[]; minWorkersLabel: string }) {
   return (
-    <Table caption={`Queues with a handler in this build (minimum ${minWorkersLabel} worker${minWorkersLabel === '1' ? '' : 's'} each)`}>
+    <Table
+      caption={`Queues with a handler in this build (minimum ${minWorkersLabel} queue worker${minWorkersLabel === '1' ? '' : 's'} each; a worker process runs one per queue it serves)`}
+    >
       <thead>
         <tr>
           <th scope="col">Queue</th>
           <th scope="col" className="num">
-            Workers
+            Queue workers
           </th>
           <th scope="col" className="num">
             Waiting

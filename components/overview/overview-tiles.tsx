@@ -31,7 +31,10 @@ export function OverviewTiles({ initial }: { initial: Overview }) {
         <Tile label="Active" testId="tile-active" value={formatCount(t.active)} />
         <Tile label="Delayed" testId="tile-delayed" value={formatCount(t.delayed)} />
         <Tile label="Failed" testId="tile-failed" value={formatCount(t.failed)} tone={t.failed > 0 ? 'var(--danger)' : undefined} />
-        <Tile label="Worker processes" testId="tile-workers" value={t.workers === null ? 'unknown' : formatCount(t.workers)} />
+        {/* Processes, not the per-queue workers Health counts: one process serves many queues. */}
+        <Tile label="Worker processes" testId="tile-workers" value={t.workers === null ? 'unknown' : formatCount(t.workers)}>
+          <span className="small muted">each runs a queue worker per job type</span>
+        </Tile>
         <Tile label="Jobs / min (5 min)" testId="tile-throughput" value={formatRate(data.jobsPerMin)} />
         <Tile
           label="Failure rate (5 min)"
@@ -61,11 +64,12 @@ function Tile({
   return (
     <div className="card" data-testid={testId}>
       <div className="small muted">{label}</div>
-      {children ?? (
+      {value !== undefined && (
         <div className="stat" style={tone ? { color: tone } : undefined}>
           {value}
         </div>
       )}
+      {children}
     </div>
   );
 }

@@ -1,7 +1,7 @@
 'use client';
 
 import Link from 'next/link';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { JobSummary } from '@/lib/dashboard/job-summary';
 import type { JobStateName } from '@/lib/dashboard/job-states';
 import { StatusPill } from '@/components/ui/badge';
@@ -12,6 +12,7 @@ import { RelativeTime } from '@/components/ui/relative-time';
 import { Table } from '@/components/ui/table';
 import { useAction } from '@/components/ui/use-action';
 import type { QueueActions } from './types';
+import { jobPageHref } from '@/lib/dashboard/schedules-view';
 
 export interface JobTableProps {
   queue: string;
@@ -32,6 +33,7 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const retrySelected = useAction(actions.retrySelected);
   const retryOne = useAction(actions.retryJob);
+  const retryResult = useRef<HTMLDivElement>(null);
   const visible = jobs.filter((j) => selected.has(j.id)).map((j) => j.id);
   const allChecked = jobs.length > 0 && visible.length === jobs.length;
   const toggle = (id: string) =>
@@ -72,14 +74,36 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
               result={retrySelected.result}
               success={
                 retrySelected.result.ok
-                  ? `Retried ${retrySelected.result.data.succeeded}, skipped ${retrySelected.result.data.skipped}.`
+                  ? `Retried ${retrySelected.result.data.succeeded}${
+                      retrySelected.result.data.skipped > 0
+                        ? `; ${retrySelected.result.data.message ?? `${retrySelected.result.data.skipped} skipped`}`
+                        : ''
+                    }.`
                   : undefined
               }
             />
           )}
         </div>
       )}
-      {retryOne.result && !retryOne.result.ok && <InlineResult result={retryOne.result} />}
+      {/* Focus lands here after a row's retry: the row itself leaves the failed list. */}
+      <div ref={retryResult} tabIndex={-1} aria-live="polite" data-testid="job-retry-outcome">
+        {retryOne.result && (
+          <InlineResult
+            result={retryOne.result}
+            success={
+              retryOne.result.ok ? (
+                <>
+                  Retried{' '}
+                  <Link href={jobPageHref(queue, retryOne.result.data.jobId)} className="mono" data-testid="retried-job-link">
+                    {retryOne.result.data.jobId}
+                  </Link>
+                  : it waits to run again{retryOne.result.data.deadLetterId ? ', and its dead letter is marked retried' : ''}.
+                </>
+              ) : undefined
+            }
+          />
+        )}
+      </div>
       <Table data-testid="job-table">
         <thead>
           <tr>
@@ -164,6 +188,7 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
                     data-testid={`retry-job-${j.id}`}
                     onClick={async () => {
                       const r = await retryOne.run({ queue, id: j.id });
+                      retryResult.current?.focus();
                       if (r.ok) onChanged();
                     }}
                   >

@@ -1,6 +1,7 @@
 import type { ActionResult } from '@/lib/dashboard/action-result';
-import type { BulkCounts, BulkOperation } from '@/lib/dashboard/bulk-operations';
+import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
 import type { CleanableState } from '@/lib/dashboard/clean-states';
+import type { RetryCounts } from '@/lib/dashboard/queue-operations';
 
 type Action<I, T> = (input: I) => Promise<ActionResult<T>>;
 
@@ -8,9 +9,9 @@ type Action<I, T> = (input: I) => Promise<ActionResult<T>>;
 export interface QueueActions {
   pause: Action<{ queue: string }, null>;
   resume: Action<{ queue: string }, null>;
-  retrySelected: Action<{ queue: string; ids: string[] }, BulkCounts>;
+  retrySelected: Action<{ queue: string; ids: string[] }, RetryCounts & { message?: string }>;
   retryAll: Action<{ queue: string }, BulkOperation>;
   promoteAll: Action<{ queue: string }, BulkOperation>;
   clean: Action<{ queue: string; state: CleanableState; olderThanMinutes: number }, BulkOperation>;
-  retryJob: Action<{ queue: string; id: string }, unknown>;
+  retryJob: Action<{ queue: string; id: string }, { jobId: string; from: 'failed' | 'completed'; deadLetterId?: string }>;
 }

@@ -1,4 +1,4 @@
-import type { ButtonHTMLAttributes } from 'react';
+import type { ButtonHTMLAttributes, Ref } from 'react';
 
 export type ButtonVariant = 'default' | 'primary' | 'danger' | 'ghost';
 
@@ -7,6 +7,8 @@ export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   variant?: ButtonVariant;
   /** @defaultValue 'md' */
   size?: 'sm' | 'md';
+  /** React 19 passes `ref` as a prop: the caller can move the focus back after an action. */
+  ref?: Ref<HTMLButtonElement>;
 }
 
 /** A real <button> (type="button" unless said otherwise), so it is keyboard-usable and never submits by accident. */

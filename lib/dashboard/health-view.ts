@@ -9,7 +9,10 @@ import type { CheckName, CheckResult, HealthReport, HealthStatus } from '../heal
 
 export const CHECK_INFO: Record<CheckName, { title: string; what: string }> = {
   redis: { title: 'Redis', what: 'PING round trip from the dashboard' },
-  workers: { title: 'Workers', what: 'Workers connected to each queue that has a handler' },
+  workers: {
+    title: 'Queue workers',
+    what: 'BullMQ workers connected to each queue that has a handler: a worker process runs one for each queue it serves',
+  },
   queues: { title: 'Queues', what: 'How long the oldest ready job has waited to be picked up' },
   deadLetters: { title: 'Dead letters', what: 'Pending dead letters against the alert threshold' },
 };
@@ -112,17 +115,17 @@ export function toCheckView(check: CheckResult): CheckView {
         total === undefined
           ? 'Connected workers unknown.'
           : below.length === 0
-            ? `${count(total, 'worker')} connected; every queue has its minimum.`
+            ? `${count(total, 'queue worker')} connected; every queue has its minimum.`
             : below.length <= MAX_NAMED
-              ? `${count(total, 'worker')} connected; ${count(below.length, 'queue')} below the minimum: ${below.join(', ')}.`
-              : `${count(total, 'worker')} connected; ${count(below.length, 'queue')} of ${queues} below the minimum (marked in the table).`;
+              ? `${count(total, 'queue worker')} connected; ${count(below.length, 'queue')} below the minimum: ${below.join(', ')}.`
+              : `${count(total, 'queue worker')} connected; ${count(below.length, 'queue')} of ${queues} below the minimum (marked in the table).`;
       return {
         ...base,
         summary,
         facts: [
           ...facts,
           { label: 'Queues watched', value: String(queues) },
-          ...(total !== undefined ? [{ label: 'Workers', value: String(total) }] : []),
+          ...(total !== undefined ? [{ label: 'Queue workers', value: String(total) }] : []),
         ],
       };
     }

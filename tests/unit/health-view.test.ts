@@ -46,7 +46,7 @@ describe('toCheckView', () => {
         details: { minWorkers: 1, workers: { 'webhook-dispatch': 2, 'quota-check': 0 }, total: 2, belowMinimum: ['quota-check'] },
       }),
     );
-    expect(v.summary).toBe('2 workers connected; 1 queue below the minimum: quota-check.');
+    expect(v.summary).toBe('2 queue workers connected; 1 queue below the minimum: quota-check.');
     expect(v.facts).toContainEqual({ label: 'Minimum per queue', value: '1' });
   });
 
@@ -55,7 +55,7 @@ describe('toCheckView', () => {
     const v = toCheckView(
       check({ name: 'workers', status: 'unhealthy', details: { minWorkers: 1, workers, total: 0, belowMinimum: Object.keys(workers) } }),
     );
-    expect(v.summary).toBe('0 workers connected; 5 queues of 5 below the minimum (marked in the table).');
+    expect(v.summary).toBe('0 queue workers connected; 5 queues of 5 below the minimum (marked in the table).');
   });
 
   it('workers: explains a Redis that refuses CLIENT LIST', () => {
@@ -128,7 +128,7 @@ describe('queueHealthRows', () => {
 describe('overallSentence', () => {
   it('names the checks that are not healthy', () => {
     const checks = [check({ name: 'redis', status: 'healthy', details: {} }), check({ name: 'workers', status: 'unhealthy', details: {} })];
-    expect(overallSentence({ status: 'unhealthy', checks })).toBe('Unhealthy: workers unhealthy.');
+    expect(overallSentence({ status: 'unhealthy', checks })).toBe('Unhealthy: queue workers unhealthy.');
     expect(overallSentence({ status: 'healthy', checks: [checks[0]] })).toBe('Every check is healthy.');
   });
 });

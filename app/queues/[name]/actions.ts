@@ -3,8 +3,8 @@
 import { z } from 'zod';
 import { runAction, type ActionSpec } from '@/app/_lib/action';
 import { dashboardServices } from '@/app/_lib/dashboard-services';
-import type { BulkCounts, BulkOperation } from '@/lib/dashboard/bulk-operations';
-import { cleanableStateSchema, MAX_SELECTED_JOBS } from '@/lib/dashboard/queue-operations';
+import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
+import { cleanableStateSchema, MAX_SELECTED_JOBS, type RetryCounts } from '@/lib/dashboard/queue-operations';
 import { jobIdSchema } from '@/lib/dashboard/find-job';
 import { queueNameSchema } from '@/app/_lib/queue-name';
 
@@ -40,7 +40,7 @@ const retrySelectedInput = z.object({
   queue: queueName,
   ids: z.array(jobIdSchema).min(1, 'Select at least one job').max(MAX_SELECTED_JOBS, `Select at most ${MAX_SELECTED_JOBS} jobs`),
 });
-const retrySelectedSpec: ActionSpec<typeof retrySelectedInput, BulkCounts> = {
+const retrySelectedSpec: ActionSpec<typeof retrySelectedInput, RetryCounts & { message?: string }> = {
   name: 'queue.retry-selected',
   minRole: 'operator',
   schema: retrySelectedInput,

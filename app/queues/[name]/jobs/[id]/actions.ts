@@ -15,7 +15,7 @@ type JobInput = z.output<typeof jobInput>;
 const target = (i: JobInput) => ({ kind: 'job', id: `${i.queue}/${i.id}` });
 const paths = (i: JobInput) => [`/queues/${i.queue}/jobs/${i.id}`, `/queues/${i.queue}`];
 
-const retrySpec: ActionSpec<typeof jobInput, { jobId: string; from: 'failed' | 'completed' }> = {
+const retrySpec: ActionSpec<typeof jobInput, { jobId: string; from: 'failed' | 'completed'; deadLetterId?: string }> = {
   name: 'job.retry',
   minRole: 'operator',
   schema: jobInput,
