@@ -2,44 +2,82 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { Suspense } from 'react';
 import { requireUser } from '@/app/_lib/require-user';
-import { firstParam, type RouteProps } from '@/app/_lib/route-props';
+import type { RouteProps } from '@/app/_lib/route-props';
 import { readyBullpen } from '@/app/_lib/bullpen';
-import { readAuditPage } from '@/lib/dashboard/audit-page';
+import {
+  type AuditFilters,
+  auditHref,
+  describeAuditFilters,
+  parseAuditFilters,
+  serializeAuditFilters,
+} from '@/lib/dashboard/audit-filters';
+import { readAuditFacets, readAuditPage } from '@/lib/dashboard/audit-page';
+import { plural } from '@/lib/dashboard/plural';
+import { formatInstant } from '@/lib/dashboard/dead-letters-filters';
+import { AuditFiltersForm } from '@/components/audit/audit-filters-form';
 import { AuditTable } from '@/components/audit/audit-table';
 import { CardSkeleton } from '@/components/ui/skeleton';
 
 export const metadata: Metadata = { title: 'Audit log' };
 
 export default async function AuditPage({ searchParams }: RouteProps) {
-  await requireUser('viewer', '/audit');
-  const before = firstParam(await searchParams, 'before');
+  const { filters, ignored } = parseAuditFilters(await searchParams);
+  const search = serializeAuditFilters(filters);
+  await requireUser('viewer', `/audit${search ? `?${search}` : ''}`);
+  const facets = await readAuditFacets(await readyBullpen());
+  const { before: _cursor, ...withoutCursor } = filters;
   return (
     <>
       <div className="page-head">
         <h1>Audit log</h1>
-        <span className="muted small">Who did what, newest first</span>
+        <span className="muted small">Who did what, newest first. Times are UTC; filters live in the URL.</span>
       </div>
-      <Suspense key={before ?? 'first'} fallback={<CardSkeleton rows={12} />}>
-        <Entries before={before} />
-      </Suspense>
+      <div className="stack">
+        <AuditFiltersForm
+          key={`filters?${serializeAuditFilters(withoutCursor)}`}
+          filters={filters}
+          ignored={ignored}
+          actors={facets.actors}
+          actions={facets.actions}
+        />
+        <Suspense key={search || 'first'} fallback={<CardSkeleton rows={12} />}>
+          <Entries filters={filters} />
+        </Suspense>
+      </div>
     </>
   );
 }
 
-async function Entries({ before }: { before?: string }) {
-  const page = await readAuditPage(await readyBullpen(), before);
+async function Entries({ filters }: { filters: AuditFilters }) {
+  const page = await readAuditPage(await readyBullpen(), filters);
+  const { before, ...rest } = filters;
   return (
     <div className="stack">
-      <AuditTable entries={page.entries} />
+      {page.filtered && (
+        <p className="small muted" role="status" data-testid="audit-summary">
+          {plural(page.entries.length, 'entry', 'entries')} {describeAuditFilters(rest)}
+          {page.scannedBackTo !== undefined &&
+            ` in the ${page.scanned.toLocaleString('en-US')} entries read back to ${formatInstant(page.scannedBackTo)} UTC; older ones may match`}
+          .
+        </p>
+      )}
+      {page.entries.length === 0 && page.filtered ? (
+        <p className="card muted" data-testid="audit-no-match">
+          No entry matches {describeAuditFilters(rest)}
+          {page.exhausted ? '.' : ' among those read so far.'}
+        </p>
+      ) : (
+        <AuditTable entries={page.entries} />
+      )}
       <nav aria-label="Audit pages" className="row">
-        {page.before && (
-          <Link href="/audit" className="btn btn-sm" data-testid="audit-newest">
+        {before && (
+          <Link href={auditHref(rest)} className="btn btn-sm" data-testid="audit-newest">
             « Newest
           </Link>
         )}
         {page.next && (
-          <Link href={`/audit?before=${encodeURIComponent(page.next)}`} className="btn btn-sm" data-testid="audit-older">
-            Older ›
+          <Link href={auditHref({ ...rest, before: page.next })} className="btn btn-sm" data-testid="audit-older">
+            {page.scannedBackTo !== undefined && page.entries.length === 0 ? 'Search older ›' : 'Older ›'}
           </Link>
         )}
       </nav>

@@ -5,10 +5,13 @@ import Link from 'next/link';
 import { useCallback, useState } from 'react';
 import { fetchJson } from '@/components/live/fetch-json';
 import { LiveStatus } from '@/components/live/live-status';
+import { useHeldRows } from '@/components/live/use-held-rows';
+import { Button } from '@/components/ui/button';
 import { Pagination } from '@/components/ui/pagination';
 import { Table } from '@/components/ui/table';
 import { deadLettersHref, type DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
 import type { DeadLetterList } from '@/lib/dashboard/dead-letters-read';
+import { plural } from '@/lib/dashboard/plural';
 import { queryKeys } from '@/lib/dashboard/query-keys';
 import { DeadLetterBulkPanel } from './dead-letter-bulk-panel';
 import { DeadLetterRow } from './dead-letter-row';
@@ -41,8 +44,10 @@ export function DeadLetterTable({ initial, filters, search, liveUrl, actions }: 
   const list = q.data;
   const [selected, setSelected] = useState<Set<string>>(() => new Set());
   const refresh = useCallback(() => client.invalidateQueries({ queryKey: queryKeys.deadLetters(search) }), [client, search]);
+  // Rows stay where they are while the operator points, types or selects in the list.
+  const held = useHeldRows(list.rows, { selecting: selected.size > 0, describeNew: describeNewRows });
   // Only rows still on the page (and still actionable) stay selected as the list refreshes.
-  const selectable = list.rows.filter((r) => r.status === 'pending' || r.status === 'replayed');
+  const selectable = held.rows.filter((r) => !held.departed.has(r.id) && (r.status === 'pending' || r.status === 'replayed'));
   const chosen = selectable.filter((r) => selected.has(r.id));
   const allChosen = selectable.length > 0 && chosen.length === selectable.length;
 
@@ -78,7 +83,20 @@ export function DeadLetterTable({ initial, filters, search, liveUrl, actions }: 
           }}
         />
       )}
-      {list.rows.length === 0 ? (
+      <p className="sr-only" role="status" aria-live="polite" data-testid="dlq-new-announcement">
+        {held.announcement}
+      </p>
+      {held.arrived.length > 0 && (
+        <div className="result info row" role="status" data-testid="dlq-arrived" style={{ justifyContent: 'space-between' }}>
+          <span>
+            {describeNewRows(held.arrived.length)} while you were working on the list; the rows stay where they are until you ask.
+          </span>
+          <Button size="sm" onClick={held.showArrived} data-testid="dlq-show-arrived">
+            Show {held.arrived.length === 1 ? 'it' : 'them'}
+          </Button>
+        </div>
+      )}
+      {held.rows.length === 0 ? (
         <div className="card" data-testid="dlq-empty">
           <p>
             {list.total === 0 ? 'No dead letter matches these filters.' : 'This page is past the last one.'}{' '}
@@ -86,7 +104,7 @@ export function DeadLetterTable({ initial, filters, search, liveUrl, actions }: 
           </p>
         </div>
       ) : (
-        <Table caption="Dead letters, newest failure first" data-testid="dlq-table">
+        <Table caption="Dead letters, newest failure first" data-testid="dlq-table" {...held.holdProps}>
           <thead>
             <tr>
               {actions && (
@@ -115,10 +133,11 @@ export function DeadLetterTable({ initial, filters, search, liveUrl, actions }: 
             </tr>
           </thead>
           <tbody>
-            {list.rows.map((row) => (
+            {held.rows.map((row) => (
               <DeadLetterRow
                 key={row.id}
                 row={row}
+                departed={held.departed.has(row.id)}
                 filters={filters}
                 selected={selected.has(row.id)}
                 onToggle={toggle}
@@ -140,4 +159,8 @@ export function DeadLetterTable({ initial, filters, search, liveUrl, actions }: 
       )}
     </div>
   );
+}
+
+function describeNewRows(count: number): string {
+  return `${plural(count, 'new dead letter')} ${count === 1 ? 'matches' : 'match'} these filters`;
 }

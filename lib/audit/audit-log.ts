@@ -52,6 +52,64 @@ export class AuditLog {
     return { entries, next: rows.length > limit ? entries[entries.length - 1]?.id : undefined };
   }
 
+  /**
+   * Newest first, only entries `match` accepts, within [from, to] (epoch ms; the stream
+   * ids are the append times, so the window is a range read, not a filter). Reads at
+   * most `maxScan` entries per call so a rare match cannot turn one page into a walk of
+   * the whole stream: when the budget runs out first, `next` is where the next call
+   * goes on from and `exhausted` is false.
+   */
+  async search(opts: {
+    match: (e: AuditEntry) => boolean;
+    limit?: number;
+    before?: string;
+    from?: number;
+    to?: number;
+    /** @defaultValue 10_000 */
+    maxScan?: number;
+  }): Promise<AuditSearchPage> {
+    const limit = Math.min(Math.max(opts.limit ?? 50, 1), 500);
+    const maxScan = Math.max(opts.maxScan ?? 10_000, limit);
+    const start = opts.from !== undefined ? `${Math.max(0, Math.floor(opts.from))}-0` : '-';
+    let end = opts.before ? `(${opts.before}` : opts.to !== undefined ? `${Math.floor(opts.to)}-18446744073709551615` : '+';
+    if (opts.before && opts.to !== undefined && compareIds(opts.before, `${Math.floor(opts.to) + 1}-0`) > 0) {
+      end = `${Math.floor(opts.to)}-18446744073709551615`;
+    }
+    const entries: AuditEntry[] = [];
+    let scanned = 0;
+    let lastId: string | undefined;
+    while (scanned < maxScan) {
+      const count = Math.min(500, maxScan - scanned);
+      const rows = (await this.redis.xrevrange(this.key, end, start, 'COUNT', count)) as Array<[string, string[]]>;
+      for (const [id, fields] of rows) {
+        scanned++;
+        lastId = id;
+        const e = parseRow(id, fields);
+        if (opts.match(e)) {
+          if (entries.length === limit) return { entries, next: entries[limit - 1].id, scanned, exhausted: false };
+          entries.push(e);
+        }
+      }
+      if (rows.length < count) return { entries, scanned, exhausted: true };
+      end = `(${lastId}`;
+    }
+    return { entries, next: lastId, scanned, exhausted: false };
+  }
+
+  /** The actors and actions of the newest `n` entries, most frequent first: the filter form's suggestions. */
+  async recentFacets(n = 1000): Promise<{ actors: string[]; actions: string[] }> {
+    const rows = (await this.redis.xrevrange(this.key, '+', '-', 'COUNT', n)) as Array<[string, string[]]>;
+    const actors = new Map<string, number>();
+    const actions = new Map<string, number>();
+    for (const [id, fields] of rows) {
+      const e = parseRow(id, fields);
+      if (typeof e.actor === 'string') actors.set(e.actor, (actors.get(e.actor) ?? 0) + 1);
+      if (typeof e.action === 'string') actions.set(e.action, (actions.get(e.action) ?? 0) + 1);
+    }
+    const byCount = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([k]) => k);
+    return { actors: byCount(actors).slice(0, 50), actions: byCount(actions).slice(0, 50) };
+  }
+
   /** Oldest first, in batches, optionally only one tenant's entries. */
   async *scan(opts: { tenant?: Tenant; from?: number; to?: number; batch?: number } = {}): AsyncIterable<AuditEntry> {
     let start = opts.from !== undefined ? `${opts.from}-0` : '-';
@@ -85,6 +143,24 @@ export class AuditLog {
     for await (const _ of this.scan({ tenant })) n++;
     return n;
   }
+}
+
+export interface AuditSearchPage {
+  entries: AuditEntry[];
+  /** The cursor to go on from (older), when there may be more. */
+  next?: string;
+  /** How many entries were read to fill this page. */
+  scanned: number;
+  /** True when the read reached the start of the window: there is nothing older to match. */
+  exhausted: boolean;
+}
+
+/** Orders two stream ids (`ms-seq`). */
+function compareIds(a: string, b: string): number {
+  const [am, as] = a.split('-').map(BigInt);
+  const [bm, bs] = b.split('-').map(BigInt);
+  if (am !== bm) return am < bm ? -1 : 1;
+  return as === bs ? 0 : as < bs ? -1 : 1;
 }
 
 function matchesTenant(entry: Tenant | undefined, want: Tenant): boolean {
