@@ -3,6 +3,7 @@ import { cookies } from 'next/headers';
 import { unstable_rethrow } from 'next/navigation';
 import type { ReactNode } from 'react';
 import { SiteHeader } from '@/components/layout/site-header';
+import { SkipLinks } from '@/components/layout/skip-links';
 import { THEME_COOKIE, parseTheme } from '@/components/layout/theme';
 import { Providers } from './providers';
 import { currentUser } from '@/app/_lib/session';
@@ -27,10 +28,8 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   return (
     <html lang="en" data-theme={theme === 'system' ? undefined : theme}>
       <body>
-        <a href="#main" className="skip-link">
-          Skip to content
-        </a>
         <Providers>
+          <SkipLinks />
           {user && <SiteHeader username={user.username} role={user.role} theme={theme} signOutAction={signOut} />}
           <main id="main">{children}</main>
         </Providers>

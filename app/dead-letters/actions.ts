@@ -16,7 +16,8 @@ import {
 import { deadLetterIdSchema } from '@/lib/dlq/dead-letter-id';
 import { describeFilters, parseDeadLetterFilters, withoutPaging } from '@/lib/dashboard/dead-letters-filters';
 import { MAX_PAYLOAD_TEXT, parseJsonText } from '@/lib/dashboard/dead-letters-payload';
-import { AppError, isAppError } from '@/lib/errors/app-error';
+import { withPayloadFieldErrors } from '@/app/_lib/payload-field-errors';
+import { AppError } from '@/lib/errors/app-error';
 import type { DeadLetterActions } from '@/components/dead-letters/dlq-actions';
 import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
 
@@ -69,19 +70,11 @@ const replaySpec: ActionSpec<typeof replaySchema, { id: string; jobId: string; e
         throw new AppError('VALIDATION', `The payload is not valid JSON: ${json.message}`, { fieldErrors: { payload: [json.message] } });
       payload = json.value;
     }
-    try {
-      const entry = await bullpen.dlq.replay(input.id, { by: user.username, expectedReplays: input.expectedReplays, payload });
-      const last = entry.replays[entry.replays.length - 1];
-      return { id: entry.id, jobId: last.newJobId, edited: last.edited };
-    } catch (err) {
-      // The store validated against the type's schema: put each issue under the editor.
-      const issues = isAppError(err) ? (err.details?.issues as Array<{ path: PropertyKey[]; message: string }> | undefined) : undefined;
-      if (isAppError(err) && issues) {
-        const lines = issues.map((i) => (i.path.length ? `${i.path.map(String).join('.')}: ${i.message}` : i.message));
-        throw new AppError(err.code, err.message, { fieldErrors: { payload: lines } });
-      }
-      throw err;
-    }
+    const entry = await withPayloadFieldErrors(() =>
+      bullpen.dlq.replay(input.id, { by: user.username, expectedReplays: input.expectedReplays, payload }),
+    );
+    const last = entry.replays[entry.replays.length - 1];
+    return { id: entry.id, jobId: last.newJobId, edited: last.edited };
   },
   audit: (input, d) => ({ target: { kind: 'dead-letter', id: input.id }, details: { jobId: d.jobId, edited: d.edited } }),
   revalidate: (input) => entryPaths(input.id),

@@ -2,6 +2,7 @@ import Link from 'next/link';
 import type { AuditRow } from '@/lib/dashboard/audit-page';
 import { RelativeTime } from '@/components/ui/relative-time';
 import { Table } from '@/components/ui/table';
+import { RESULTS_ID } from '@/components/layout/results-id';
 
 /** Where an audit target lives in the dashboard, when it has a page. */
 function targetHref(t: AuditRow['target']): string | undefined {
@@ -18,7 +19,7 @@ function targetHref(t: AuditRow['target']): string | undefined {
 export function AuditTable({ entries }: { entries: AuditRow[] }) {
   if (entries.length === 0) return <p className="card muted">No audit entries yet.</p>;
   return (
-    <Table data-testid="audit-table">
+    <Table caption="Audit entries, newest first" id={RESULTS_ID} tabIndex={-1} data-testid="audit-table">
       <thead>
         <tr>
           <th scope="col">When</th>

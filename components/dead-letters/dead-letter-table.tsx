@@ -6,6 +6,7 @@ import { useCallback, useState } from 'react';
 import { fetchJson } from '@/components/live/fetch-json';
 import { LiveStatus } from '@/components/live/live-status';
 import { useHeldRows } from '@/components/live/use-held-rows';
+import { RESULTS_ID } from '@/components/layout/results-id';
 import { Button } from '@/components/ui/button';
 import { Pagination } from '@/components/ui/pagination';
 import { Table } from '@/components/ui/table';
@@ -104,7 +105,7 @@ export function DeadLetterTable({ initial, filters, search, liveUrl, actions }: 
           </p>
         </div>
       ) : (
-        <Table caption="Dead letters, newest failure first" data-testid="dlq-table" {...held.holdProps}>
+        <Table caption="Dead letters, newest failure first" id={RESULTS_ID} tabIndex={-1} data-testid="dlq-table" {...held.holdProps}>
           <thead>
             <tr>
               {actions && (

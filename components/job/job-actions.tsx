@@ -1,6 +1,5 @@
 'use client';
 
-import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import type { ActionResult } from '@/lib/dashboard/action-result';
@@ -9,9 +8,10 @@ import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
+import { DuplicateEditor } from './duplicate-editor';
 import type { JobActions as Actions } from './types';
 
-/** Retry / promote / duplicate for operators, remove for admins; each shows its outcome in words. */
+/** Retry / promote / duplicate (with an edit step) for operators, remove for admins; each shows its outcome in words. */
 export function JobActionBar({
   job,
   actions,
@@ -28,13 +28,13 @@ export function JobActionBar({
   const router = useRouter();
   const retry = useAction(actions.retry);
   const promote = useAction(actions.promote);
-  const duplicate = useAction(actions.duplicate);
   const remove = useAction(actions.remove);
+  const [duplicating, setDuplicating] = useState(false);
   const [last, setLast] = useState<{ result: ActionResult<unknown>; success: React.ReactNode } | null>(null);
   if (!canOperate) return null;
   const input = { queue: job.queue, id: job.id };
   const finishedOrFailed = job.state === 'failed' || job.state === 'completed';
-  const busy = retry.pending || promote.pending || duplicate.pending || remove.pending;
+  const busy = retry.pending || promote.pending || remove.pending;
   return (
     <div className="stack">
       <div className="row" role="toolbar" aria-label="Job actions">
@@ -68,24 +68,12 @@ export function JobActionBar({
         {job.enveloped && (
           <Button
             disabled={busy}
+            aria-expanded={duplicating}
+            aria-controls={duplicating ? 'job-duplicate-panel' : undefined}
             data-testid="job-duplicate"
-            onClick={async () => {
-              const r = await duplicate.run(input);
-              setLast({
-                result: r,
-                success: r.ok ? (
-                  <>
-                    Duplicated as{' '}
-                    <Link href={`/queues/${encodeURIComponent(job.queue)}/jobs/${encodeURIComponent(r.data.jobId)}`}>
-                      job {r.data.jobId}
-                    </Link>
-                    .
-                  </>
-                ) : null,
-              });
-            }}
+            onClick={() => setDuplicating((d) => !d)}
           >
-            Duplicate
+            Duplicate…
           </Button>
         )}
         {canAdmin && job.state !== 'active' && (
@@ -105,6 +93,11 @@ export function JobActionBar({
         )}
       </div>
       {last && <InlineResult result={last.result} success={last.success} />}
+      {duplicating && (
+        <div id="job-duplicate-panel">
+          <DuplicateEditor job={job} duplicate={actions.duplicate} onClose={() => setDuplicating(false)} />
+        </div>
+      )}
     </div>
   );
 }

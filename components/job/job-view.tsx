@@ -65,6 +65,23 @@ export function JobView({ initial, logsPage, canOperate, canAdmin, actions }: Jo
             </p>
           </>
         )}
+        {job.state === 'completed' && job.outcome && (
+          // The job's own summary: "completed" alone would hide failed batches or refused items.
+          <p
+            className={job.outcome.partial ? 'result info' : 'small'}
+            style={{ margin: '0.5rem 0 0' }}
+            data-testid="job-outcome"
+            data-partial={job.outcome.partial}
+          >
+            {job.outcome.partial ? (
+              <>
+                <strong>Completed, but part of the work failed:</strong> {job.outcome.text}.
+              </>
+            ) : (
+              <>Completed: {job.outcome.text}.</>
+            )}
+          </p>
+        )}
         {data.deadLetter && (
           <p className="small" style={{ margin: '0.25rem 0 0' }}>
             Dead letter:{' '}

@@ -4,7 +4,8 @@ import Link from 'next/link';
 import { useRef, useState } from 'react';
 import type { JobSummary } from '@/lib/dashboard/job-summary';
 import type { JobStateName } from '@/lib/dashboard/job-states';
-import { StatusPill } from '@/components/ui/badge';
+import { Badge, StatusPill } from '@/components/ui/badge';
+import { RESULTS_ID } from '@/components/layout/results-id';
 import { Button } from '@/components/ui/button';
 import { InlineResult } from '@/components/ui/inline-result';
 import { ProgressBar } from '@/components/ui/progress-bar';
@@ -104,7 +105,7 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
           />
         )}
       </div>
-      <Table data-testid="job-table">
+      <Table caption={`${titleCase(state)} jobs`} id={RESULTS_ID} tabIndex={-1} data-testid="job-table">
         <thead>
           <tr>
             {selectable && (
@@ -129,6 +130,7 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
             </th>
             <th scope="col">{state === 'completed' || state === 'failed' ? 'Finished' : state === 'delayed' ? 'Runs' : 'Created'}</th>
             {state === 'failed' && <th scope="col">Reason</th>}
+            {state === 'completed' && <th scope="col">Result</th>}
             {selectable && (
               <th scope="col">
                 <span className="hide-sm">Actions</span>
@@ -138,7 +140,8 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
         </thead>
         <tbody>
           {jobs.map((j) => (
-            <tr key={j.id} data-testid="job-row" data-job-id={j.id}>
+            // The whole row opens the job: its id link is stretched over it (.row-link in globals.css).
+            <tr key={j.id} className="row-linked" data-testid="job-row" data-job-id={j.id}>
               {selectable && (
                 <td>
                   <input
@@ -151,7 +154,12 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
                 </td>
               )}
               <td className="mono">
-                <Link href={jobHref(queue, j.id)} data-testid={`job-link-${j.id}`}>
+                <Link
+                  href={jobHref(queue, j.id)}
+                  className="row-link"
+                  aria-label={`Job ${j.id}, ${j.name}`}
+                  data-testid={`job-link-${j.id}`}
+                >
                   {j.id}
                 </Link>
               </td>
@@ -164,7 +172,14 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
                 {state === 'active' || (j.progress.percent > 0 && state !== 'failed' && state !== 'completed') ? (
                   <ProgressBar value={j.progress.percent} label={j.progress.phase} testId="job-row-progress" />
                 ) : (
-                  <StatusPill status={j.state ?? state} />
+                  <span className="row" style={{ flexWrap: 'nowrap' }}>
+                    <StatusPill status={j.state ?? state} />
+                    {j.outcome?.partial && (
+                      <Badge tone="warn" title={j.outcome.text} testId="job-row-partial">
+                        partial
+                      </Badge>
+                    )}
+                  </span>
                 )}
               </td>
               <td className="num">
@@ -178,6 +193,11 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
               {state === 'failed' && (
                 <td className="truncate" title={j.failedReason}>
                   {j.failedReason}
+                </td>
+              )}
+              {state === 'completed' && (
+                <td className="truncate" title={j.outcome?.text} data-testid="job-row-outcome">
+                  {j.outcome?.text ?? <span className="muted">—</span>}
                 </td>
               )}
               {selectable && (
@@ -202,4 +222,8 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
       </Table>
     </div>
   );
+}
+
+function titleCase(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
 }

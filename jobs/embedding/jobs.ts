@@ -4,6 +4,7 @@ import type { AppStores } from '../app-stores';
 import { createEmbeddingBatchHandler } from './embedding-batch';
 import { createEmbeddingReindexHandler } from './embedding-reindex';
 import { embeddingBatchSchema, embeddingReindexSchema } from './schemas';
+import { summarizeEmbeddingBatch, summarizeEmbeddingReindex } from './summaries';
 
 /** The embedding group's job types (docs/requirements.md#background-workers). */
 export const embeddingJobs = [
@@ -20,6 +21,7 @@ export const embeddingJobs = [
     critical: false,
     resourceFields: ['namespace'],
     handler: (stores: AppStores) => createEmbeddingBatchHandler(stores),
+    summarize: summarizeEmbeddingBatch,
   }),
   defineJob({
     name: 'embedding-reindex',
@@ -34,5 +36,6 @@ export const embeddingJobs = [
     critical: false,
     resourceFields: ['namespace'],
     handler: (stores: AppStores) => createEmbeddingReindexHandler(stores),
+    summarize: summarizeEmbeddingReindex,
   }),
 ] as const;

@@ -1,4 +1,5 @@
 import type { Job } from 'bullmq';
+import { z } from 'zod';
 import type { Bullpen } from '../bullpen';
 import { AppError } from '../errors/app-error';
 import { envelopeSchema } from '../jobs/envelope';
@@ -54,22 +55,49 @@ export class JobOperations {
   }
 
   /**
-   * Dispatches a new job with the same payload, tenant and priority through the
+   * Dispatches a new job from this one's payload, tenant and priority through the
    * dispatcher (validated against the type's schema again; no idempotency key, or
-   * the copy would be deduplicated away).
+   * the copy would be deduplicated away). With `payload`, the copy carries that edit
+   * instead, checked as an edit-and-replay is: the type's schema field by field, and
+   * no change to a locked field, so a duplicate stays with its tenant and resources.
+   * A refused edit adds nothing.
    */
-  async duplicate(queueName: string, id: string): Promise<{ jobId: string; sourceId: string }> {
+  async duplicate(
+    queueName: string,
+    id: string,
+    edit: { payload?: unknown } = {},
+  ): Promise<{ jobId: string; sourceId: string; edited: boolean }> {
     const { type, job } = await this.load(queueName, id);
     const env = envelopeSchema.safeParse(job.data);
     if (!env.success) {
       throw new AppError('VALIDATION', `Job ${id} was not enqueued by Bullpen (no envelope); it cannot be duplicated`);
     }
+    const edited = edit.payload !== undefined;
+    let payload = env.data.payload;
+    if (edited) {
+      const jobs = this.bullpen.jobs;
+      const parsed = jobs.get(type).schema.safeParse(edit.payload);
+      if (!parsed.success) {
+        throw new AppError('VALIDATION', `Invalid ${type} payload: ${z.prettifyError(parsed.error)}`, { issues: parsed.error.issues });
+      }
+      const locked = jobs.lockedFieldEdits(type, env.data.payload, parsed.data);
+      if (locked.length > 0) {
+        throw new AppError('VALIDATION', `Refused: the edit changes locked field${locked.length > 1 ? 's' : ''} ${locked.join(', ')}`, {
+          issues: locked.map((f) => ({
+            path: [f],
+            message: `locked: an edit may not change it (dispatch a new job to target another ${f})`,
+          })),
+          lockedFields: locked,
+        });
+      }
+      payload = parsed.data;
+    }
     const priority = priorityName(job.priority);
-    const result = await this.bullpen.dispatcher.dispatch(type, env.data.payload as never, {
+    const result = await this.bullpen.dispatcher.dispatch(type, payload as never, {
       ...(env.data.tenant ? { tenant: env.data.tenant } : {}),
       ...(priority ? { priority } : {}),
     });
-    return { jobId: result.jobId, sourceId: job.id! };
+    return { jobId: result.jobId, sourceId: job.id!, edited };
   }
 
   /** Removes a job that is not running (an active job holds a lock: CONFLICT). */

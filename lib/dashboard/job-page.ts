@@ -43,7 +43,7 @@ export async function readJobPage(bullpen: Bullpen, queueName: string, id: strin
     bullpen.dlq.getByJob(type, job.id, job.data),
   ]);
   return {
-    job: formatJobDetail(job, type, state as JobSummary['state']),
+    job: formatJobDetail(job, type, state as JobSummary['state'], bullpen.jobs),
     logs: {
       lines: logs.logs.map((l) => truncateText(l, LOG_LINE_BYTES).text).reverse(),
       count: logs.count,

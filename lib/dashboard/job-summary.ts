@@ -36,6 +36,8 @@ export const jobSummarySchema = z.object({
   /** Set when a DLQ replay or a schedule enqueued it. */
   replayOf: z.string().optional(),
   schedule: z.string().optional(),
+  /** A completed job's own summary of its result; `partial` when part of its work failed. */
+  outcome: z.object({ text: z.string(), partial: z.boolean() }).optional(),
 });
 export type JobSummary = z.infer<typeof jobSummarySchema>;
 
@@ -70,7 +72,7 @@ const REASON_BYTES = 2 * 1024;
  * Maps a BullMQ Job once into the plain summary the UI renders; no Job object
  * reaches a component (bull-board's formatJob).
  */
-export function formatJob(job: Job, queue: string, state?: JobSummary['state']): JobSummary {
+export function formatJob(job: Job, queue: string, state?: JobSummary['state'], outcomes?: OutcomeReader): JobSummary {
   const env = envelopeSchema.safeParse(job.data);
   const tenant = env.success ? env.data.tenant : undefined;
   const priority = job.priority ?? job.opts?.priority ?? 0;
@@ -93,15 +95,27 @@ export function formatJob(job: Job, queue: string, state?: JobSummary['state']):
     failedReason: job.failedReason ? truncateText(job.failedReason, REASON_BYTES).text : undefined,
     replayOf: env.success ? env.data.replayOf : undefined,
     schedule: env.success ? env.data.schedule : undefined,
+    outcome: job.finishedOn && !job.failedReason ? outcomes?.outcomeOf(queue, job.returnvalue) : undefined,
   };
 }
 
+/** The job table's summaries of results (JobCatalog.outcomeOf). */
+export interface OutcomeReader {
+  outcomeOf(type: string, result: unknown): JobSummary['outcome'];
+}
+
 /** The job page's model: the summary plus data, options, return value and stacks, each bounded. */
-export function formatJobDetail(job: Job, queue: string, state?: JobSummary['state'], maxBytes = MAX_VALUE_BYTES): JobDetail {
+export function formatJobDetail(
+  job: Job,
+  queue: string,
+  state?: JobSummary['state'],
+  outcomes?: OutcomeReader,
+  maxBytes = MAX_VALUE_BYTES,
+): JobDetail {
   const env = envelopeSchema.safeParse(job.data);
   const { payload, tenant: _t, ...envelopeRest } = env.success ? env.data : { payload: job.data, tenant: undefined };
   return {
-    ...formatJob(job, queue, state),
+    ...formatJob(job, queue, state, outcomes),
     envelope: env.success ? envelopeRest : {},
     enveloped: env.success,
     payload: truncateValue(payload, maxBytes),

@@ -56,7 +56,7 @@ export async function readQueuePage(bullpen: Bullpen, name: string, f: QueueFilt
     return {
       queue: header,
       state: f.state,
-      jobs: present(jobs).map((j) => formatJob(j, type, f.state)),
+      jobs: present(jobs).map((j) => formatJob(j, type, f.state, bullpen.jobs)),
       page: f.page,
       pageSize: f.pageSize,
       total,
@@ -76,7 +76,7 @@ export async function readQueuePage(bullpen: Bullpen, name: string, f: QueueFilt
   return {
     queue: header,
     state: f.state,
-    jobs: jobs.map((j) => formatJob(j, type, f.state)),
+    jobs: jobs.map((j) => formatJob(j, type, f.state, bullpen.jobs)),
     page: f.page,
     pageSize: f.pageSize,
     hasNext: scan.ids.length > start + f.pageSize,

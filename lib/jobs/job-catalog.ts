@@ -1,5 +1,5 @@
 import { AppError } from '../errors/app-error';
-import type { AnyJobDefinition, BackoffDefault, JobTable } from './job-definition';
+import type { AnyJobDefinition, BackoffDefault, JobOutcome, JobTable } from './job-definition';
 import { changedLockedFields, lockedFieldsFor } from './locked-fields';
 import type { PriorityName } from './priority';
 
@@ -52,6 +52,22 @@ export class JobCatalog {
     const def = this.byName.get(name);
     if (!def) throw new AppError('UNKNOWN_JOB_TYPE', `Unknown job type "${name}"`, { type: name });
     return def;
+  }
+
+  /**
+   * What a completed job of `name` reports, from its return value; undefined when its
+   * type says nothing, or its summary throws on a shape it did not expect (the text is
+   * cut to 300 characters: it is one line in a table).
+   */
+  outcomeOf(name: string, result: unknown): JobOutcome | undefined {
+    const summarize = this.byName.get(name)?.summarize;
+    if (!summarize || result === undefined || result === null) return undefined;
+    try {
+      const out = summarize(result);
+      return out ? { text: String(out.text).slice(0, 300), partial: out.partial === true } : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** The payload fields of `name` an edit-and-replay may not change (tenant ids and resource names). */

@@ -42,10 +42,25 @@ export interface JobDefinition<N extends string = string, S extends z.ZodType = 
    */
   resourceFields?: readonly string[];
   /**
+   * One line about a completed job's return value, shown beside "completed" in the
+   * dashboard, with `partial` set when the job finished but some of its work did not
+   * (failed batches, items refused): the operator sees that the job did not simply
+   * succeed. Called with whatever the job returned, possibly from an older build, so it
+   * must check the shape it reads; undefined shows nothing.
+   */
+  summarize?: (result: unknown) => JobOutcome | undefined;
+  /**
    * Builds the handler once per worker process from the application's stores. A type
    * without one can still be shown, but is not dispatched: nobody here would run it.
    */
   handler?: (deps: D) => JobHandler<z.output<S>>;
+}
+
+/** What `summarize` says about a completed job. */
+export interface JobOutcome {
+  text: string;
+  /** The job completed, but part of its work failed or was refused. */
+  partial: boolean;
 }
 
 /** A definition of any name, schema and handler dependencies, as the runtime holds it. */

@@ -173,7 +173,7 @@ describe('queue operations', () => {
 });
 
 describe('job operations', () => {
-  it('retries, duplicates, promotes and removes one job, refusing what does not apply', async () => {
+  it('retries, duplicates (as it is and edited), promotes and removes one job, refusing what does not apply', async () => {
     bullpen = makeBullpen(server.redis);
     const ops = new JobOperations(bullpen);
     const [failedId] = await failedJobs(bullpen, 1, 1);
@@ -189,6 +189,28 @@ describe('job operations', () => {
     expect(dup.jobId).not.toBe(failedId);
     const copy = await bullpen.queues.get('webhook-dispatch').getJob(dup.jobId);
     expect(copy?.data).toMatchObject({ payload: { webhookId: 'w0', event: 'e', payload: {} }, tenant: { orgId: '42' } });
+
+    // With an edit step: checked as an edit-and-replay is; a refused edit adds no job.
+    const edited = await ops.duplicate('webhook-dispatch', failedId, { payload: { webhookId: 'w0', event: 'e-fixed', payload: { n: 1 } } });
+    expect(edited.edited).toBe(true);
+    expect((await bullpen.queues.get('webhook-dispatch').getJob(edited.jobId))?.data).toMatchObject({
+      payload: { webhookId: 'w0', event: 'e-fixed', payload: { n: 1 } },
+      tenant: { orgId: '42' },
+    });
+    const jobsBefore = await bullpen.queues.get('webhook-dispatch').count();
+    await expect(
+      ops.duplicate('webhook-dispatch', failedId, { payload: { webhookId: 'w0', event: 7, payload: {} } }),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION',
+      details: { issues: [expect.objectContaining({ path: ['event'] })] },
+    });
+    await expect(
+      ops.duplicate('webhook-dispatch', failedId, { payload: { webhookId: 'w9', event: 'e', payload: {} } }),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION',
+      details: { lockedFields: ['webhookId'] },
+    });
+    expect(await bullpen.queues.get('webhook-dispatch').count()).toBe(jobsBefore);
 
     const { jobId: delayedId } = await bullpen.dispatcher.dispatch('session-cleanup', {}, { delayMs: 60_000 });
     await expect(ops.promote('webhook-dispatch', failedId)).rejects.toMatchObject({ code: 'CONFLICT' });

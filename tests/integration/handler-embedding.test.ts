@@ -14,6 +14,11 @@ import { createEmbeddingBatchHandler } from '@/jobs/embedding/embedding-batch';
 import { createEmbeddingReindexHandler } from '@/jobs/embedding/embedding-reindex';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
+import { WorkerPool } from '@/lib/runtime/worker-pool';
+import { silentLogger } from '@/lib/logging/logger';
+import { readJobPage } from '@/lib/dashboard/job-page';
+import { readQueuePage } from '@/lib/dashboard/queue-page';
+import { parseQueueFilters } from '@/lib/dashboard/queue-filters';
 
 const acme: Tenant = { orgId: 'acme' };
 const items = (n: number, prefix = 'i') =>
@@ -146,6 +151,34 @@ describe('embedding-batch and embedding-reindex', () => {
     expect(fake!.calls.slice(3).map((c) => c.length)).toEqual([32]);
     expect(await failures.list('notes')).toEqual([]);
     expect((await store.stats('notes')).live).toBe(70);
+  });
+
+  it('run as a real job with a failed batch, it completes and the dashboard says part of its work failed', async () => {
+    const b = await remote();
+    fake!.poison = /POISON/;
+    const list = items(40);
+    list[35].text = 'POISON pill';
+    const pool = new WorkerPool({
+      connection: b.workerConnection(),
+      keys: b.keys,
+      jobs: b.jobs,
+      handlers: { 'embedding-batch': createEmbeddingBatchHandler(storesOf(b)) },
+      sink: b.dlq,
+      alerter: b.alerter,
+      logger: silentLogger,
+    });
+    await pool.start();
+    try {
+      const { jobId } = await b.dispatcher.dispatch('embedding-batch', { namespace: 'notes', items: list }, { tenant: acme });
+      await expect.poll(() => b.queues.get('embedding-batch').getJobState(jobId), { timeout: 15_000 }).toBe('completed');
+
+      const page = await readJobPage(b, 'embedding-batch', jobId);
+      expect(page!.job.outcome).toEqual({ text: '32 of 40 items embedded, 1 batch failed (8 items)', partial: true });
+      const list2 = await readQueuePage(b, 'embedding-batch', parseQueueFilters({ state: 'completed' }));
+      expect(list2.jobs.find((j) => j.id === jobId)?.outcome).toMatchObject({ partial: true });
+    } finally {
+      await pool.close(5_000);
+    }
   });
 
   it('fails the job when every batch fails, so the runtime retries or dead-letters it', async () => {

@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** A batch holding a text with this marker is refused with a 400. */
+export const REJECTED_TEXT = 'e2e-reject-me';
+
 /** Dimensions of the vectors this server returns. */
 const DIMS = 16;
 
@@ -42,6 +45,12 @@ export async function startSlowEmbeddingsServer(delayMs: number): Promise<SlowEm
         return;
       }
       count++;
+      // A provider refuses some inputs outright: a batch holding REJECTED_TEXT gets a 400,
+      // so a spec can make an embedding-batch job complete with a failed batch.
+      if (texts.some((t) => t.includes(REJECTED_TEXT))) {
+        res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"input rejected"}');
+        return;
+      }
       setTimeout(() => {
         const data = texts.map((text, index) => ({ object: 'embedding', index, embedding: vectorOf(text) }));
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data }));

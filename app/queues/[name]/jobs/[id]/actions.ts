@@ -5,6 +5,9 @@ import { runAction, type ActionSpec } from '@/app/_lib/action';
 import { dashboardServices } from '@/app/_lib/dashboard-services';
 import { jobIdSchema } from '@/lib/dashboard/find-job';
 import { queueNameSchema } from '@/app/_lib/queue-name';
+import { withPayloadFieldErrors } from '@/app/_lib/payload-field-errors';
+import { MAX_PAYLOAD_TEXT, parseJsonText } from '@/lib/dashboard/dead-letters-payload';
+import { AppError } from '@/lib/errors/app-error';
 
 const jobInput = z.object({
   queue: queueNameSchema,
@@ -33,12 +36,28 @@ const promoteSpec: ActionSpec<typeof jobInput, { jobId: string }> = {
   revalidate: paths,
 };
 
-const duplicateSpec: ActionSpec<typeof jobInput, { jobId: string; sourceId: string }> = {
+const duplicateInput = jobInput
+  .extend({
+    /** The edited payload as JSON text; absent: the job's own payload. */
+    payload: z.string().max(MAX_PAYLOAD_TEXT).optional(),
+  })
+  .strict();
+
+const duplicateSpec: ActionSpec<typeof duplicateInput, { jobId: string; sourceId: string; edited: boolean }> = {
   name: 'job.duplicate',
   minRole: 'operator',
-  schema: jobInput,
-  run: (i) => dashboardServices().jobs.duplicate(i.queue, i.id),
-  audit: (i, d) => ({ target: target(i), details: { newJobId: d.jobId } }),
+  schema: duplicateInput,
+  async run(i) {
+    let payload: unknown;
+    if (i.payload !== undefined) {
+      const json = parseJsonText(i.payload);
+      if (!json.ok)
+        throw new AppError('VALIDATION', `The payload is not valid JSON: ${json.message}`, { fieldErrors: { payload: [json.message] } });
+      payload = json.value;
+    }
+    return withPayloadFieldErrors(() => dashboardServices().jobs.duplicate(i.queue, i.id, { payload }));
+  },
+  audit: (i, d) => ({ target: target(i), details: { newJobId: d.jobId, edited: d.edited } }),
   revalidate: (i) => [`/queues/${i.queue}`],
 };
 

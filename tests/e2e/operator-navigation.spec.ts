@@ -1,0 +1,105 @@
+import { DeadLettersPage } from './pages/dead-letters-page';
+import { JobPage } from './pages/job-page';
+import { QueuePage } from './pages/queue-page';
+import { failWebhookDelivery, type FailedDelivery } from './support/dead-letters';
+import { REJECTED_TEXT } from './support/slow-embeddings-server';
+import { WebhookReceiver } from './support/webhook-receiver';
+import { expect, test } from './fixtures';
+
+let receiver: WebhookReceiver | undefined;
+const failures: FailedDelivery[] = [];
+
+test.afterEach(async ({ bullpen }) => {
+  await receiver?.close();
+  for (const f of failures.splice(0)) {
+    const entry = await bullpen.dlq.get(f.entry.id);
+    if (entry?.status === 'pending') await bullpen.dlq.discard(entry.id, 'e2e-cleanup');
+    await bullpen.webhooks.delete(f.webhookId);
+  }
+  receiver = undefined;
+});
+
+test('Duplicate has an edit step checked like edit-and-replay, and the copy carries the edit', async ({ page, signIn, bullpen }) => {
+  receiver = await WebhookReceiver.start(400);
+  const failed = await failWebhookDelivery(bullpen, receiver, 'e2e.dup-original');
+  failures.push(failed);
+  receiver.answer = 200;
+
+  await signIn('operator', `/queues/webhook-dispatch/jobs/${failed.jobId}`);
+  await page.getByTestId('job-duplicate').click();
+  const editor = page.getByTestId('job-duplicate-editor');
+  const check = page.getByTestId('job-duplicate-check');
+  const submit = page.getByTestId('job-duplicate-submit');
+  await expect(editor).toBeVisible();
+  await expect(check).toHaveAttribute('data-ok', 'true');
+  await expect(submit).toHaveText('Duplicate as it is');
+
+  const original = await editor.inputValue();
+  await editor.fill(`${original.slice(0, -2)}`);
+  await expect(check).toHaveAttribute('data-ok', 'false');
+  await expect(submit).toHaveAttribute('aria-disabled', 'true');
+
+  await editor.fill(original.replace(failed.webhookId, 'wh-someone-else'));
+  await expect(check).toHaveAttribute('data-stage', 'locked');
+  await expect(check).toContainText('webhookId');
+
+  await editor.fill(original.replace('e2e.dup-original', 'e2e.dup-edited'));
+  await expect(check).toHaveAttribute('data-ok', 'true');
+  await expect(submit).toHaveText('Duplicate with this payload');
+  await submit.click();
+  const link = page.getByTestId('job-duplicated-link');
+  await expect(page.getByTestId('job-duplicate-result')).toContainText('with the edited payload');
+  const copyId = (await link.textContent())!.replace(/^job /, '');
+  expect(copyId).not.toBe(failed.jobId);
+  await expect.poll(() => receiver!.received.filter((r) => r.body.includes('e2e.dup-edited')).length, { timeout: 30_000 }).toBe(1);
+  await link.click();
+  await expect(page).toHaveURL(new RegExp(`/queues/webhook-dispatch/jobs/${copyId}$`));
+  await expect(new JobPage(page).state).toHaveText('completed', { timeout: 30_000 });
+});
+
+test('the whole job row opens the job, and the keyboard skips straight to the results', async ({ page, signIn, bullpen }) => {
+  receiver = await WebhookReceiver.start(400);
+  const failed = await failWebhookDelivery(bullpen, receiver, 'e2e.row-link');
+  failures.push(failed);
+
+  await signIn('operator', '/queues/webhook-dispatch?state=failed');
+  const queue = new QueuePage(page, 'webhook-dispatch');
+  const row = queue.jobRow(failed.jobId);
+  // A click anywhere on the row (here the attempts cell, far from the id) opens the job; the Retry button stays its own.
+  const cell = (await row.locator('td.num').boundingBox())!;
+  await page.mouse.click(cell.x + cell.width / 2, cell.y + cell.height / 2);
+  await expect(page).toHaveURL(new RegExp(`/queues/webhook-dispatch/jobs/${encodeURIComponent(failed.jobId)}$`));
+
+  // Dead letters from the keyboard: two Tabs reach "Skip to results", a few more the first Replay.
+  await new DeadLettersPage(page).goto('type=webhook-dispatch&status=pending');
+  await expect(page.getByTestId('dlq-row').first()).toBeVisible();
+  await page.locator('body').focus();
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  await expect(page.getByTestId('skip-to-results')).toBeFocused();
+  await page.keyboard.press('Enter');
+  let presses = 0;
+  while (presses < 12) {
+    await page.keyboard.press('Tab');
+    presses++;
+    const id = await page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? '');
+    if (id.startsWith('dlq-replay-dlq-')) break;
+  }
+  expect(presses).toBeLessThanOrEqual(8);
+});
+
+test('a job that completed with failed batches says so in its row and on its page', async ({ page, signIn, bullpen }) => {
+  const items = Array.from({ length: 40 }, (_, i) => ({ id: `e2e-partial-${i}`, text: `note ${i}` }));
+  items[35].text = `note ${REJECTED_TEXT}`;
+  const { jobId } = await bullpen.dispatcher.dispatch('embedding-batch', { namespace: 'e2e-partial', items }, { tenant: { orgId: 'e2e' } });
+  await expect.poll(() => bullpen.queues.get('embedding-batch').getJobState(jobId), { timeout: 60_000 }).toBe('completed');
+
+  await signIn('viewer', '/queues/embedding-batch?state=completed');
+  const row = new QueuePage(page, 'embedding-batch').jobRow(jobId);
+  await expect(row.getByTestId('job-row-partial')).toHaveText('partial');
+  await expect(row.getByTestId('job-row-outcome')).toHaveText('32 of 40 items embedded, 1 batch failed (8 items)');
+  await row.getByTestId(`job-link-${jobId}`).click();
+  const outcome = page.getByTestId('job-outcome');
+  await expect(outcome).toHaveAttribute('data-partial', 'true');
+  await expect(outcome).toContainText('Completed, but part of the work failed: 32 of 40 items embedded, 1 batch failed (8 items).');
+});
