@@ -1,11 +1,9 @@
-import type { Job } from 'bullmq';
-import { classifyError } from '../errors/classify';
-import { envelopeSchema } from '../jobs/envelope';
 import type { QueueRegistry } from '../jobs/queues';
 import { silentLogger, type Logger } from '../logging/logger';
 import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
-import type { DeadLetterInput, DeadLetterSink } from './sink';
+import { toDeadLetterInput } from './dead-letter-input';
+import type { DeadLetterSink } from './sink';
 
 export interface ReconcilerOptions {
   /** Where recovered dead letters go (the DeadLetterStore). */
@@ -194,25 +192,4 @@ export class DeadLetterReconciler {
       if (jobs.length < size) return { stop: 'end', last };
     }
   }
-}
-
-/** A failed BullMQ job as the DLQ records it. */
-export function toDeadLetterInput(type: string, job: Job): DeadLetterInput {
-  const envelope = envelopeSchema.safeParse(job.data);
-  const stack = job.stacktrace?.length ? job.stacktrace[job.stacktrace.length - 1] : undefined;
-  const message = job.failedReason || 'failed without a reason';
-  // The stack's first line names the error class ("ZodError: ..."), which classifies it.
-  const name = stack?.match(/^([A-Za-z_$][\w$]*):/)?.[1];
-  const probe = Object.assign(new Error(message), name ? { name } : {});
-  return {
-    queue: type,
-    jobId: String(job.id),
-    jobType: type,
-    jobData: envelope.success ? envelope.data : ((job.data ?? {}) as Record<string, unknown>),
-    error: { message, stack, errorClass: classifyError(probe).errorClass },
-    attempts: job.attemptsMade,
-    failedAt: job.finishedOn ?? job.processedOn ?? job.timestamp,
-    tenant: envelope.success ? envelope.data.tenant : undefined,
-    source: 'reconciler',
-  };
 }

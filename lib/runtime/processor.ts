@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Alerter } from '../alerts/alerter';
 import { classifyError, type Classification } from '../errors/classify';
 import { PermanentError } from '../errors/permanent-error';
+import { deadLetterInput } from '../dlq/dead-letter-input';
 import type { DeadLetterSink } from '../dlq/sink';
 import { envelopeSchema, type JobEnvelope } from '../jobs/envelope';
 import { isTenant } from '../jobs/tenant';
@@ -128,22 +129,24 @@ async function recordDeadLetter(
   logger: Logger,
 ): Promise<void> {
   try {
-    const { id, created } = await deps.sink.record({
-      queue: deps.type,
-      jobId: String(job.id),
-      jobType: deps.type,
-      jobData: envelope ?? (job.data as Record<string, unknown>),
-      error: {
-        message: error.message,
-        stack: error.stack,
-        code: classification.code ?? (classification.httpStatus ? `HTTP_${classification.httpStatus}` : undefined),
-        errorClass: classification.errorClass,
-      },
-      attempts: attempt,
-      failedAt: Date.now(),
-      tenant: envelope?.tenant,
-      source: 'runtime',
-    });
+    const { id, created } = await deps.sink.record(
+      deadLetterInput(
+        deps.type,
+        job,
+        {
+          error: {
+            message: error.message,
+            stack: error.stack,
+            code: classification.code ?? (classification.httpStatus ? `HTTP_${classification.httpStatus}` : undefined),
+            errorClass: classification.errorClass,
+          },
+          attempts: attempt,
+          failedAt: Date.now(),
+          source: 'runtime',
+        },
+        envelope,
+      ),
+    );
     logger.warn({ dlqId: id }, created ? 'dead letter recorded' : 'dead letter already recorded');
     if (created && deps.definition.critical) {
       deps.alerter.raise({

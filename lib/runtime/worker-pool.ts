@@ -2,8 +2,8 @@ import { hostname } from 'node:os';
 import { Worker, type Job } from 'bullmq';
 import type { Alerter } from '../alerts/alerter';
 import { classifyError } from '../errors/classify';
+import { deadLetterInput } from '../dlq/dead-letter-input';
 import type { DeadLetterSink } from '../dlq/sink';
-import { envelopeSchema } from '../jobs/envelope';
 import { BACKOFF_CAP_MS, FULL_JITTER, fullJitterDelay } from '../jobs/backoff';
 import type { JobCatalog } from '../jobs/job-catalog';
 import type { Logger } from '../logging/logger';
@@ -139,19 +139,15 @@ export class WorkerPool {
     // idempotent, so recording again here costs one round trip and covers stalls.
     const stalled = /stalled/i.test(err?.message ?? '');
     if (!stalled) return;
-    const envelope = envelopeSchema.safeParse(job.data);
     try {
-      await this.opts.sink.record({
-        queue: type,
-        jobId: String(job.id),
-        jobType: type,
-        jobData: envelope.success ? envelope.data : (job.data as Record<string, unknown>),
-        error: { message: err.message, stack: err.stack, errorClass: classifyError(err).errorClass },
-        attempts: job.attemptsMade,
-        failedAt: job.finishedOn,
-        tenant: envelope.success ? envelope.data.tenant : undefined,
-        source: 'stalled',
-      });
+      await this.opts.sink.record(
+        deadLetterInput(type, job, {
+          error: { message: err.message, stack: err.stack, errorClass: classifyError(err).errorClass },
+          attempts: job.attemptsMade,
+          failedAt: job.finishedOn,
+          source: 'stalled',
+        }),
+      );
       if (this.opts.metrics) this.opts.metrics.forType(type).failed++;
     } catch (e) {
       this.opts.logger.error({ err: e, jobId: job.id, queue: type }, 'could not record a stalled job’s dead letter');

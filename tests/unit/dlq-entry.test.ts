@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { deadLetterId, replayJobId, type DeadLetterEntry } from '@/lib/dlq/entry';
 import { fromHash, toHashFields } from '@/lib/dlq/entry-codec';
 import { deadLetterFilterSchema, matchesFilter } from '@/lib/dlq/filter';
-import { toDeadLetterInput } from '@/lib/dlq/reconciler';
+import { toDeadLetterInput } from '@/lib/dlq/dead-letter-input';
 
 /** A stored entry; `makeEntry({ status: 'discarded' })`. */
 function makeEntry(overrides: Partial<DeadLetterEntry> = {}): DeadLetterEntry {

@@ -1,0 +1,49 @@
+import type { Job } from 'bullmq';
+import { classifyError } from '../errors/classify';
+import { envelopeSchema, type JobEnvelope } from '../jobs/envelope';
+import type { DeadLetterInput } from './sink';
+
+type FailedJob = Pick<Job, 'id' | 'data'>;
+
+/**
+ * The one way a failed job becomes a dead-letter record's input, whoever saw the
+ * failure: the processor at the final attempt, the worker pool for a stalled job, the
+ * reconciler's sweep of the failed set (docs/decisions/0008-one-record-per-failure.md).
+ * `envelope` is the job's data already checked as an envelope, when the caller has it.
+ */
+export function deadLetterInput(
+  type: string,
+  job: FailedJob,
+  failure: Pick<DeadLetterInput, 'error' | 'attempts' | 'failedAt' | 'source'>,
+  envelope?: JobEnvelope,
+): DeadLetterInput {
+  const env = envelope ?? envelopeFrom(job.data);
+  return {
+    queue: type,
+    jobId: String(job.id),
+    jobType: type,
+    jobData: env ?? ((job.data ?? {}) as Record<string, unknown>),
+    ...failure,
+    tenant: env?.tenant,
+  };
+}
+
+/** A failed job as the reconciler finds it in the failed set, with only what BullMQ kept of its error. */
+export function toDeadLetterInput(type: string, job: Job): DeadLetterInput {
+  const stack = job.stacktrace?.length ? job.stacktrace[job.stacktrace.length - 1] : undefined;
+  const message = job.failedReason || 'failed without a reason';
+  // The stack's first line names the error class ("ZodError: ..."), which classifies it.
+  const name = stack?.match(/^([A-Za-z_$][\w$]*):/)?.[1];
+  const probe = Object.assign(new Error(message), name ? { name } : {});
+  return deadLetterInput(type, job, {
+    error: { message, stack, errorClass: classifyError(probe).errorClass },
+    attempts: job.attemptsMade,
+    failedAt: job.finishedOn ?? job.processedOn ?? job.timestamp,
+    source: 'reconciler',
+  });
+}
+
+function envelopeFrom(data: unknown): JobEnvelope | undefined {
+  const parsed = envelopeSchema.safeParse(data);
+  return parsed.success ? parsed.data : undefined;
+}
