@@ -34,7 +34,7 @@ export async function runDurabilityBench(opts: { jobs: number; rounds: number })
       for (const fsync of order) {
         const bullpen = makeBullpen(servers[fsync], `bench-fsync-${round}`);
         const queue = bullpen.queues.get('webhook-dispatch');
-        const rate = await throughput(bullpenRunner(bullpen), queue, opts.jobs);
+        const rate = await throughput(bullpenRunner(servers[fsync], `bench-fsync-${round}`), queue, opts.jobs);
         jobsPerSec[fsync].push(rate);
         console.log(`  round ${round + 1} appendfsync ${fsync.padEnd(8)} ${fmt(rate, 0)} jobs/s`);
         await queue.obliterate({ force: true });
@@ -52,7 +52,7 @@ export function durabilitySection(r: DurabilityBenchResult): string {
   return [
     '## Durability: appendfsync everysec vs always',
     '',
-    `The Bullpen runtime (no-op handler, concurrency 50, ${r.jobs.toLocaleString('en-US')} jobs per round) on two persistent`,
+    `The production worker process (no-op handler, concurrency 50, ${r.jobs.toLocaleString('en-US')} jobs per round) on two persistent`,
     'redis-servers with AOF on, one per policy, alternating which goes first. `everysec` is the embedded default',
     '(a crash can lose about a second of writes); `BULLPEN_REDIS_FSYNC=always` fsyncs every write and loses none.',
     '',
