@@ -167,6 +167,15 @@ function RowActions({ row, actions, onChanged }: { row: Row; actions: DeadLetter
           }
         />
       )}
+      {replay.result && !replay.result.ok && replay.result.code === 'VALIDATION' && (
+        <Link
+          href={`/dead-letters/${encodeURIComponent(row.id)}?edit=1#edit-payload`}
+          className="small"
+          data-testid={`dlq-edit-instead-${row.id}`}
+        >
+          Edit the payload, then replay
+        </Link>
+      )}
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import { z } from 'zod';
-import { envelopeSchema } from '../jobs/envelope';
+import { readEnvelope } from '../jobs/envelope';
 import { priorityName, PRIORITY_NAMES } from '../jobs/priority';
 import { tenantSchema } from '../jobs/tenant';
 import { jobStateSchema } from './job-states';
@@ -73,8 +73,10 @@ const REASON_BYTES = 2 * 1024;
  * reaches a component (bull-board's formatJob).
  */
 export function formatJob(job: Job, queue: string, state?: JobSummary['state'], outcomes?: OutcomeReader): JobSummary {
-  const env = envelopeSchema.safeParse(job.data);
-  const tenant = env.success ? env.data.tenant : undefined;
+  // A plain producer's bare payload reads as an envelope too, tenant included (docs/producers.md).
+  const read = readEnvelope(job);
+  const env = 'error' in read || read.bare ? undefined : read.envelope;
+  const tenant = 'error' in read ? undefined : read.envelope.tenant;
   const priority = job.priority ?? job.opts?.priority ?? 0;
   const delay = job.delay ?? job.opts?.delay ?? 0;
   return {
@@ -93,8 +95,8 @@ export function formatJob(job: Job, queue: string, state?: JobSummary['state'], 
     finishedAt: job.finishedOn || undefined,
     runAt: delay > 0 ? job.timestamp + delay : undefined,
     failedReason: job.failedReason ? truncateText(job.failedReason, REASON_BYTES).text : undefined,
-    replayOf: env.success ? env.data.replayOf : undefined,
-    schedule: env.success ? env.data.schedule : undefined,
+    replayOf: env?.replayOf,
+    schedule: env?.schedule,
     outcome: job.finishedOn && !job.failedReason ? outcomes?.outcomeOf(queue, job.returnvalue) : undefined,
   };
 }
@@ -112,12 +114,13 @@ export function formatJobDetail(
   outcomes?: OutcomeReader,
   maxBytes = MAX_VALUE_BYTES,
 ): JobDetail {
-  const env = envelopeSchema.safeParse(job.data);
-  const { payload, tenant: _t, ...envelopeRest } = env.success ? env.data : { payload: job.data, tenant: undefined };
+  const read = readEnvelope(job);
+  const env = 'error' in read || read.bare ? undefined : read.envelope;
+  const { payload, tenant: _t, ...envelopeRest } = env ?? { payload: job.data, tenant: undefined };
   return {
     ...formatJob(job, queue, state, outcomes),
-    envelope: env.success ? envelopeRest : {},
-    enveloped: env.success,
+    envelope: env ? envelopeRest : {},
+    enveloped: env !== undefined,
     payload: truncateValue(payload, maxBytes),
     options: truncateValue(job.opts ?? {}, maxBytes),
     returnValue: truncateValue(job.returnvalue, maxBytes),

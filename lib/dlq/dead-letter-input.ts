@@ -1,9 +1,9 @@
 import type { Job } from 'bullmq';
 import { classifyError } from '../errors/classify';
-import { envelopeSchema, type JobEnvelope } from '../jobs/envelope';
+import { type JobEnvelope, type JobLike, readEnvelope } from '../jobs/envelope';
 import type { DeadLetterInput } from './sink';
 
-type FailedJob = Pick<Job, 'id' | 'data'>;
+type FailedJob = Pick<Job, 'id' | 'data'> & Partial<Pick<Job, 'name' | 'timestamp' | 'opts'>>;
 
 /**
  * The one way a failed job becomes a dead-letter record's input, whoever saw the
@@ -17,7 +17,7 @@ export function deadLetterInput(
   failure: Pick<DeadLetterInput, 'error' | 'attempts' | 'failedAt' | 'source'>,
   envelope?: JobEnvelope,
 ): DeadLetterInput {
-  const env = envelope ?? envelopeFrom(job.data);
+  const env = envelope ?? envelopeFrom(job);
   return {
     queue: type,
     jobId: String(job.id),
@@ -43,7 +43,8 @@ export function toDeadLetterInput(type: string, job: Job): DeadLetterInput {
   });
 }
 
-function envelopeFrom(data: unknown): JobEnvelope | undefined {
-  const parsed = envelopeSchema.safeParse(data);
-  return parsed.success ? parsed.data : undefined;
+/** The envelope, or a plain producer's bare payload wrapped as one, so its dead letter has the payload to replay. */
+function envelopeFrom(job: FailedJob): JobEnvelope | undefined {
+  const read = readEnvelope(job as JobLike);
+  return 'error' in read ? undefined : read.envelope;
 }

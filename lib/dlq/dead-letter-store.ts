@@ -268,6 +268,17 @@ export class DeadLetterStore implements DeadLetterSink {
         });
       }
       payload = parsed.data;
+    } else {
+      // One click re-sends the recorded payload as it is: one that cannot pass the type's
+      // schema (a plain producer's bad job) would only fail again, so it needs an edit.
+      const parsed = jobs.get(entry.jobType).schema.safeParse(entry.payload);
+      if (!parsed.success) {
+        throw new AppError(
+          'VALIDATION',
+          `Dead letter ${id}'s payload does not pass the ${entry.jobType} schema (${z.prettifyError(parsed.error).replace(/\s*\n\s*/g, ' ')}); replay it with an edited payload`,
+          { issues: parsed.error.issues, needsEdit: true },
+        );
+      }
     }
     const now = Date.now();
     const claim = (await CLAIM_REPLAY.run(

@@ -78,10 +78,16 @@ export class JobCatalog {
   /**
    * The locked fields an edit of `original` into `edited` (already parsed by the type's
    * schema) would change. The original is read through the schema too, so a default the
-   * schema fills in is no change. The one check behind the replay and the editor.
+   * schema fills in is no change; a field whose original value the schema refuses may
+   * be fixed. The one check behind the replay, the duplicate and the editors.
    */
   lockedFieldEdits(name: string, original: unknown, edited: unknown): string[] {
     const before = this.get(name).schema.safeParse(original);
-    return changedLockedFields(before.success ? before.data : original, edited, this.lockedFieldsOf(name));
+    const changed = changedLockedFields(before.success ? before.data : original, edited, this.lockedFieldsOf(name));
+    if (before.success) return changed;
+    // A field the original got wrong (a plain producer's bad job) named no tenant or
+    // resource, so fixing it retargets nothing: only a valid value stays locked.
+    const invalid = new Set(before.error.issues.map((i) => String(i.path[0] ?? '')));
+    return changed.filter((f) => !invalid.has(f));
   }
 }

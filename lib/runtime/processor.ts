@@ -5,8 +5,7 @@ import { classifyError, type Classification } from '../errors/classify';
 import { PermanentError } from '../errors/permanent-error';
 import { deadLetterInput } from '../dlq/dead-letter-input';
 import type { DeadLetterSink } from '../dlq/sink';
-import { envelopeSchema, type JobEnvelope } from '../jobs/envelope';
-import { isTenant } from '../jobs/tenant';
+import { type JobEnvelope, readEnvelope } from '../jobs/envelope';
 import type { CatalogEntry } from '../jobs/job-catalog';
 import type { Logger } from '../logging/logger';
 import type { WorkerMetrics } from '../metrics/worker-metrics';
@@ -48,16 +47,22 @@ export function buildProcessor(deps: ProcessorDeps) {
   // than the rest of a job's bookkeeping. The timeout below is ours.
   return async function process(job: Job): Promise<unknown> {
     const started = performance.now();
-    const envelope = parseEnvelope(job.data);
+    const read = readEnvelope(job);
+    const envelope = 'error' in read ? { error: read.error } : { data: read.envelope };
     const run = new JobRun(job, deps.type, envelope.data, deps.logger, deps.hooks);
     const { jobId, attempt } = run;
     if (m) m.active++;
     deps.hooks?.onStart?.({ jobId, type: deps.type, attempt, tenant: envelope.data?.tenant });
 
     try {
-      if (!envelope.data) {
-        throw new PermanentError(`Invalid job envelope: ${envelope.error}`, 'VALIDATION');
+      // One queue, one type: a job named otherwise was meant for another handler.
+      if (job.name !== deps.type) {
+        throw new PermanentError(
+          `Job name "${job.name}" is not this queue's job type "${deps.type}": a Bullpen queue runs one type, and its jobs are named after it (docs/producers.md)`,
+          'VALIDATION',
+        );
       }
+      if (!envelope.data) throw new PermanentError(envelope.error, 'VALIDATION');
       const payload = def.schema.safeParse(envelope.data.payload);
       if (!payload.success) {
         // A ZodError classifies as validation: permanent, straight to the DLQ with its message.
@@ -160,26 +165,4 @@ async function recordDeadLetter(
     // The job still fails; the reconciler will find it in the failed set and record it.
     logger.error({ err: dlqError }, 'could not write the dead letter; the reconciler will recover it');
   }
-}
-
-/**
- * The envelope, checked by hand on the hot path (every field the runtime reads), with
- * zod only for the message when something is off: the payload still gets its schema.
- */
-function parseEnvelope(data: unknown): { data?: JobEnvelope; error?: string } {
-  const d = data as Partial<JobEnvelope> | null;
-  if (
-    d !== null &&
-    typeof d === 'object' &&
-    'payload' in d &&
-    typeof d.requestId === 'string' &&
-    d.requestId.length > 0 &&
-    typeof d.dispatchedAt === 'number' &&
-    (d.tenant === undefined || isTenant(d.tenant)) &&
-    (d.idempotencyKey === undefined || typeof d.idempotencyKey === 'string')
-  ) {
-    return { data: d as JobEnvelope };
-  }
-  const parsed = envelopeSchema.safeParse(data);
-  return parsed.success ? { data: parsed.data } : { error: z.prettifyError(parsed.error) };
 }

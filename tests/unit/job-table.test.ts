@@ -101,4 +101,22 @@ describe('JobCatalog', () => {
     expect(() => c.get('b')).toThrow(expect.objectContaining({ code: 'UNKNOWN_JOB_TYPE' }));
     expect(c.lockedFieldsOf('b')).toEqual(['orgId', 'workspaceId']);
   });
+
+  it('keeps a valid tenant or resource field locked, and lets an edit fix one the original got wrong', () => {
+    const c = new JobCatalog([
+      defineJob({
+        name: 'a',
+        ...minimal,
+        schema: z.object({ orgId: z.string(), namespace: z.string(), n: z.number() }),
+        resourceFields: ['namespace'],
+      }),
+    ]);
+    const valid = { orgId: 'acme', namespace: 'notes', n: 1 };
+    expect(c.lockedFieldEdits('a', valid, { ...valid, n: 2 })).toEqual([]);
+    expect(c.lockedFieldEdits('a', valid, { ...valid, namespace: 'other', orgId: 'globex' })).toEqual(['orgId', 'namespace']);
+    // namespace was a number: it named no resource, so setting one retargets nothing; orgId was valid and stays locked.
+    const broken = { orgId: 'acme', namespace: 5, n: 1 };
+    expect(c.lockedFieldEdits('a', broken, { ...valid, namespace: 'notes' })).toEqual([]);
+    expect(c.lockedFieldEdits('a', broken, { ...valid, orgId: 'globex' })).toEqual(['orgId']);
+  });
 });

@@ -3,7 +3,7 @@ import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { Suspense } from 'react';
 import { requireUser } from '@/app/_lib/require-user';
-import type { RouteProps } from '@/app/_lib/route-props';
+import { firstParam, type RouteProps } from '@/app/_lib/route-props';
 import { DeadLetterDetailView } from '@/components/dead-letters/dead-letter-detail';
 import { DeadLetterEntryActions } from '@/components/dead-letters/dead-letter-entry-actions';
 import { PayloadEditor } from '@/components/dead-letters/payload-editor';
@@ -16,8 +16,10 @@ import { discardDeadLetter, replayDeadLetter } from '../actions';
 
 export const metadata: Metadata = { title: 'Dead letter' };
 
-export default async function DeadLetterPage({ params }: RouteProps<{ id: string }>) {
+export default async function DeadLetterPage({ params, searchParams }: RouteProps<{ id: string }>) {
   const { id } = await params;
+  // `?edit=1`: a one-click replay was refused for a payload that needs an edit; open the editor.
+  const edit = firstParam(await searchParams, 'edit') === '1';
   const user = await requireUser('viewer', `/dead-letters/${encodeURIComponent(id)}`);
   return (
     <>
@@ -25,13 +27,13 @@ export default async function DeadLetterPage({ params }: RouteProps<{ id: string
         <Link href="/dead-letters">Dead letters</Link> › <span className="mono">{id}</span>
       </nav>
       <Suspense fallback={<CardSkeleton title="Dead letter" rows={8} />}>
-        <Entry id={id} canOperate={roleAtLeast(user.role, 'operator')} />
+        <Entry id={id} canOperate={roleAtLeast(user.role, 'operator')} edit={edit} />
       </Suspense>
     </>
   );
 }
 
-async function Entry({ id, canOperate }: { id: string; canOperate: boolean }) {
+async function Entry({ id, canOperate, edit }: { id: string; canOperate: boolean; edit: boolean }) {
   const entry = await readDeadLetterDetail(getBullpen(), id);
   if (!entry) notFound();
   const replayable = entry.knownType && (entry.status === 'pending' || entry.status === 'replayed');
@@ -61,7 +63,7 @@ async function Entry({ id, canOperate }: { id: string; canOperate: boolean }) {
               />
               {!replayable && <p className="small muted">{notReplayableReason(entry.status, entry.knownType)}</p>}
               {replayable && entry.payloadText !== undefined && (
-                <details>
+                <details id="edit-payload" open={edit || undefined}>
                   <summary data-testid="dlq-edit-payload">Edit the payload, then replay</summary>
                   <PayloadEditor
                     id={entry.id}

@@ -1,0 +1,141 @@
+import { Queue } from 'bullmq';
+// BullMQ's own add script, as a producer in a language without a BullMQ client runs it (docs/producers.md).
+import { addStandardJob } from 'bullmq/dist/esm/scripts/addStandardJob-9.js';
+import IORedis from 'ioredis';
+import { pack } from 'msgpackr';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Bullpen } from '@/lib/bullpen';
+import type { JobContext } from '@/lib/runtime/handler';
+import { silentLogger } from '@/lib/logging/logger';
+import { WorkerPool } from '@/lib/runtime/worker-pool';
+import type { Tenant } from '@/lib/jobs/tenant';
+import { createHandlers } from '../helpers/source-jobs';
+import { useTestRedis } from '../helpers/use-test-redis';
+
+/**
+ * Jobs added with plain `bullmq`, as another service or language would add them
+ * (docs/producers.md): no dispatcher, no envelope, the queue's hash-tagged prefix.
+ */
+describe('plain BullMQ producers', () => {
+  const server = useTestRedis();
+  const open: Array<{ close(): Promise<unknown> }> = [];
+  afterEach(async () => {
+    for (const o of open.splice(0).reverse()) await o.close();
+  });
+
+  /** A worker for the given types with the real handlers, each call seen on its way in. */
+  async function worker(bullpen: Bullpen, types: string[]) {
+    const real = createHandlers(bullpen);
+    const seen: Array<{ type: string; data: unknown; tenant?: Tenant }> = [];
+    const handlers = Object.fromEntries(
+      types.map((type) => [
+        type,
+        async (ctx: JobContext<unknown>) => {
+          seen.push({ type, data: ctx.data, tenant: ctx.tenant });
+          return real[type](ctx);
+        },
+      ]),
+    );
+    const pool = new WorkerPool({
+      connection: bullpen.workerConnection(),
+      keys: bullpen.keys,
+      jobs: bullpen.jobs,
+      handlers,
+      sink: bullpen.dlq,
+      alerter: bullpen.alerter,
+      logger: silentLogger,
+    });
+    await pool.start();
+    open.push({ close: () => pool.close(5_000) });
+    return seen;
+  }
+
+  /** A plain BullMQ queue on the type's queue, on a connection of its own. */
+  function plainQueue(bullpen: Bullpen, type: string): Queue {
+    const connection = new IORedis({ host: '127.0.0.1', port: server.redis.port, maxRetriesPerRequest: null });
+    const queue = new Queue(type, { connection, prefix: bullpen.keys.queuePrefix(type) });
+    open.push({ close: async () => (await queue.close(), connection.disconnect()) });
+    return queue;
+  }
+
+  it('runs a bare payload through the type schema, with its defaults and the tenant from the options or the payload', async () => {
+    const bullpen = await server.readyBullpen();
+    const seen = await worker(bullpen, ['embedding-batch', 'quota-check']);
+    const items = Array.from({ length: 3 }, (_, i) => ({ id: `m${i}`, text: `note ${i}` }));
+    const embed = plainQueue(bullpen, 'embedding-batch');
+    const quota = plainQueue(bullpen, 'quota-check');
+    // `tenant` is not in BullMQ's option types, but BullMQ keeps the options it does not know.
+    const a = await embed.add('embedding-batch', { namespace: 'notes', items }, { tenant: { orgId: 'acme' } } as never);
+    const b = await quota.add('quota-check', { orgId: 'globex' });
+
+    await expect.poll(() => a.getState(), { timeout: 10_000 }).toBe('completed');
+    await expect.poll(() => b.getState(), { timeout: 10_000 }).toBe('completed');
+    const batch = seen.find((s) => s.type === 'embedding-batch')!;
+    expect(batch.data).toEqual({ namespace: 'notes', items, batchSize: 32 });
+    expect(batch.tenant).toEqual({ orgId: 'acme' });
+    expect(seen.find((s) => s.type === 'quota-check')?.tenant).toEqual({ orgId: 'globex' });
+    expect((await embed.getJob(a.id!))?.returnvalue).toMatchObject({ items: 3, embedded: 3 });
+    expect(await bullpen.dlq.getByJob('embedding-batch', a.id!)).toBeUndefined();
+  });
+
+  it('dead-letters an invalid bare payload with the field and the rule; one-click replay asks for an edit, the edit runs', async () => {
+    const bullpen = await server.readyBullpen();
+    const seen = await worker(bullpen, ['embedding-batch']);
+    const queue = plainQueue(bullpen, 'embedding-batch');
+    const job = await queue.add('embedding-batch', { namespace: 5, items: [] }, { attempts: 3 });
+
+    await expect.poll(async () => (await bullpen.dlq.getByJob('embedding-batch', job.id!))?.status, { timeout: 10_000 }).toBe('pending');
+    const entry = (await bullpen.dlq.getByJob('embedding-batch', job.id!))!;
+    expect(entry.error.message).toMatch(/namespace/);
+    expect(entry.error.message).toMatch(/expected string, received number/);
+    expect(entry.error.errorClass).toBe('validation');
+    // Validation is permanent: one attempt of three, and the handler never ran.
+    expect(entry.attempts).toBe(1);
+    expect(seen).toEqual([]);
+    // The dead letter holds the payload as it was sent, not null.
+    expect(entry.payload).toEqual({ namespace: 5, items: [] });
+
+    await expect(bullpen.dlq.replay(entry.id, { by: 'olivia', expectedReplays: 0 })).rejects.toMatchObject({
+      code: 'VALIDATION',
+      details: { needsEdit: true },
+    });
+    expect((await bullpen.dlq.get(entry.id))?.status).toBe('pending');
+    const replayed = await bullpen.dlq.replay(entry.id, {
+      by: 'olivia',
+      expectedReplays: 0,
+      payload: { namespace: 'notes', items: [{ id: 'x', text: 'fixed' }] },
+    });
+    const next = replayed.replays[0].newJobId;
+    await expect.poll(() => bullpen.queues.get('embedding-batch').getJobState(next), { timeout: 10_000 }).toBe('completed');
+  });
+
+  it('refuses a job whose name is not its queue type, before any handler runs', async () => {
+    const bullpen = await server.readyBullpen();
+    const seen = await worker(bullpen, ['quota-check']);
+    const job = await plainQueue(bullpen, 'quota-check').add('foo', { orgId: 'acme' }, { attempts: 5 });
+
+    await expect.poll(async () => (await bullpen.dlq.getByJob('quota-check', job.id!))?.status, { timeout: 10_000 }).toBe('pending');
+    const entry = (await bullpen.dlq.getByJob('quota-check', job.id!))!;
+    expect(entry.error.message).toContain('Job name "foo" is not this queue\'s job type "quota-check"');
+    expect(entry.attempts).toBe(1);
+    expect(seen).toEqual([]);
+  });
+
+  it("takes a job written with raw Redis commands: EVAL of BullMQ's add script, as docs/producers.md shows", async () => {
+    const bullpen = await server.readyBullpen();
+    const seen = await worker(bullpen, ['quota-check']);
+    const redis = new IORedis({ host: '127.0.0.1', port: server.redis.port });
+    open.push({ close: async () => redis.disconnect() });
+    // The queue's keys: <BULLPEN_PREFIX>:{<type>}:<type>:<suffix>; the braces keep them in one cluster slot.
+    const base = `${bullpen.keys.queuePrefix('quota-check')}:quota-check:`;
+    const keys = ['wait', 'paused', 'meta', 'id', 'completed', 'delayed', 'active', 'events', 'marker'].map((k) => base + k);
+    const args = pack([base, '', 'quota-check', Date.now(), null, null, null, null, null, null]);
+    const opts = pack({ attempts: 3, backoff: { type: 'full-jitter', delay: 10_000 } });
+    const id = (await redis.eval(addStandardJob.content, keys.length, ...keys, args, JSON.stringify({ orgId: 'initech' }), opts)) as string;
+
+    const queue = bullpen.queues.get('quota-check');
+    await expect.poll(() => queue.getJobState(id), { timeout: 10_000 }).toBe('completed');
+    expect(seen).toEqual([{ type: 'quota-check', data: { orgId: 'initech' }, tenant: { orgId: 'initech' } }]);
+    expect((await queue.getJob(id))?.opts).toMatchObject({ attempts: 3 });
+  });
+});
