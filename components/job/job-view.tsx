@@ -12,6 +12,7 @@ import { ProgressBar } from '@/components/ui/progress-bar';
 import { JobActionBar } from './job-actions';
 import { JobAttempts } from './job-attempts';
 import { JobFacts } from './job-facts';
+import { JobFlowTree } from './job-flow';
 import { JobLogs } from './job-logs';
 import type { JobActions } from './types';
 
@@ -107,6 +108,7 @@ export function JobView({ initial, logsPage, canOperate, canAdmin, actions }: Jo
           <JsonView value={job.payload.value} truncated={job.payload.truncated} originalBytes={job.payload.bytes} testId="job-data" />
         </section>
       </div>
+      {data.flow && <JobFlowTree queue={queue} id={id} flow={data.flow} />}
       <JobAttempts job={job} />
       <div className="grid">
         <section className="card" aria-labelledby="rv-h">

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEAD_LETTER_STATUSES } from '../dlq/dead-letter-id';
 import type { Bullpen } from '../bullpen';
 import { findJob } from './find-job';
+import { jobFlowSchema, readJobFlow } from './job-flow';
 import { formatJobDetail, jobDetailSchema, type JobSummary } from './job-summary';
 import { pageCountOf } from './pagination';
 import { requireQueueName } from './queue-page';
@@ -21,6 +22,8 @@ export const jobPageSchema = z.object({
   }),
   /** The dead-letter record of the job's failure chain, when it has one (a failed job, or one retried or replayed). */
   deadLetter: z.object({ id: z.string(), status: z.enum(DEAD_LETTER_STATUSES) }).optional(),
+  /** Its parent and children when the job is part of a BullMQ flow. */
+  flow: jobFlowSchema.optional(),
 });
 export type JobPage = z.infer<typeof jobPageSchema>;
 
@@ -36,11 +39,12 @@ export async function readJobPage(bullpen: Bullpen, queueName: string, id: strin
   if (!job?.id) return null;
   const page = Math.max(1, Math.floor(logsPage) || 1);
   const start = (page - 1) * LOG_PAGE_SIZE;
-  const [state, logs, record] = await Promise.all([
+  const [state, logs, record, flow] = await Promise.all([
     job.getState(),
     // desc: index 0 is the newest line, so page 1 is the tail of the log.
     queue.getJobLogs(job.id, start, start + LOG_PAGE_SIZE - 1, false),
     bullpen.dlq.getByJob(type, job.id, job.data),
+    readJobFlow(bullpen, job),
   ]);
   return {
     job: formatJobDetail(job, type, state as JobSummary['state'], bullpen.jobs),
@@ -51,5 +55,6 @@ export async function readJobPage(bullpen: Bullpen, queueName: string, id: strin
       pageCount: pageCountOf(logs.count, LOG_PAGE_SIZE),
     },
     ...(record ? { deadLetter: { id: record.id, status: record.status } } : {}),
+    ...(flow ? { flow } : {}),
   };
 }

@@ -10,6 +10,7 @@ export const STATE_KEYS: Record<JobStateName, { suffix: string; list: boolean }>
   active: { suffix: 'active', list: true },
   delayed: { suffix: 'delayed', list: false },
   prioritized: { suffix: 'prioritized', list: false },
+  'waiting-children': { suffix: 'waiting-children', list: false },
   completed: { suffix: 'completed', list: false },
   failed: { suffix: 'failed', list: false },
 };

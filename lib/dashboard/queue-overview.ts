@@ -11,6 +11,7 @@ export const stateCountsSchema = z.object({
   active: z.number().int(),
   delayed: z.number().int(),
   prioritized: z.number().int(),
+  'waiting-children': z.number().int(),
   completed: z.number().int(),
   failed: z.number().int(),
 });
@@ -55,6 +56,7 @@ export async function readStateCounts(queue: Queue): Promise<StateCounts> {
     active: c.active ?? 0,
     delayed: c.delayed ?? 0,
     prioritized: c.prioritized ?? 0,
+    'waiting-children': c['waiting-children'] ?? 0,
     completed: c.completed ?? 0,
     failed: c.failed ?? 0,
   };
@@ -109,6 +111,7 @@ export async function readOverview(bullpen: Bullpen, nowMs: number): Promise<Ove
       active: sum('active'),
       delayed: sum('delayed'),
       prioritized: sum('prioritized'),
+      'waiting-children': sum('waiting-children'),
       completed: sum('completed'),
       failed: sum('failed'),
       paused: queues.filter((q) => q.paused).length,

@@ -1,3 +1,5 @@
+import { FlowProducer } from 'bullmq';
+import IORedis from 'ioredis';
 import { DeadLettersPage } from './pages/dead-letters-page';
 import { JobPage } from './pages/job-page';
 import { QueuePage } from './pages/queue-page';
@@ -102,4 +104,51 @@ test('a job that completed with failed batches says so in its row and on its pag
   const outcome = page.getByTestId('job-outcome');
   await expect(outcome).toHaveAttribute('data-partial', 'true');
   await expect(outcome).toContainText('Completed, but part of the work failed: 32 of 40 items embedded, 1 batch failed (8 items).');
+});
+
+test("a flow's parent waits in its own tab, and its page shows the tree down to each child and back up", async ({
+  page,
+  signIn,
+  bullpen,
+  e2e,
+}) => {
+  const connection = new IORedis(e2e.env.REDIS_URL, { maxRetriesPerRequest: null });
+  const flows = new FlowProducer({ connection });
+  // Children delayed an hour: the parent stays waiting on them while the spec looks.
+  const child = (orgId: string) => ({
+    name: 'quota-check',
+    queueName: 'quota-check',
+    prefix: bullpen.keys.queuePrefix('quota-check'),
+    data: { orgId },
+    opts: { delay: 3_600_000 },
+  });
+  const tree = await flows.add({
+    name: 'memory-consolidation',
+    queueName: 'memory-consolidation',
+    prefix: bullpen.keys.queuePrefix('memory-consolidation'),
+    data: { orgId: 'e2e-flow' },
+    children: [child('e2e-flow-1'), child('e2e-flow-2')],
+  });
+  const parentId = tree.job.id!;
+  try {
+    await signIn('viewer', '/queues/memory-consolidation?state=waiting-children');
+    await expect(page.getByTestId('queue-state-tab-waiting-children')).toContainText('1');
+    await new QueuePage(page, 'memory-consolidation').jobLink(parentId).click();
+
+    const flow = page.getByTestId('job-flow');
+    await expect(flow.getByTestId('job-flow-counts')).toContainText('2 children: 0 done, 2 not done yet');
+    const kids = flow.getByTestId('job-flow-child');
+    await expect(kids).toHaveCount(2);
+    for (const k of await kids.all()) await expect(k).toHaveAttribute('data-state', 'delayed');
+    await kids.first().getByTestId('job-flow-child-link').click();
+    await expect(page).toHaveURL(/\/queues\/quota-check\/jobs\//);
+    const parentLink = page.getByTestId('job-flow-parent-link');
+    await expect(parentLink).toHaveText(`memory-consolidation / ${parentId}`);
+    await parentLink.click();
+    await expect(page).toHaveURL(new RegExp(`/queues/memory-consolidation/jobs/${parentId}$`));
+  } finally {
+    await bullpen.queues.get('memory-consolidation').remove(parentId, { removeChildren: true });
+    await flows.close();
+    connection.disconnect();
+  }
 });

@@ -42,12 +42,12 @@ async function failedJobs(b: Bullpen, n: number, withDlq = 0): Promise<string[]>
     pipe.zadd(queue.toKey('failed'), now, id);
   }
   await pipe.exec();
-  for (const id of ids.slice(0, withDlq)) {
+  for (const [k, id] of ids.slice(0, withDlq).entries()) {
     await b.dlq.record({
       queue: 'webhook-dispatch',
       jobId: id,
       jobType: 'webhook-dispatch',
-      jobData: { payload: {}, requestId: 'r', dispatchedAt: now },
+      jobData: { payload: { webhookId: `w${k}`, event: 'e', payload: {} }, requestId: 'r', dispatchedAt: now },
       error: { message: 'HTTP 503', errorClass: 'server' },
       attempts: 10,
       failedAt: now,

@@ -205,7 +205,7 @@ describe('DeadLetterTenantStore', () => {
       queue: 'memory-cleanup',
       jobId: `seed-${n}`,
       jobType: 'memory-cleanup',
-      jobData: envelope(tenant),
+      jobData: { ...envelope(tenant), payload: { olderThanDays: 30 } },
       error: { message: `failure ${n}`, errorClass: 'validation' },
       attempts: 1,
       failedAt: 1_700_000_000_000 + n,
