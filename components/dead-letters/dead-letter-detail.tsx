@@ -152,7 +152,7 @@ export function DeadLetterDetailView({ entry: e, actions }: { entry: DeadLetterD
       <section className="card" aria-labelledby="dlq-failures-h" data-testid="dlq-failure-history" data-count={e.failureHistory.length}>
         <h2 id="dlq-failures-h">Failures</h2>
         <p className="small muted">Every final failure of this job and of its retries and replays: one record, its history growing.</p>
-        <Table caption="Newest first">
+        <Table caption="Newest first" scrollLabel="Failures">
           <thead>
             <tr>
               <th scope="col">When</th>
@@ -187,7 +187,7 @@ export function DeadLetterDetailView({ entry: e, actions }: { entry: DeadLetterD
         {e.replayHistory.length === 0 ? (
           <p className="muted">Never replayed.</p>
         ) : (
-          <Table caption="Newest first">
+          <Table caption="Newest first" scrollLabel="Replay history">
             <thead>
               <tr>
                 <th scope="col">When</th>

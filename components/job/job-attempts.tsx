@@ -20,7 +20,14 @@ export function JobAttempts({ job }: { job: JobDetail }) {
                 <summary>
                   Attempt {i + 1}: {s.split('\n')[0]}
                 </summary>
-                <pre className="logs" data-testid="job-stacktrace">
+                {/* A long trace scrolls in its box: focusable so the keyboard can scroll it too, like the logs. */}
+                <pre
+                  className="logs"
+                  data-testid="job-stacktrace"
+                  role="region"
+                  aria-label={`Stack trace of attempt ${i + 1}`}
+                  tabIndex={0}
+                >
                   {s}
                 </pre>
               </details>

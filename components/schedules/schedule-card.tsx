@@ -46,7 +46,10 @@ export function ScheduleCard({ schedule: s, now, previewUrl, actions, onChanged 
           )}
         </div>
         <span className="small muted">
-          runs <Link href={`/queues/${encodeURIComponent(s.jobType)}`}>{s.jobType}</Link>
+          runs{' '}
+          <Link href={`/queues/${encodeURIComponent(s.jobType)}`} className="tap-target">
+            {s.jobType}
+          </Link>
         </span>
       </div>
       <p className="small muted">{s.description}</p>
