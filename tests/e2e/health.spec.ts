@@ -42,3 +42,17 @@ test('the health page turns unhealthy when the worker stops and healthy when it 
   expect(await page.evaluate(() => (window as unknown as { __e2eNoReload?: boolean }).__e2eNoReload)).toBe(true);
   await saveScreenshot(page, 'health-worker-back');
 });
+
+test('the overview counts worker processes and Health counts queue workers, each named for what it counts', async ({ page, signIn }) => {
+  await signIn('viewer', '/');
+  const tile = page.getByTestId('tile-workers');
+  await expect(tile).toContainText('Worker processes');
+  await expect(tile).toContainText('each runs a queue worker per job type');
+  // The e2e stack runs one worker process, which serves all 18 queues.
+  await expect(tile.locator('.stat')).toHaveText('1');
+
+  await page.goto('/health');
+  const health = new HealthPage(page);
+  await expect(health.check('workers')).toContainText('Queue workers');
+  await expect(health.check('workers')).toContainText(/\d+ queue workers? connected/);
+});
