@@ -5,8 +5,33 @@ import path from 'node:path';
 import { freePort, startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-server';
 
 export interface TestCluster {
+  /** `host:port` of each master. */
   nodes: string[];
+  /** Each master and the slot ranges it serves, as `CLUSTER SHARDS` reports them. */
+  shards(): ClusterShard[];
+  /** The slot of a key, as `CLUSTER KEYSLOT` computes it. */
+  keySlot(key: string): number;
+  /** The master (`host:port`) that serves a slot. */
+  masterOf(slot: number): string;
+  /** The keys that match a glob pattern and are stored on this node (a SCAN of that node alone). */
+  keysOn(node: string, pattern: string): string[];
   stop(): Promise<void>;
+}
+
+export interface ClusterShard {
+  master: string;
+  /** Inclusive `[first, last]` slot ranges. */
+  ranges: Array<[number, number]>;
+}
+
+/** Runs redis-cli against one node (not in cluster mode) and returns its output; throws on failure. */
+function cli(node: string, ...args: string[]): string {
+  const [host, port] = node.split(':');
+  const out = spawnSync('redis-cli', ['-h', host, '-p', port, ...args], { encoding: 'utf8' });
+  if (out.status !== 0 || out.stdout.startsWith('ERR') || out.stdout.startsWith('MOVED')) {
+    throw new Error(`redis-cli ${args.join(' ')} on ${node}: ${out.stderr || out.stdout}`);
+  }
+  return out.stdout;
 }
 
 /** Three cluster-enabled redis-servers on loopback joined into one cluster, no replicas. */
@@ -37,5 +62,28 @@ export async function startTestCluster(): Promise<TestCluster> {
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  return { nodes, stop: async () => void (await Promise.all(servers.map((s) => s.stop()))) };
+  const shards = (): ClusterShard[] => {
+    const reply = JSON.parse(cli(nodes[0], '--json', 'cluster', 'shards')) as Array<{
+      slots: number[];
+      nodes: Array<{ ip: string; port: number; role: string }>;
+    }>;
+    return reply.map((shard) => {
+      const master = shard.nodes.find((n) => n.role === 'master')!;
+      const ranges: Array<[number, number]> = [];
+      for (let i = 0; i < shard.slots.length; i += 2) ranges.push([shard.slots[i], shard.slots[i + 1]]);
+      return { master: `${master.ip}:${master.port}`, ranges };
+    });
+  };
+  return {
+    nodes,
+    shards,
+    keySlot: (key) => Number(cli(nodes[0], 'cluster', 'keyslot', key).trim()),
+    masterOf: (slot) => {
+      const shard = shards().find((s) => s.ranges.some(([first, last]) => slot >= first && slot <= last));
+      if (!shard) throw new Error(`no master serves slot ${slot}`);
+      return shard.master;
+    },
+    keysOn: (node, pattern) => cli(node, '--scan', '--pattern', pattern).split('\n').filter(Boolean),
+    stop: async () => void (await Promise.all(servers.map((s) => s.stop()))),
+  };
 }

@@ -5,7 +5,7 @@ import type { Bullpen } from '@/lib/bullpen';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { readyClient } from '@/lib/redis/connection';
 import { PatternModelStore } from '@/jobs/learning/patterns/pattern-model-store';
-import { predict } from '@/jobs/learning/patterns/softmax-model';
+import { elasticPenalty, evaluate, predict, type Example } from '@/jobs/learning/patterns/softmax-model';
 import { SampleStore } from '@/jobs/learning/trajectories/sample-store';
 import { TrajectoryStore } from '@/jobs/learning/trajectories/trajectory-store';
 import { createEwcConsolidationHandler } from '@/jobs/learning/ewc-consolidation';
@@ -14,6 +14,7 @@ import { createTrajectoryProcessHandler } from '@/jobs/learning/trajectory-proce
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
 import { makeTrajectories } from '../fixtures/trajectories';
+import { twoTasks } from '../fixtures/learning-data';
 
 const acme = { orgId: 'acme' };
 const globex = { orgId: 'globex', workspaceId: 'lab' };
@@ -37,6 +38,22 @@ afterEach(async () => {
 
 async function seed(tenant: typeof acme | typeof globex, count: number, prefix: string, steps = 10) {
   for (const t of makeTrajectories({ tenant, count, steps, prefix, seed: prefix.length })) await trajectories.add(t);
+}
+
+/**
+ * One one-step trajectory per example: the state is its features, the action its class,
+ * the reward 1. Every sample then has the same return, so the same weight (1): the
+ * samples are the examples.
+ */
+async function addExamples(tenant: typeof acme, examples: readonly Example[], prefix: string, createdAt: number) {
+  for (const [i, e] of examples.entries()) {
+    await trajectories.add({
+      id: `${prefix}-${i}`,
+      tenant,
+      createdAt: createdAt + i,
+      steps: [{ state: [...e.x], action: e.y, reward: 1 }],
+    });
+  }
 }
 
 async function snapshot() {
@@ -211,7 +228,58 @@ describe('ewc-consolidation', () => {
     expect(next).toMatchObject({ trained: true, version: 2, anchoredTo: 1 });
     const v2 = await models.latest(acme, 'router');
     expect(v2!.trainedWithAnchor?.version).toBe(1);
-    expect(v2!.metrics.elasticPenalty).toBeGreaterThanOrEqual(0);
+    // The recorded penalty is that of the new weights against the anchor they were held to.
+    expect(v2!.metrics.elasticPenalty).toBeGreaterThan(0);
+    expect(v2!.metrics.elasticPenalty).toBeCloseTo(elasticPenalty(v2!, anchored!.anchor!), 9);
+  });
+
+  it('keeps an earlier task measurably better with the elastic penalty than without it', async () => {
+    // Task A, then task B (tests/fixtures/learning-data.ts): B can be learnt through x1,
+    // but plain training on B turns x0's weights against A.
+    const learnt = twoTasks(7, 400);
+    const unseen = twoTasks(8, 400);
+    const stores = storesOf(bullpen);
+    const process = createTrajectoryProcessHandler(stores);
+    const train = createPatternTrainingHandler(stores);
+    const consolidate = createEwcConsolidationHandler(stores);
+    const accuracy = async (modelName: string, examples: readonly Example[]) =>
+      evaluate((await models.latest(acme, modelName))!, examples).accuracy;
+
+    // Two models learn A alike: the same samples and the same job id, so the same shuffle...
+    await addExamples(acme, learnt.a, 'a', 1_700_000_000_000);
+    await process(makeJobContext('trajectory-process', { limit: 1_000 }, { tenant: acme }));
+    for (const modelName of ['held', 'free']) {
+      await train(
+        makeJobContext('pattern-training', { modelName, batchSize: 16, epochs: 20, learningRate: 0.1 }, { tenant: acme, jobId: 'learn-a' }),
+      );
+    }
+    expect((await models.latest(acme, 'free'))!.weights).toEqual((await models.latest(acme, 'held'))!.weights);
+    expect(await accuracy('held', unseen.a)).toBeGreaterThan(0.95);
+
+    // ...and are consolidated on A: one with the penalty, one with it switched off (λ = 0).
+    await consolidate(makeJobContext('ewc-consolidation', { modelName: 'held', lambda: 10, sampleSize: 1_000 }, { tenant: acme }));
+    await consolidate(makeJobContext('ewc-consolidation', { modelName: 'free', lambda: 0, sampleSize: 1_000 }, { tenant: acme }));
+
+    // A's samples leave the training set, as they do once MAX_TRAINING_SAMPLES (100,000)
+    // newer ones exist; deleting them is quicker than writing those. Both then learn B alike.
+    await samples.deleteByTenant(acme);
+    await addExamples(acme, learnt.b, 'b', 1_800_000_000_000);
+    await process(makeJobContext('trajectory-process', { limit: 1_000 }, { tenant: acme }));
+    for (const modelName of ['held', 'free']) {
+      const result = await train(
+        makeJobContext('pattern-training', { modelName, batchSize: 16, epochs: 30, learningRate: 0.1 }, { tenant: acme, jobId: 'learn-b' }),
+      );
+      expect(result).toMatchObject({ trained: true, version: 2, anchoredTo: 1, metrics: { samples: 400 } });
+    }
+
+    const held = { a: await accuracy('held', unseen.a), b: await accuracy('held', unseen.b) };
+    const free = { a: await accuracy('free', unseen.a), b: await accuracy('free', unseen.b) };
+    // Without the penalty A is forgotten; with it A is kept, by a wide margin...
+    expect(held.a - free.a, JSON.stringify({ held, free })).toBeGreaterThan(0.5);
+    expect(held.a).toBeGreaterThan(0.9);
+    // ...and B is learnt all the same, so the penalty holds what A needs, not everything.
+    expect(held.b).toBeGreaterThan(0.9);
+    expect(free.b).toBeGreaterThan(0.9);
   });
 
   it('without a model it fails permanently, saying what to run first', async () => {

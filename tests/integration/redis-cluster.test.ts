@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import { sourceApp } from '@/jobs';
 import { type Bullpen, createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
-import type { JobTypeName } from '../helpers/source-jobs';
+import { JOB_TYPE_NAMES, type JobTypeName } from '../helpers/source-jobs';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
 import { uniquePrefix } from '../helpers/redis';
 import { startTestCluster, type TestCluster } from '../helpers/redis-cluster';
@@ -63,12 +62,32 @@ describe('on a Redis Cluster', () => {
     const [entry] = (await bullpen.dlq.list({ type: 'session-cleanup' }, { limit: 10 })).entries;
     expect(entry).toMatchObject({ jobType: 'session-cleanup', status: 'pending' });
 
-    // Each queue's keys share one slot; different queues land on different slots.
-    const slots = types.map((t) => {
-      const key = `${bullpen.keys.queuePrefix(t)}:${t}:meta`;
-      const out = spawnSync('redis-cli', ['-p', cluster.nodes[0].split(':')[1], 'cluster', 'keyslot', key], { encoding: 'utf8' });
-      return Number(out.stdout.trim());
+    // Where the queues live, as the cluster reports it: every key of a queue is on one
+    // slot, that of its hash tag, stored on the master that serves that slot and on no
+    // other; and the three queues live on more than one master.
+    const homes = types.map((t) => {
+      const pattern = `${bullpen.keys.queuePrefix(t)}:*`;
+      const holders = cluster.nodes.filter((n) => cluster.keysOn(n, pattern).length > 0);
+      const keys = holders.flatMap((n) => cluster.keysOn(n, pattern));
+      return { type: t, holders, keys, slots: [...new Set(keys.map((k) => cluster.keySlot(k)))] };
     });
-    expect(new Set(slots).size).toBe(types.length);
+    for (const home of homes) {
+      expect(home.keys.length, home.type).toBeGreaterThan(1);
+      expect(home.slots, home.type).toEqual([cluster.keySlot(`{${home.type}}`)]);
+      expect(home.holders, home.type).toEqual([cluster.masterOf(home.slots[0])]);
+    }
+    expect(new Set(homes.map((h) => h.holders[0])).size, JSON.stringify(homes.map((h) => [h.type, h.holders]))).toBeGreaterThan(1);
   }, 60_000);
+
+  it("places the source application's queues on every master of a three-master cluster", () => {
+    // A queue's master is a function of its name alone (its hash tag), so this holds for
+    // any prefix: see docs/scaling.md.
+    const byMaster = new Map<string, string[]>(cluster.nodes.map((n) => [n, []]));
+    for (const t of JOB_TYPE_NAMES) byMaster.get(cluster.masterOf(cluster.keySlot(`${bullpen.keys.queuePrefix(t)}:${t}:meta`)))!.push(t);
+    expect(cluster.shards()).toHaveLength(3);
+    expect(
+      [...byMaster.values()].map((queues) => queues.length).every((n) => n > 0),
+      JSON.stringify([...byMaster]),
+    ).toBe(true);
+  });
 });

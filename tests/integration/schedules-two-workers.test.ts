@@ -1,69 +1,120 @@
 import { useTestRedis } from '../helpers/use-test-redis';
+import { CronExpressionParser } from 'cron-parser';
 import { describe, expect, it } from 'vitest';
+import type { Bullpen } from '@/lib/bullpen';
 import { readyClient } from '@/lib/redis/connection';
 import { ScheduleService } from '@/lib/schedules/schedule-service';
 import { makeBullpen } from '../helpers/bullpen';
 import { uniquePrefix } from '../helpers/redis';
 import { spawnFixture, type SpawnedWorker } from '../helpers/worker-process';
+import { TWO_WORKER_SCHEDULE as SCHEDULE } from '../fixtures/two-worker-schedule';
 
-/** The fixture's schedule (tests/fixtures/schedule-worker.ts), to read its last run here. */
-const EVERY_SECOND = {
-  name: 'every-second',
-  jobType: 'quota-check',
-  pattern: '* * * * * *',
-  tz: 'UTC',
-  data: {},
-  description: 'A test schedule that fires every second.',
-} as const;
+/** Consecutive occurrences, from the first one after both workers are up, that must each run once. */
+const WINDOW = 4;
+/**
+ * How long after the window's last occurrence the test keeps waiting for it, and for
+ * both workers to have taken a run, before it stops the workers and reports what is missing.
+ */
+const GRACE_MS = 20_000;
 
-/** How long both workers run the every-second schedule together. */
-const RUN_MS = 4_500;
+/** One run as the fixture's handler records it: `<occurrence>|<pid>|<started at>`. */
+interface Run {
+  at: number;
+  pid: number;
+  startedAt: number;
+}
+
+/** The schedule's occurrences from `from` to `to` (both included), by cron-parser, not by the code under test. */
+function occurrencesBetween(from: number, to: number): number[] {
+  const it = CronExpressionParser.parse(SCHEDULE.pattern, { currentDate: new Date(from - 1), tz: SCHEDULE.tz });
+  const out: number[] = [];
+  for (let t = it.next().getTime(); t <= to; t = it.next().getTime()) out.push(t);
+  return out;
+}
+
+/** The first `n` occurrences after `after`. */
+function nextOccurrences(after: number, n: number): number[] {
+  const it = CronExpressionParser.parse(SCHEDULE.pattern, { currentDate: new Date(after), tz: SCHEDULE.tz });
+  return Array.from({ length: n }, () => it.next().getTime());
+}
+
+async function readRuns(bullpen: Bullpen, prefix: string): Promise<Run[]> {
+  return (await bullpen.redis.lrange(`${prefix}:runs`, 0, -1)).map((line) => {
+    const [at, pid, startedAt] = line.split('|').map(Number);
+    return { at, pid, startedAt };
+  });
+}
 
 describe('a schedule with two worker processes', () => {
   const server = useTestRedis();
 
-  it('runs each occurrence exactly once', async () => {
+  it('runs every occurrence exactly once, and both workers take runs', async () => {
     const prefix = uniquePrefix('sched');
-    const env = { REDIS_PORT: String(server.redis.port), BULLPEN_PREFIX: prefix, MAX_RUN_MS: '30000' };
+    const env = { REDIS_PORT: String(server.redis.port), BULLPEN_PREFIX: prefix, MAX_RUN_MS: '60000' };
     const workers: SpawnedWorker[] = [spawnFixture('schedule-worker.ts', env), spawnFixture('schedule-worker.ts', env)];
-    try {
-      await Promise.all(workers.map((w) => w.ready));
-      await new Promise((r) => setTimeout(r, RUN_MS));
-      for (const w of workers) w.child.kill('SIGTERM');
-      expect(await Promise.all(workers.map((w) => w.exited))).toEqual([0, 0]);
-    } finally {
-      for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
-    }
-
-    // Both bootstrapped: exactly one created the scheduler; the other skipped (lock held)
-    // or found the same state and left it alone.
-    const actions = workers.map((w) => {
-      const line = w
-        .output()
-        .split('\n')
-        .find((l) => l.includes('"event":"ready"'))!;
-      const report = JSON.parse(line).report as { applied: boolean; schedules: Array<{ action: string }> };
-      return report.applied ? report.schedules[0].action : 'skipped';
-    });
-    expect(actions.filter((a) => a === 'created')).toHaveLength(1);
-    expect(actions.filter((a) => a !== 'created')[0]).toMatch(/^(skipped|unchanged)$/);
-
+    const pids = workers.map((w) => w.child.pid!);
     const bullpen = makeBullpen(server.redis, { prefix });
     try {
-      await readyClient(bullpen.redis);
-      const runs = await bullpen.redis.lrange(`${prefix}:runs`, 0, -1);
-      const occurrences = runs.map((r) => Number(r.split('|')[0]));
-      expect(occurrences.length).toBeGreaterThanOrEqual(3);
-      expect(occurrences.every((o) => Number.isInteger(o) && o % 1_000 === 0)).toBe(true);
-      // The point of the test: no occurrence ran twice.
-      expect(new Set(occurrences).size).toBe(occurrences.length);
+      let window: number[];
+      try {
+        await Promise.all(workers.map((w) => w.ready));
+        await readyClient(bullpen.redis);
+        // A worker is ready only after bootstrapping, so the scheduler exists now: every
+        // occurrence from the next one on must run, once.
+        window = nextOccurrences(Date.now(), WINDOW);
+        const deadline = window.at(-1)! + GRACE_MS;
+        for (;;) {
+          const runs = await readRuns(bullpen, prefix);
+          const ran = new Set(runs.map((r) => r.at));
+          const by = new Set(runs.map((r) => r.pid));
+          if (window.every((t) => ran.has(t)) && pids.every((p) => by.has(p))) break;
+          // Past the deadline the assertions below say what is missing.
+          if (Date.now() > deadline) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        for (const w of workers) w.child.kill('SIGTERM');
+        expect(await Promise.all(workers.map((w) => w.exited))).toEqual([0, 0]);
+      } finally {
+        for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
+      }
+
+      // Both bootstrapped: exactly one created the scheduler; the other skipped (lock held)
+      // or found the same state and left it alone.
+      const actions = workers.map((w) => {
+        const line = w
+          .output()
+          .split('\n')
+          .find((l) => l.includes('"event":"ready"'))!;
+        const report = JSON.parse(line).report as { applied: boolean; schedules: Array<{ action: string }> };
+        return report.applied ? report.schedules[0].action : 'skipped';
+      });
+      expect(actions.filter((a) => a === 'created')).toHaveLength(1);
+      expect(actions.filter((a) => a !== 'created')[0]).toMatch(/^(skipped|unchanged)$/);
+
+      // Read after both stopped, so a run that finished while stopping counts too.
+      const runs = await readRuns(bullpen, prefix);
+      const occurrences = runs.map((r) => r.at).sort((a, b) => a - b);
+      const record = runs.map((r) => `${r.at}|${r.pid}|+${r.startedAt - r.at}ms`).join(', ');
+      // Exactly once: the runs are the pattern's occurrences from the first run to the last,
+      // each once — none missed in between, none twice, none off the pattern...
+      expect(occurrences.length, `no runs (window ${window!.join(', ')})`).toBeGreaterThan(0);
+      expect(occurrences, `runs (occurrence|pid|started after it): ${record}`).toEqual(
+        occurrencesBetween(occurrences[0], occurrences.at(-1)!),
+      );
+      // ...and they cover the window: none missed at its start or end either.
+      expect(
+        window!.filter((t) => !occurrences.includes(t)),
+        `missed; runs: ${record}`,
+      ).toEqual([]);
+      // Both workers took runs, and nothing else did.
+      expect(new Set(runs.map((r) => r.pid)), `runs: ${record}`).toEqual(new Set(pids));
       expect(await bullpen.redis.llen(`${prefix}:dead`)).toBe(0);
 
       // The workers' hooks recorded the last run.
-      const schedules = new ScheduleService(bullpen, { definitions: [{ ...EVERY_SECOND, data: {} }], handledTypes: ['quota-check'] });
+      const schedules = new ScheduleService(bullpen, { definitions: [{ ...SCHEDULE, data: {} }], handledTypes: ['quota-check'] });
       const [summary] = await schedules.list();
       expect(summary.lastRun).toMatchObject({ trigger: 'schedule', outcome: 'completed' });
-      expect(summary.lastRun!.jobId).toBe(`repeat:every-second:${summary.lastRun!.at}`);
+      expect(summary.lastRun!.jobId).toBe(`repeat:${SCHEDULE.name}:${summary.lastRun!.at}`);
       expect(occurrences).toContain(summary.lastRun!.at);
     } finally {
       await bullpen.close();

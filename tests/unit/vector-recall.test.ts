@@ -18,9 +18,16 @@ function randomVectors(n: number, dims: number, random: () => number): Float32Ar
   return Array.from({ length: n }, () => Float32Array.from({ length: dims }, () => random() * 2 - 1));
 }
 
+/** The data set's seed: the same 2,000 vectors and 100 queries on every run. */
+const SEED = 7;
+/** Recall@10 on that data set as docs/handlers/index.md quotes it (usearch builds the same graph every run). */
+const QUOTED_RECALL = 0.998;
+/** Room for another usearch build or CPU (other SIMD paths): 3 of the 1,000 neighbours. */
+const TOLERANCE = 0.003;
+
 describe('usearch ANN recall against exact search', () => {
-  it('finds at least 90 % of the true 10 nearest neighbours of 2,000 random 64-d vectors', () => {
-    const random = rng(7);
+  it(`finds the quoted ${QUOTED_RECALL} of the true 10 nearest neighbours of 2,000 random 64-d vectors`, () => {
+    const random = rng(SEED);
     const data = randomVectors(2_000, 64, random);
     const queries = randomVectors(100, 64, random);
     const graph = new AnnGraph({ dimensions: 64 });
@@ -35,7 +42,8 @@ describe('usearch ANN recall against exact search', () => {
       found += approx.filter((label) => truth.has(label)).length;
     }
     const recall = found / (queries.length * 10);
-    expect(recall).toBeGreaterThanOrEqual(0.9);
+    // Halving the search expansion (128 → 64) gives 0.966 here: the floor notices that.
+    expect(recall).toBeGreaterThanOrEqual(QUOTED_RECALL - TOLERANCE);
   });
 
   it('reports cosine distance, replaces a label in place and forgets removed ones', () => {
