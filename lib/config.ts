@@ -66,6 +66,21 @@ export const configSchema = z.object({
   HEALTH_MIN_WORKERS: z.coerce.number().int().min(0).default(1),
   /** Hosts (name or IP) that webhooks may target even though they are private or loopback. */
   WEBHOOK_ALLOW_HOSTS: list.default([]),
+  /**
+   * Key prefixes under which the dashboard looks for BullMQ queues it does not define
+   * (comma-separated, e.g. `bull,{jobs}`): each queue found is shown as foreign with
+   * the generic operations. Default: only Bullpen's own prefix (docs/dashboard.md).
+   */
+  BULLPEN_QUEUE_PREFIXES: z
+    .string()
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().regex(/^[A-Za-z0-9_.{}-]{1,64}$/, 'a prefix holds letters, digits and _ . { } - only')).max(20))
+    .optional(),
   /** Restrict this worker process to some job types (comma-separated); default all. */
   WORKER_TYPES: list.optional(),
   /** Port of the dashboard. */

@@ -1,13 +1,15 @@
 import 'server-only';
 import { z } from 'zod';
+import { isQueueRefShape } from '@/lib/dashboard/queue-ref';
 import { getBullpen } from './bullpen';
 
 /**
- * A queue named in an action's input: one of the job table's types, or the action is
- * refused as invalid before anything runs. Checked against the table the dashboard was
- * built with, not a list of its own.
+ * A queue named in an action's input: one of the job table's types, or a foreign
+ * queue's `<prefix>~<name>`; anything else is refused as invalid before anything runs.
+ * A foreign reference is checked again where it is used (lib/dashboard/queue-ref.ts):
+ * its prefix must be a configured one and the queue must exist.
  */
 export const queueNameSchema = z
   .string()
-  .max(64)
-  .refine((q) => getBullpen().jobs.has(q), { message: 'Unknown queue' });
+  .max(200)
+  .refine((q) => getBullpen().jobs.has(q) || (q.includes('~') && isQueueRefShape(q)), { message: 'Unknown queue' });

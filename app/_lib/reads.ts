@@ -7,7 +7,10 @@ import { readJobPage, type JobPage } from '@/lib/dashboard/job-page';
 import { LIVE_TTL_MS } from '@/lib/dashboard/live-cache';
 import { readOverview, readStateCounts, type Overview, type StateCounts } from '@/lib/dashboard/queue-overview';
 import { serializeQueueFilters, type QueueFilters } from '@/lib/dashboard/queue-filters';
-import { readQueuePage, requireQueueName, type QueuePage } from '@/lib/dashboard/queue-page';
+import { readQueuePage, type QueuePage } from '@/lib/dashboard/queue-page';
+import { resolveQueue } from '@/lib/dashboard/queue-ref';
+import { readForeignQueues, type ForeignQueues } from '@/lib/dashboard/foreign-queues';
+import { isAppError } from '@/lib/errors/app-error';
 import type { HealthReport } from '@/lib/health/health-status';
 import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
 
@@ -30,7 +33,23 @@ export function loadQueuePage(name: string, filters: QueueFilters): Promise<Queu
 
 /** A queue's count per state (O(1) each): what the page needs to choose the tab it opens on. */
 export function loadQueueCounts(name: string): Promise<StateCounts> {
-  return liveRead(`live:queue-counts:${name}`, (b) => readStateCounts(b.queues.get(requireQueueName(b, name))));
+  return liveRead(`live:queue-counts:${name}`, async (b) => readStateCounts((await resolveQueue(b, name)).queue));
+}
+
+/** Whether a URL's queue is one the dashboard shows: the job table's, or a foreign queue that exists under a configured prefix. */
+export async function queueExists(name: string): Promise<boolean> {
+  try {
+    await resolveQueue(await readyBullpen(), name);
+    return true;
+  } catch (err) {
+    if (isAppError(err) && err.code === 'NOT_FOUND') return false;
+    throw err;
+  }
+}
+
+/** The BullMQ queues the job table does not define, with their counts. */
+export function loadForeignQueues(): Promise<ForeignQueues> {
+  return liveRead('live:foreign-queues', (b) => readForeignQueues(b));
 }
 
 export function loadJobPage(queue: string, id: string, logsPage = 1): Promise<JobPage | null> {

@@ -2,9 +2,10 @@ import type { Metadata } from 'next';
 import { Suspense } from 'react';
 import { CardSkeleton } from '@/components/ui/skeleton';
 import { QueueTable } from '@/components/overview/queue-table';
+import { ForeignQueueTable } from '@/components/overview/foreign-queue-table';
 import { OpenJobForm } from '@/components/queue/open-job-form';
 import { getBullpen } from '@/app/_lib/bullpen';
-import { loadOverview } from '@/app/_lib/reads';
+import { loadForeignQueues, loadOverview } from '@/app/_lib/reads';
 import { requireUser } from '@/app/_lib/require-user';
 
 export const metadata: Metadata = { title: 'Queues' };
@@ -25,5 +26,11 @@ export default async function QueuesPage() {
 }
 
 async function Queues() {
-  return <QueueTable initial={await loadOverview()} />;
+  const [overview, foreign] = await Promise.all([loadOverview(), loadForeignQueues()]);
+  return (
+    <div className="stack">
+      <QueueTable initial={overview} />
+      <ForeignQueueTable data={foreign} />
+    </div>
+  );
 }

@@ -7,7 +7,7 @@ import type { QueuePage } from '@/lib/dashboard/queue-page';
 import { queueHref, serializeQueueFilters, type QueueFilters } from '@/lib/dashboard/queue-filters';
 import { queryKeys } from '@/lib/dashboard/query-keys';
 import { LiveStatus } from '@/components/live/live-status';
-import { StatusPill } from '@/components/ui/badge';
+import { Badge, StatusPill } from '@/components/ui/badge';
 import { Pagination } from '@/components/ui/pagination';
 import { BulkProgress } from './bulk-progress';
 import { JobFilters } from './job-filters';
@@ -38,6 +38,15 @@ export function QueueView({ initial, filters, canOperate, canAdmin, actions }: Q
     <div className="stack">
       <div className="row" style={{ justifyContent: 'space-between' }}>
         <p className="muted" style={{ margin: 0 }}>
+          {data.queue.foreign && (
+            <Badge
+              tone="violet"
+              testId="queue-foreign"
+              title={`BullMQ queue "${data.queue.queueName}" under the prefix "${data.queue.prefix}"`}
+            >
+              foreign
+            </Badge>
+          )}{' '}
           {data.queue.description} {data.queue.paused && <StatusPill status="paused" testId="queue-paused" />}
         </p>
         <LiveStatus updatedAt={dataUpdatedAt} error={error} fetching={isFetching} />

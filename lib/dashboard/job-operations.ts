@@ -1,10 +1,10 @@
-import type { Job } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import { z } from 'zod';
 import type { Bullpen } from '../bullpen';
 import { AppError } from '../errors/app-error';
 import { envelopeSchema } from '../jobs/envelope';
 import { priorityName } from '../jobs/priority';
-import { requireQueueName } from './queue-page';
+import { resolveQueue } from './queue-ref';
 import { findJob } from './find-job';
 
 export type RetryOutcome = 'retried' | 'skipped';
@@ -28,7 +28,8 @@ export class JobOperations {
     if (state !== 'failed' && state !== 'completed') {
       throw new AppError('CONFLICT', `Job ${id} is ${state}; only failed or completed jobs can be retried`, { state });
     }
-    if (state === 'completed') {
+    // A completed job, or a foreign queue's (no dead letters here): retried as it is.
+    if (state === 'completed' || !type) {
       await job.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true });
       return { jobId: job.id!, from: state };
     }
@@ -67,7 +68,16 @@ export class JobOperations {
     id: string,
     edit: { payload?: unknown } = {},
   ): Promise<{ jobId: string; sourceId: string; edited: boolean }> {
-    const { type, job } = await this.load(queueName, id);
+    const { type, job, queue } = await this.load(queueName, id);
+    if (!type) {
+      // A foreign queue's job: the same name, data (or the edit, as raw JSON: no schema here) and retry options.
+      const copy = await queue.add(job.name, edit.payload !== undefined ? edit.payload : job.data, {
+        ...(job.opts.attempts ? { attempts: job.opts.attempts } : {}),
+        ...(job.opts.backoff ? { backoff: job.opts.backoff } : {}),
+        ...(job.opts.priority ? { priority: job.opts.priority } : {}),
+      });
+      return { jobId: copy.id!, sourceId: job.id!, edited: edit.payload !== undefined };
+    }
     const env = envelopeSchema.safeParse(job.data);
     if (!env.success) {
       throw new AppError('VALIDATION', `Job ${id} was not enqueued by Bullpen (no envelope); it cannot be duplicated`);
@@ -113,10 +123,11 @@ export class JobOperations {
     return { jobId: job.id!, state };
   }
 
-  private async load(queueName: string, id: string): Promise<{ type: string; job: Job }> {
-    const type = requireQueueName(this.bullpen, queueName);
-    const job = await findJob(this.bullpen.queues.get(type), id);
-    if (!job?.id) throw new AppError('NOT_FOUND', `No job ${id} in ${type}`, { queue: type, jobId: id });
-    return { type, job };
+  /** The job and its queue; `type` only for the job table's own queues. */
+  private async load(queueName: string, id: string): Promise<{ type?: string; job: Job; queue: Queue }> {
+    const resolved = await resolveQueue(this.bullpen, queueName);
+    const job = await findJob(resolved.queue, id);
+    if (!job?.id) throw new AppError('NOT_FOUND', `No job ${id} in ${resolved.ref}`, { queue: resolved.ref, jobId: id });
+    return { type: resolved.type, job, queue: resolved.queue };
   }
 }

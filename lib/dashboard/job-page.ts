@@ -5,7 +5,7 @@ import { findJob } from './find-job';
 import { jobFlowSchema, readJobFlow } from './job-flow';
 import { formatJobDetail, jobDetailSchema, type JobSummary } from './job-summary';
 import { pageCountOf } from './pagination';
-import { requireQueueName } from './queue-page';
+import { resolveQueue } from './queue-ref';
 import { truncateText } from './truncate';
 
 export const LOG_PAGE_SIZE = 100;
@@ -33,8 +33,8 @@ export type JobPage = z.infer<typeof jobPageSchema>;
  * to 4 KiB; data, options and return value are truncated at 64 KiB.
  */
 export async function readJobPage(bullpen: Bullpen, queueName: string, id: string, logsPage = 1): Promise<JobPage | null> {
-  const type = requireQueueName(bullpen, queueName);
-  const queue = bullpen.queues.get(type);
+  const resolved = await resolveQueue(bullpen, queueName);
+  const { queue, ref: type } = resolved;
   const job = await findJob(queue, id);
   if (!job?.id) return null;
   const page = Math.max(1, Math.floor(logsPage) || 1);
@@ -43,11 +43,12 @@ export async function readJobPage(bullpen: Bullpen, queueName: string, id: strin
     job.getState(),
     // desc: index 0 is the newest line, so page 1 is the tail of the log.
     queue.getJobLogs(job.id, start, start + LOG_PAGE_SIZE - 1, false),
-    bullpen.dlq.getByJob(type, job.id, job.data),
+    // Dead letters are kept for the table's own types only.
+    resolved.type ? bullpen.dlq.getByJob(resolved.type, job.id, job.data) : Promise.resolve(undefined),
     readJobFlow(bullpen, job),
   ]);
   return {
-    job: formatJobDetail(job, type, state as JobSummary['state'], bullpen.jobs),
+    job: formatJobDetail(job, type, state as JobSummary['state'], resolved.type ? bullpen.jobs : undefined),
     logs: {
       lines: logs.logs.map((l) => truncateText(l, LOG_LINE_BYTES).text).reverse(),
       count: logs.count,

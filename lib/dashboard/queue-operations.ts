@@ -3,7 +3,7 @@ import type { Bullpen } from '../bullpen';
 import { AppError } from '../errors/app-error';
 import type { BulkCounts, ReportProgress } from './bulk-operations';
 import { cleanableStateSchema, type CleanableState } from './clean-states';
-import { requireQueueName } from './queue-page';
+import { resolveQueue } from './queue-ref';
 import { findJob } from './find-job';
 
 /** Ids a "retry selected" may carry: one page's worth. */
@@ -32,24 +32,24 @@ export interface RetryAllOptions {
 export class QueueOperations {
   constructor(private readonly bullpen: Bullpen) {}
 
-  private queue(name: string): Queue {
-    return this.bullpen.queues.get(requireQueueName(this.bullpen, name));
+  private async queue(name: string): Promise<Queue> {
+    return (await resolveQueue(this.bullpen, name)).queue;
   }
 
   async pause(name: string): Promise<void> {
-    await this.queue(name).pause();
+    await (await this.queue(name)).pause();
   }
 
   async resume(name: string): Promise<void> {
-    await this.queue(name).resume();
+    await (await this.queue(name)).resume();
   }
 
   /** Retries some failed jobs by id; ids no longer failed are skipped, not errors. */
   async retrySelected(name: string, ids: string[], by: string): Promise<RetryCounts & { message?: string }> {
     if (ids.length > MAX_SELECTED_JOBS)
       throw new AppError('VALIDATION', `Select at most ${MAX_SELECTED_JOBS} jobs at once; use "Retry all" for more`);
-    const queue = this.queue(name);
-    const counts = await this.retryIds(queue, name, [...new Set(ids)], by, 25);
+    const resolved = await resolveQueue(this.bullpen, name);
+    const counts = await this.retryIds(resolved.queue, resolved.type, [...new Set(ids)], by, 25);
     return { ...counts, message: describeRetrySkips(counts) };
   }
 
@@ -64,7 +64,8 @@ export class QueueOperations {
     report: ReportProgress = async () => undefined,
     opts: RetryAllOptions = {},
   ): Promise<RetryCounts & { message?: string }> {
-    const queue = this.queue(name);
+    const resolved = await resolveQueue(this.bullpen, name);
+    const queue = resolved.queue;
     const failedKey = queue.toKey('failed');
     const before = opts.before ?? Date.now();
     const batch = Math.max(1, opts.batchSize ?? 500);
@@ -76,7 +77,7 @@ export class QueueOperations {
     for (;;) {
       const ids = await this.bullpen.redis.zrangebyscore(failedKey, '-inf', before, 'LIMIT', offset, batch);
       if (ids.length === 0) break;
-      const c = await this.retryIds(queue, name, ids, by, opts.concurrency ?? 50);
+      const c = await this.retryIds(queue, resolved.type, ids, by, opts.concurrency ?? 50);
       counts.succeeded += c.succeeded;
       counts.skipped += c.skipped;
       counts.failed += c.failed;
@@ -97,14 +98,18 @@ export class QueueOperations {
    * already replayed (or are being) or discarded. Read-only.
    */
   async retryPreview(name: string, limit = RETRY_PREVIEW_LIMIT): Promise<RetryPreview> {
-    const failedKey = this.queue(name).toKey('failed');
+    const resolved = await resolveQueue(this.bullpen, name);
+    const failedKey = resolved.queue.toKey('failed');
     const failed = Number(await this.bullpen.redis.zcard(failedKey));
     const preview: RetryPreview = { failed, scanned: 0, willSkip: { replayed: 0, discarded: 0 } };
+    // A foreign queue has no dead letters here: nothing is skipped.
+    const type = resolved.type;
+    if (!type) return preview;
     for (let start = 0; start < Math.min(failed, limit); start += 1_000) {
       const ids = await this.bullpen.redis.zrange(failedKey, start, Math.min(start + 1_000, limit) - 1);
       if (ids.length === 0) break;
       preview.scanned += ids.length;
-      for (const status of (await this.bullpen.dlq.recordStatuses(name, ids)).values()) {
+      for (const status of (await this.bullpen.dlq.recordStatuses(type, ids)).values()) {
         if (status === 'discarded') preview.willSkip.discarded++;
         else if (status !== 'pending') preview.willSkip.replayed++;
       }
@@ -114,7 +119,7 @@ export class QueueOperations {
 
   /** Promotes every delayed job (BullMQ's batched promoteJobs), reporting as the delayed set shrinks. */
   async promoteAll(name: string, report: ReportProgress = async () => undefined): Promise<BulkCounts> {
-    const queue = this.queue(name);
+    const queue = await this.queue(name);
     const total = await queue.getDelayedCount();
     await report({ succeeded: 0, skipped: 0, failed: 0, total });
     const poll = setInterval(() => {
@@ -142,7 +147,7 @@ export class QueueOperations {
     olderThanMs: number,
     report: ReportProgress = async () => undefined,
   ): Promise<BulkCounts> {
-    const queue = this.queue(name);
+    const queue = await this.queue(name);
     const s = cleanableStateSchema.parse(state);
     if (!Number.isInteger(olderThanMs) || olderThanMs < 0)
       throw new AppError('VALIDATION', 'The age must be a whole number of milliseconds ≥ 0');
@@ -160,9 +165,10 @@ export class QueueOperations {
    * Retries failed jobs, each after claiming its dead letter as a DLQ replay would: a job
    * whose dead letter was already replayed or discarded is skipped, not run again with
    * its old data (docs/decisions/0008-one-record-per-failure.md), and the skips are
-   * counted by reason.
+   * counted by reason. A foreign queue (`type` undefined) has no dead letters here: its
+   * jobs are retried as they are.
    */
-  private async retryIds(queue: Queue, name: string, ids: string[], by: string, concurrency: number): Promise<RetryCounts> {
+  private async retryIds(queue: Queue, type: string | undefined, ids: string[], by: string, concurrency: number): Promise<RetryCounts> {
     const counts: RetryCounts = { succeeded: 0, skipped: 0, failed: 0, skippedBecause: {} };
     const skip = (why: RetrySkip) => {
       counts.skipped++;
@@ -177,15 +183,15 @@ export class QueueOperations {
           skip('gone');
           continue;
         }
-        const claim = await this.bullpen.dlq.claimQueueRetry(name, id, by, job.data);
-        if (claim.outcome === 'refused') {
+        const claim = type ? await this.bullpen.dlq.claimQueueRetry(type, id, by, job.data) : undefined;
+        if (claim?.outcome === 'refused') {
           skip(claim.status === 'discarded' ? 'discarded' : 'replayed');
           continue;
         }
         try {
           await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
         } catch (err) {
-          await this.bullpen.dlq.unclaimQueueRetry(claim, id);
+          if (claim) await this.bullpen.dlq.unclaimQueueRetry(claim, id);
           // Not failed any more (retried by someone else, removed): nothing to do.
           if (/not in the failed state|-3|-1/i.test((err as Error).message) || !(await job.isFailed())) skip('gone');
           else counts.failed++;

@@ -7,10 +7,17 @@ import { scanJobIds, SCAN_LIMIT } from './job-scan';
 import { pageCountOf } from './pagination';
 import { isFiltered, type QueueFilters } from './queue-filters';
 import { readStateCounts, stateCountsSchema } from './queue-overview';
+import { resolveQueue } from './queue-ref';
 
 export const queuePageSchema = z.object({
   queue: z.object({
+    /** How URLs and actions name the queue: its type, or `<prefix>~<name>` for a foreign one. */
     name: z.string(),
+    /** BullMQ's queue name and prefix. */
+    queueName: z.string(),
+    prefix: z.string(),
+    /** A BullMQ queue this dashboard's job table does not define. */
+    foreign: z.boolean(),
     group: z.string(),
     description: z.string(),
     paused: z.boolean(),
@@ -29,7 +36,7 @@ export const queuePageSchema = z.object({
 });
 export type QueuePage = z.infer<typeof queuePageSchema>;
 
-/** The queue for a URL segment, or NOT_FOUND (the page answers 404). */
+/** The queue for a URL segment, or NOT_FOUND (the page answers 404): one of the job table's types. */
 export function requireQueueName(bullpen: Bullpen, name: string): string {
   if (!bullpen.jobs.has(name)) throw new AppError('NOT_FOUND', `No queue named "${name}"`, { queue: name });
   return name;
@@ -43,11 +50,24 @@ export function requireQueueName(bullpen: Bullpen, name: string): string {
  * reports how far it searched.
  */
 export async function readQueuePage(bullpen: Bullpen, name: string, f: QueueFilters, scanLimit = SCAN_LIMIT): Promise<QueuePage> {
-  const type = requireQueueName(bullpen, name);
-  const queue = bullpen.queues.get(type);
-  const def = bullpen.jobs.get(type);
+  const resolved = await resolveQueue(bullpen, name);
+  const { queue, ref: type } = resolved;
+  const def = resolved.type ? bullpen.jobs.get(resolved.type) : undefined;
+  // A foreign queue's jobs are another service's: no result summaries of this table's types.
+  const outcomes = resolved.type ? bullpen.jobs : undefined;
   const [counts, paused] = await Promise.all([readStateCounts(queue), queue.isPaused()]);
-  const header = { name: type, group: def.group, description: def.description, paused, counts };
+  const header = {
+    name: type,
+    queueName: resolved.name,
+    prefix: resolved.prefix,
+    foreign: resolved.foreign,
+    group: def?.group ?? 'foreign',
+    description:
+      def?.description ??
+      `A BullMQ queue under the prefix "${resolved.prefix}" that this dashboard does not define; its jobs are shown as they are.`,
+    paused,
+    counts,
+  };
   const start = (f.page - 1) * f.pageSize;
 
   if (!isFiltered(f)) {
@@ -56,7 +76,7 @@ export async function readQueuePage(bullpen: Bullpen, name: string, f: QueueFilt
     return {
       queue: header,
       state: f.state,
-      jobs: present(jobs).map((j) => formatJob(j, type, f.state, bullpen.jobs)),
+      jobs: present(jobs).map((j) => formatJob(j, type, f.state, outcomes)),
       page: f.page,
       pageSize: f.pageSize,
       total,
@@ -76,7 +96,7 @@ export async function readQueuePage(bullpen: Bullpen, name: string, f: QueueFilt
   return {
     queue: header,
     state: f.state,
-    jobs: jobs.map((j) => formatJob(j, type, f.state, bullpen.jobs)),
+    jobs: jobs.map((j) => formatJob(j, type, f.state, outcomes)),
     page: f.page,
     pageSize: f.pageSize,
     hasNext: scan.ids.length > start + f.pageSize,

@@ -14,6 +14,8 @@ export const RETENTION = { completed: 100, failed: 1_000 } as const;
  */
 export class QueueRegistry {
   private readonly queues = new Map<string, Queue>();
+  /** Queues the table does not define, by `<prefix>\u0000<name>`, oldest first (bounded). */
+  private readonly foreignQueues = new Map<string, Queue>();
 
   constructor(
     private readonly connection: RedisClient,
@@ -38,6 +40,27 @@ export class QueueRegistry {
     return q;
   }
 
+  /**
+   * A BullMQ queue this table does not define (another service's, under another
+   * prefix), for the dashboard's generic operations. No default job options: its
+   * producers set their own. At most 200 are kept open; the oldest is closed first.
+   */
+  foreign(prefix: string, name: string): Queue {
+    const key = `${prefix}\u0000${name}`;
+    let q = this.foreignQueues.get(key);
+    if (!q) {
+      q = new Queue(name, { connection: this.connection, prefix });
+      q.on('error', () => undefined);
+      this.foreignQueues.set(key, q);
+      if (this.foreignQueues.size > 200) {
+        const [oldestKey, oldest] = this.foreignQueues.entries().next().value as [string, Queue];
+        this.foreignQueues.delete(oldestKey);
+        void oldest.close().catch(() => undefined);
+      }
+    }
+    return q;
+  }
+
   /** The table's defaults of `type` as BullMQ job options. */
   defaultJobOptions(type: string): JobsOptions {
     const def = this.jobs.get(type);
@@ -52,7 +75,8 @@ export class QueueRegistry {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+    await Promise.allSettled([...this.queues.values(), ...this.foreignQueues.values()].map((q) => q.close()));
     this.queues.clear();
+    this.foreignQueues.clear();
   }
 }

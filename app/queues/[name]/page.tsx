@@ -3,7 +3,7 @@ import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { Suspense } from 'react';
 import { requireUser } from '@/app/_lib/require-user';
-import { loadQueueCounts, loadQueuePage } from '@/app/_lib/reads';
+import { loadQueueCounts, loadQueuePage, queueExists } from '@/app/_lib/reads';
 import { decodeSegment, type RouteProps } from '@/app/_lib/route-props';
 import { roleAtLeast } from '@/lib/auth/roles';
 import { hasStateParam, landingState, parseQueueFilters, serializeQueueFilters, type QueueFilters } from '@/lib/dashboard/queue-filters';
@@ -12,7 +12,6 @@ import { QueueView } from '@/components/queue/queue-view';
 import { CardSkeleton } from '@/components/ui/skeleton';
 import { retryJob } from './jobs/[id]/actions';
 import { cleanQueue, pauseQueue, promoteAllDelayed, resumeQueue, retryAllFailed, retrySelectedJobs } from './actions';
-import { getBullpen } from '@/app/_lib/bullpen';
 
 export async function generateMetadata({ params }: RouteProps<{ name: string }>): Promise<Metadata> {
   return { title: decodeSegment((await params).name) };
@@ -31,7 +30,7 @@ const actions = {
 export default async function QueuePage({ params, searchParams }: RouteProps<{ name: string }>) {
   const name = decodeSegment((await params).name);
   const user = await requireUser('viewer', `/queues/${encodeURIComponent(name)}`);
-  if (!getBullpen().jobs.has(name)) notFound();
+  if (!(await queueExists(name))) notFound();
   const sp = await searchParams;
   const parsed = parseQueueFilters(sp);
   // Without a tab in the URL, open where attention is needed: failed, then waiting, then active.
@@ -42,7 +41,11 @@ export default async function QueuePage({ params, searchParams }: RouteProps<{ n
         <Link href="/queues">Queues</Link> /
       </div>
       <div className="page-head">
-        <h1>{name}</h1>
+        {/* A foreign queue's reference is `<prefix>~<name>`: the name leads, the prefix follows. */}
+        <h1>
+          {name.includes('~') ? name.slice(name.indexOf('~') + 1) : name}
+          {name.includes('~') && <span className="small muted mono"> {name.slice(0, name.indexOf('~'))}</span>}
+        </h1>
         <OpenJobForm queue={name} />
       </div>
       <Suspense key={serializeQueueFilters(filters) + filters.state} fallback={<CardSkeleton rows={10} />}>

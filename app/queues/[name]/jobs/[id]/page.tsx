@@ -2,12 +2,11 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { requireUser } from '@/app/_lib/require-user';
-import { loadJobPage } from '@/app/_lib/reads';
+import { loadJobPage, queueExists } from '@/app/_lib/reads';
 import { decodeSegment, firstParam, type RouteProps } from '@/app/_lib/route-props';
 import { roleAtLeast } from '@/lib/auth/roles';
 import { JobView } from '@/components/job/job-view';
 import { duplicateJob, promoteJob, removeJob, retryJob } from './actions';
-import { getBullpen } from '@/app/_lib/bullpen';
 
 type Params = { name: string; id: string };
 
@@ -23,7 +22,7 @@ export default async function JobPage({ params, searchParams }: RouteProps<Param
   const queue = decodeSegment(p.name);
   const id = decodeSegment(p.id);
   const user = await requireUser('viewer', `/queues/${encodeURIComponent(queue)}/jobs/${encodeURIComponent(id)}`);
-  if (!getBullpen().jobs.has(queue)) notFound();
+  if (!(await queueExists(queue))) notFound();
   const logsPage = Math.max(1, Number.parseInt(firstParam(await searchParams, 'logs') ?? '1', 10) || 1);
   // Read before rendering (no Suspense) so an unknown job is a real 404, not a streamed 200.
   const initial = await loadJobPage(queue, id, logsPage);

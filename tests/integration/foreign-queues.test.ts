@@ -1,0 +1,119 @@
+import { Queue, Worker } from 'bullmq';
+import IORedis from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readForeignQueues } from '@/lib/dashboard/foreign-queues';
+import { JobOperations } from '@/lib/dashboard/job-operations';
+import { readJobPage } from '@/lib/dashboard/job-page';
+import { discoverQueues, forgetDiscovery } from '@/lib/dashboard/queue-discovery';
+import { parseQueueFilters } from '@/lib/dashboard/queue-filters';
+import { QueueOperations } from '@/lib/dashboard/queue-operations';
+import { readQueuePage } from '@/lib/dashboard/queue-page';
+import { resolveQueue } from '@/lib/dashboard/queue-ref';
+import { useTestRedis } from '../helpers/use-test-redis';
+
+/** Queues another service made with plain `bullmq`, seen and operated through the dashboard's read models. */
+describe('foreign BullMQ queues', () => {
+  const server = useTestRedis();
+  const open: Array<() => Promise<unknown>> = [];
+  afterEach(async () => {
+    for (const close of open.splice(0).reverse()) await close();
+  });
+
+  async function setup(n: number) {
+    const own = `fq${n}`;
+    const other = `other${n}`;
+    const bullpen = await server.readyBullpen({ prefix: own, env: { BULLPEN_QUEUE_PREFIXES: `${other},${own}` } });
+    const connection = new IORedis({ host: '127.0.0.1', port: server.redis.port, maxRetriesPerRequest: null });
+    open.push(async () => connection.disconnect());
+    const plain = (name: string, prefix: string) => {
+      const q = new Queue(name, { connection, prefix });
+      open.push(() => q.close());
+      return q;
+    };
+    return { bullpen, own, other, connection, plain };
+  }
+
+  it('finds the queues under the configured prefixes, marks them foreign, and counts their jobs per state', async () => {
+    const { bullpen, own, other, plain } = await setup(1);
+    const emails = plain('emails', other);
+    await emails.add('welcome', { to: 'a@example.com' });
+    await emails.add('welcome', { to: 'b@example.com' });
+    await emails.add('digest', { to: 'c@example.com' }, { delay: 3_600_000 });
+    // A queue under Bullpen's own layout whose type the table lacks (an old type, say): foreign too.
+    await plain('old-type', `${own}:{old-type}`).add('old-type', { x: 1 });
+    // One of the table's own queues: not foreign.
+    await bullpen.dispatcher.dispatch('quota-check', {});
+    // Decoys: a meta key that is no hash, and a key whose queue part holds a colon.
+    await bullpen.redis.set(`${other}:not-a-queue:meta`, 'x');
+    await bullpen.redis.hset(`${other}:a:b:meta`, 'version', '1');
+
+    const discovery = await discoverQueues(bullpen);
+    expect(discovery.queues.find((q) => q.name === 'quota-check')).toMatchObject({ own: true, ref: 'quota-check' });
+    const foreign = await readForeignQueues(bullpen);
+    expect(foreign.prefixes).toEqual([other, own]);
+    expect(foreign.queues.map((q) => q.ref).sort()).toEqual([`${other}~emails`, `${own}:{old-type}~old-type`].sort());
+    const row = foreign.queues.find((q) => q.name === 'emails')!;
+    expect(row.counts).toMatchObject({ waiting: 2, delayed: 1, active: 0, failed: 0 });
+    expect(row.paused).toBe(false);
+
+    const page = await readQueuePage(bullpen, `${other}~emails`, parseQueueFilters({ state: 'waiting' }));
+    expect(page.queue).toMatchObject({ name: `${other}~emails`, queueName: 'emails', prefix: other, foreign: true, group: 'foreign' });
+    expect(page.total).toBe(2);
+    expect(page.jobs.map((j) => j.name)).toEqual(['welcome', 'welcome']);
+    const jobPage = await readJobPage(bullpen, `${other}~emails`, page.jobs[0].id);
+    // The data as it is: no envelope read into it, no dead letter looked up.
+    expect(jobPage!.job.payload.value).toEqual({ to: 'b@example.com' });
+    expect(jobPage!.job.enveloped).toBe(false);
+    expect(jobPage!.deadLetter).toBeUndefined();
+  });
+
+  it('never resolves a reference outside the configured prefixes, or a queue that does not exist', async () => {
+    const { bullpen, other, plain } = await setup(2);
+    await plain('emails', other).add('x', {});
+    await plain('emails', 'unlisted').add('x', {});
+    expect((await resolveQueue(bullpen, `${other}~emails`)).foreign).toBe(true);
+    for (const ref of ['unlisted~emails', `${other}~missing`, `${other}~a:b`, `~emails`, 'no-such-type', `${other}~`, 'x'.repeat(300)]) {
+      await expect(resolveQueue(bullpen, ref), ref).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    }
+    await expect(readQueuePage(bullpen, 'unlisted~emails', parseQueueFilters({}))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('pauses, promotes, retries and cleans a foreign queue with the generic operations', async () => {
+    const { bullpen, other, connection, plain } = await setup(3);
+    const ref = `${other}~emails`;
+    const emails = plain('emails', other);
+    const delayed = await emails.add('later', { n: 1 }, { delay: 3_600_000 });
+    const bad = await emails.add('bad', { fail: true }, { attempts: 1 });
+    const worker = new Worker(
+      'emails',
+      async (job) => {
+        if (job.data.fail) throw new Error('refused by the mail server');
+        return 'sent';
+      },
+      { connection, prefix: other },
+    );
+    open.push(() => worker.close());
+    await expect.poll(() => bad.getState(), { timeout: 10_000 }).toBe('failed');
+    await worker.pause();
+
+    const queues = new QueueOperations(bullpen);
+    const jobs = new JobOperations(bullpen);
+    await queues.pause(ref);
+    expect(await emails.isPaused()).toBe(true);
+    await queues.resume(ref);
+    expect(await emails.isPaused()).toBe(false);
+
+    await jobs.promote(ref, delayed.id!);
+    expect(await emails.getJobState(delayed.id!)).toBe('waiting');
+
+    // No dead letters here: a foreign job is retried as it is, and the preview skips nothing.
+    expect(await queues.retryPreview(ref)).toEqual({ failed: 1, scanned: 0, willSkip: { replayed: 0, discarded: 0 } });
+    expect(await jobs.retry(ref, bad.id!, 'olivia')).toEqual({ jobId: bad.id, from: 'failed' });
+    expect(await emails.getJobState(bad.id!)).toBe('waiting');
+
+    const cleaned = await queues.clean(ref, 'waiting', 0);
+    expect(cleaned.succeeded).toBe(2);
+    expect(await emails.getJobCounts('waiting', 'failed', 'delayed')).toEqual({ waiting: 0, failed: 0, delayed: 0 });
+    forgetDiscovery(bullpen);
+  });
+});
