@@ -1,4 +1,4 @@
-import { FlowProducer } from 'bullmq';
+import { FlowProducer, Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import { DeadLettersPage } from './pages/dead-letters-page';
 import { JobPage } from './pages/job-page';
@@ -149,6 +149,49 @@ test("a flow's parent waits in its own tab, and its page shows the tree down to 
   } finally {
     await bullpen.queues.get('memory-consolidation').remove(parentId, { removeChildren: true });
     await flows.close();
+    connection.disconnect();
+  }
+});
+
+test('a BullMQ queue the job table does not define shows as foreign, with its counts, jobs and data as they are', async ({
+  page,
+  signIn,
+  e2e,
+}) => {
+  const connection = new IORedis(e2e.env.REDIS_URL, { maxRetriesPerRequest: null });
+  // Another service's queue under the dashboard's own prefix (BULLPEN_QUEUE_PREFIXES defaults to it).
+  const name = `e2e-foreign-${Date.now().toString(36)}`;
+  const queue = new Queue(name, { connection, prefix: e2e.prefix });
+  try {
+    const job = await queue.add('send', { to: 'ops@example.com', attempt: 1 });
+    await queue.add('send', { to: 'later@example.com' }, { delay: 3_600_000 });
+    await signIn('operator', '/queues');
+    const row = page.locator(`[data-testid="foreign-queue-row"][data-queue="${e2e.prefix}~${name}"]`);
+    // Discovery is reused for 30 s: a queue made just now may take that long to appear.
+    await expect(async () => {
+      await page.reload();
+      await expect(row).toBeVisible({ timeout: 2_000 });
+    }).toPass({ timeout: 45_000 });
+    await expect(row.locator('td[data-state="waiting"]')).toHaveText('1');
+    await expect(row.locator('td[data-state="delayed"]')).toHaveText('1');
+
+    await row.getByTestId(`foreign-queue-link-${name}`).click();
+    await expect(page.getByTestId('queue-foreign')).toHaveText('foreign');
+    await page.goto(`/queues/${encodeURIComponent(`${e2e.prefix}~${name}`)}?state=waiting`);
+    await page.getByTestId(`job-link-${job.id}`).click();
+    await expect(page.getByTestId('job-data')).toContainText('ops@example.com');
+    await expect(page.getByTestId('job-dead-letter-link')).toHaveCount(0);
+
+    // A reference under a prefix that is not configured is a 404, whatever is in Redis.
+    const other = new Queue(name, { connection, prefix: 'not-configured' });
+    await other.add('send', {});
+    const res = await page.goto(`/queues/${encodeURIComponent(`not-configured~${name}`)}`);
+    expect(res?.status()).toBe(404);
+    await other.obliterate({ force: true });
+    await other.close();
+  } finally {
+    await queue.obliterate({ force: true });
+    await queue.close();
     connection.disconnect();
   }
 });
