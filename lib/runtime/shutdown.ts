@@ -14,11 +14,19 @@ export const SHUTDOWN_EXIT = {
   abandoned: 3,
 } as const;
 
+/** The message a parent process sends over IPC to ask for a graceful stop (scripts/start.ts). */
+export const SHUTDOWN_MESSAGE = 'bullpen:shutdown';
+
 /**
  * SIGTERM/SIGINT: stop taking jobs, let the running ones finish within the grace
  * period, then exit 0; if the period ran out first, log the jobs abandoned and exit 3.
  * A second signal means the operator will not wait: exit 1 at once (the stalled check
  * gives the interrupted jobs to another worker).
+ *
+ * A parent may ask for the same stop with SHUTDOWN_MESSAGE over IPC. Unlike a signal,
+ * asking again never forces an exit: a Ctrl-C reaches the whole terminal's process
+ * group, so the start command's own stop request arrives after the worker already has
+ * the signal, and must not count as the operator's second one.
  */
 export function installShutdown(stop: () => Promise<{ abandoned: readonly AbandonedJob[] }>, logger: Logger): void {
   let stopping = false;
@@ -47,4 +55,7 @@ export function installShutdown(stop: () => Promise<{ abandoned: readonly Abando
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  process.on('message', (message) => {
+    if (message === SHUTDOWN_MESSAGE && !stopping) begin('parent');
+  });
 }
