@@ -3,7 +3,7 @@ import { storesOf } from '../helpers/source-jobs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { readyClient } from '@/lib/redis/connection';
 import { SessionArchive } from '@/jobs/session/sessions/session-archive';
@@ -13,7 +13,7 @@ import type { Session } from '@/jobs/session/sessions/session';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
 import { uniquePrefix } from '../helpers/redis';
-import { spawnFixture } from '../helpers/worker-process';
+import { type SpawnedWorker, spawnFixture } from '../helpers/worker-process';
 import { makeSessions } from '../fixtures/sessions';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -28,6 +28,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
+});
+/** Processes a test started; one a failed assertion left running is killed. */
+const spawned: SpawnedWorker[] = [];
+afterEach(() => {
+  for (const p of spawned.splice(0)) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
 });
 
 /** Lines per session id across every archive file. */
@@ -112,6 +117,7 @@ describe('session-archive killed between a batch’s write and its delete', () =
       BATCH_SIZE: String(BATCH),
       KILL_AT_BATCH: String(KILL_AT),
     });
+    spawned.push(child);
     expect(await child.exited, child.output()).toBeNull();
     expect(child.output()).toContain(`killed after writing batch ${KILL_AT}, before deleting it`);
     expect(child.output()).not.toContain('done');
@@ -139,6 +145,7 @@ describe('session-archive killed between a batch’s write and its delete', () =
       LOCK_DURATION_MS: '2000',
     };
     const first = spawnFixture('session-archive-worker.ts', { ...env, KILL_AT_BATCH: String(KILL_AT) });
+    spawned.push(first);
     expect(await first.exited, first.output()).toBeNull();
     expect(first.output()).toContain(`killed after writing batch ${KILL_AT}, before deleting it`);
     const queue = bullpen.queues.get('session-archive');
@@ -147,6 +154,7 @@ describe('session-archive killed between a batch’s write and its delete', () =
 
     // A worker as `npm run worker` composes it, nothing replaced.
     const second = spawnFixture('session-archive-worker.ts', env);
+    spawned.push(second);
     await second.ready;
     const deadline = Date.now() + 60_000;
     while ((await queue.getJobState(jobId)) !== 'completed') {

@@ -1,5 +1,5 @@
 import { useTestRedis } from '../helpers/use-test-redis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { readyClient } from '@/lib/redis/connection';
 import { makeBullpen } from '../helpers/bullpen';
@@ -52,6 +52,11 @@ describe('SIGTERM while 20 jobs run', () => {
 describe('a stop that cannot wait for every job', () => {
   const server = useTestRedis();
   let bullpen: Bullpen;
+  /** Workers a test started; one a failed assertion left running is killed. */
+  const spawned: SpawnedWorker[] = [];
+  afterEach(() => {
+    for (const w of spawned.splice(0)) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
+  });
 
   beforeAll(async () => {
     bullpen = makeBullpen(server.redis);
@@ -78,6 +83,7 @@ describe('a stop that cannot wait for every job', () => {
       CONCURRENCY: String(n),
       ...env,
     });
+    spawned.push(worker);
     await worker.ready;
     await waitFor(
       async () => (await bullpen.redis.llen(`${prefix}:started`)) >= n,
