@@ -14,6 +14,7 @@ import { createBullpen } from '@/lib/bullpen';
 import { sourceApp } from '@/jobs';
 import { loadConfig, loadConfigOrExit } from '@/lib/config';
 import { readyClient } from '@/lib/redis/connection';
+import { SHUTDOWN_MESSAGE } from '@/lib/runtime/shutdown';
 import { embeddedPasswordFile, embeddedRedisPassword } from '@/lib/redis/embedded-password';
 import { startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { buildDashboardIfNeeded } from './dashboard-build';
@@ -24,8 +25,9 @@ function log(line: string): void {
   console.log(`bullpen: ${line}`);
 }
 
-function startChild(name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, args, { cwd: root, env, stdio: 'inherit' });
+/** `ipc`: a channel to ask the child to stop with SHUTDOWN_MESSAGE rather than a signal (the worker). */
+function startChild(name: string, args: string[], env: NodeJS.ProcessEnv, opts: { ipc?: boolean } = {}): ChildProcess {
+  const child = spawn(process.execPath, args, { cwd: root, env, stdio: opts.ipc ? ['inherit', 'inherit', 'inherit', 'ipc'] : 'inherit' });
   child.on('exit', (code, signal) => {
     // Ctrl-C reaches every process of the terminal's group at once: a child may end
     // before our own handler has run. Only an exit nobody asked for stops the rest.
@@ -62,7 +64,12 @@ async function shutdown(code: number): Promise<void> {
         clearTimeout(timer);
         resolve();
       });
-      child.kill('SIGTERM');
+      // A Ctrl-C has already reached the worker with the rest of the terminal's process
+      // group: a SIGTERM now would be its second signal, which means "do not wait for the
+      // running jobs". The message asks for the same graceful stop, and is a no-op if the
+      // worker is already stopping.
+      if (child.connected) child.send(SHUTDOWN_MESSAGE);
+      else child.kill('SIGTERM');
     });
   }
   if (redis?.child) {
@@ -83,6 +90,7 @@ async function main(): Promise<void> {
       dir: path.join(config.dataDir, 'redis'),
       password: embeddedRedisPassword(config.dataDir, true),
       fsync: config.BULLPEN_REDIS_FSYNC,
+      ownProcessGroup: true,
     });
     const where = `127.0.0.1:${redis.port}`;
     log(
@@ -107,7 +115,7 @@ async function main(): Promise<void> {
   // The worker's own grace period lets running jobs finish; the dashboard holds no work.
   children.push({
     name: 'worker',
-    child: startChild('worker', ['--import', 'tsx', 'worker/main.ts'], env),
+    child: startChild('worker', ['--import', 'tsx', 'worker/main.ts'], env, { ipc: true }),
     stopAfterMs: config.SHUTDOWN_GRACE_MS + 5_000,
   });
   children.push({

@@ -11,9 +11,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger('worker', config.LOG_LEVEL);
   const worker = await startWorkerProcess({ config, logger });
-  installShutdown(async () => {
-    await worker.stop();
-  }, logger);
+  installShutdown(() => worker.stop(), logger);
 }
 
 main().catch((err) => {

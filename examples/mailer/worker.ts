@@ -19,9 +19,7 @@ async function main(): Promise<void> {
     config,
     logger,
   });
-  installShutdown(async () => {
-    await worker.stop();
-  }, logger);
+  installShutdown(() => worker.stop(), logger);
 }
 
 main().catch((err) => {

@@ -17,6 +17,14 @@ export interface EmbeddedRedisOptions {
   password?: string;
   /** AOF fsync policy with `dir`. @defaultValue `everysec` */
   fsync?: 'everysec' | 'always';
+  /**
+   * Run it in a process group of its own. A Ctrl-C reaches the terminal's whole
+   * foreground group, and redis-server exits on SIGINT: the start command's server
+   * would be gone while the worker still finishes its jobs. Detached, it is stopped
+   * last by `stop()`; one left behind by a killed start is reused by the next.
+   * @defaultValue false
+   */
+  ownProcessGroup?: boolean;
 }
 
 export interface EmbeddedRedis {
@@ -143,6 +151,7 @@ export async function startEmbeddedRedis(opts: EmbeddedRedisOptions): Promise<Em
   // umask 077: the AOF, the RDB and every rewrite are created 0600.
   const child = spawn('sh', ['-c', 'umask 077 && exec redis-server "$@"', 'redis-server', ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
+    detached: opts.ownProcessGroup ?? false,
   });
   let stderr = '';
   child.stderr?.on('data', (d) => (stderr += String(d)));

@@ -46,12 +46,26 @@ export interface WorkerPoolOptions {
   name?: string;
 }
 
+/** A job still running when the grace period of a stop ran out. */
+export interface AbandonedJob {
+  id: string;
+  type: string;
+}
+
+/** How a graceful close ended: `abandoned` lists the jobs left to the stalled check of another worker. */
+export interface PoolCloseResult {
+  timedOut: boolean;
+  abandoned: AbandonedJob[];
+}
+
 /**
  * One BullMQ Worker per job type, each with its type's concurrency, rate limit and a
  * backoff strategy that is full jitter capped at one hour.
  */
 export class WorkerPool {
   private readonly workers = new Map<string, Worker>();
+  /** The jobs this process is running now, by `<type>:<id>`: what a stop that runs out of time names. */
+  private readonly running = new Map<string, AbandonedJob>();
   readonly name: string;
 
   constructor(private readonly opts: WorkerPoolOptions) {
@@ -69,19 +83,29 @@ export class WorkerPool {
       const handler = this.opts.handlers[type];
       if (!handler) throw new Error(`No handler for job type "${type}" in this worker`);
       const def = this.opts.jobs.get(type);
+      const processor = buildProcessor({
+        type,
+        definition: def,
+        handler,
+        sink: this.opts.sink,
+        alerter: this.opts.alerter,
+        logger: this.opts.logger,
+        metrics: this.opts.metrics,
+        hooks: this.opts.hooks,
+        timeoutMs: this.opts.timeoutMs,
+      });
       const worker = new Worker(
         type,
-        buildProcessor({
-          type,
-          definition: def,
-          handler,
-          sink: this.opts.sink,
-          alerter: this.opts.alerter,
-          logger: this.opts.logger,
-          metrics: this.opts.metrics,
-          hooks: this.opts.hooks,
-          timeoutMs: this.opts.timeoutMs,
-        }),
+        // One parameter, as buildProcessor's own (BullMQ then makes no AbortController per job).
+        async (job: Job) => {
+          const key = `${type}:${job.id}`;
+          this.running.set(key, { id: String(job.id), type });
+          try {
+            return await processor(job);
+          } finally {
+            this.running.delete(key);
+          }
+        },
         {
           connection: this.opts.connection,
           prefix: this.opts.keys.queuePrefix(type),
@@ -108,11 +132,12 @@ export class WorkerPool {
   }
 
   /**
-   * Stops taking jobs at once, waits up to `graceMs` for the running ones, then closes
-   * regardless: anything still running is left to the stalled check of another
-   * worker, so it runs again rather than being lost.
+   * Stops taking jobs at once and waits up to `graceMs` for the running ones. If they
+   * are not done by then, returns without them: they are logged and returned as
+   * abandoned, the process is expected to exit, and their locks expire so the stalled
+   * check of another worker runs them again rather than losing them.
    */
-  async close(graceMs: number): Promise<{ timedOut: boolean }> {
+  async close(graceMs: number): Promise<PoolCloseResult> {
     const workers = [...this.workers.values()];
     let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
@@ -125,12 +150,14 @@ export class WorkerPool {
     });
     await Promise.race([graceful, expired]);
     clearTimeout(timer);
-    if (timedOut) {
-      this.opts.logger.warn({ graceMs }, 'grace period over; closing with jobs still running');
-      await Promise.allSettled(workers.map((w) => w.close(true)));
-    }
     this.workers.clear();
-    return { timedOut };
+    if (!timedOut) return { timedOut, abandoned: [] };
+    // Not BullMQ's close(true): called while a close is under way it returns that same
+    // close, which waits for these very jobs (up to their time limit).
+    graceful.catch((err: unknown) => this.opts.logger.error({ err }, 'worker close failed'));
+    const abandoned = [...this.running.values()];
+    this.opts.logger.warn({ graceMs, abandoned }, `grace period over; abandoning ${abandoned.length} running job(s) to the stalled check`);
+    return { timedOut, abandoned };
   }
 
   private async onFailed(type: string, job: Job | undefined, err: Error): Promise<void> {

@@ -7,7 +7,7 @@ import { createQueueDepthSource } from '../metrics/queue-depth';
 import { WorkerMetrics } from '../metrics/worker-metrics';
 import type { HandlerMap } from './handler';
 import type { RuntimeHooks } from './runtime-hooks';
-import { WorkerPool } from './worker-pool';
+import { type PoolCloseResult, WorkerPool } from './worker-pool';
 
 /**
  * Something an application runs beside its handlers for the life of a worker process
@@ -40,8 +40,8 @@ export interface RunningWorker {
   bullpen: Bullpen;
   pool: WorkerPool;
   metrics: WorkerMetrics;
-  /** Graceful stop: no new jobs, running ones finish within the grace period. */
-  stop(graceMs?: number): Promise<{ timedOut: boolean }>;
+  /** Graceful stop: no new jobs, running ones finish within the grace period; those that did not are returned. */
+  stop(graceMs?: number): Promise<PoolCloseResult>;
 }
 
 /**
@@ -93,7 +93,7 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
   const server = opts.metricsServer === false ? undefined : new MetricsServer({ metrics, health: bullpen.health, config, logger });
   await server?.start();
 
-  let stopped: Promise<{ timedOut: boolean }> | undefined;
+  let stopped: Promise<PoolCloseResult> | undefined;
   const stop = (graceMs = config.SHUTDOWN_GRACE_MS) => {
     stopped ??= (async () => {
       await server?.close();
@@ -103,7 +103,7 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
       for (const e of extensions) await e.stop?.();
       connection.disconnect();
       await bullpen.close();
-      logger.info({ timedOut: result.timedOut }, 'worker stopped');
+      logger.info({ timedOut: result.timedOut, abandoned: result.abandoned.length }, 'worker stopped');
       return result;
     })();
     return stopped;

@@ -3,26 +3,36 @@ import { storesOf } from '../helpers/source-jobs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Bullpen } from '@/lib/bullpen';
 import { readyClient } from '@/lib/redis/connection';
 import { SessionArchive } from '@/jobs/session/sessions/session-archive';
 import { SessionStore } from '@/jobs/session/sessions/session-store';
-import { createSessionArchiveHandler } from '@/jobs/session/session-archive';
+import { createSessionArchiveHandler, type SessionArchiveResult } from '@/jobs/session/session-archive';
+import type { Session } from '@/jobs/session/sessions/session';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
 import { uniquePrefix } from '../helpers/redis';
-import { spawnFixture } from '../helpers/worker-process';
+import { type SpawnedWorker, spawnFixture } from '../helpers/worker-process';
 import { makeSessions } from '../fixtures/sessions';
 
 const DAY = 24 * 60 * 60 * 1000;
+const BATCH = 10;
+/** The process dies after writing this batch, before deleting it. */
+const KILL_AT = 3;
 const server = useTestRedis();
-let dataDir: string;
+let tmp: string;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'bullpen-archive-kill-'));
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'bullpen-archive-kill-'));
 });
 afterAll(async () => {
-  await rm(dataDir, { recursive: true, force: true });
+  await rm(tmp, { recursive: true, force: true });
+});
+/** Processes a test started; one a failed assertion left running is killed. */
+const spawned: SpawnedWorker[] = [];
+afterEach(() => {
+  for (const p of spawned.splice(0)) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
 });
 
 /** Lines per session id across every archive file. */
@@ -41,78 +51,124 @@ async function linesPerId(root: string): Promise<Map<string, number>> {
   return counts;
 }
 
-it('a session-archive job SIGKILLed mid-run, then run again, archives every session exactly once', async () => {
-  const prefix = uniquePrefix('kill');
+/** A Bullpen on a fresh prefix and data directory holding 250 sessions idle for ten days, over two organisations. */
+async function seeded(name: string): Promise<{ bullpen: Bullpen; dataDir: string; all: Session[]; remaining: () => Promise<number> }> {
+  const prefix = uniquePrefix(name);
+  const dataDir = path.join(tmp, name);
   const bullpen = makeBullpen(server.redis, { prefix, env: { BULLPEN_DATA_DIR: dataDir } });
   await readyClient(bullpen.redis);
   const sessions = new SessionStore(bullpen.redis, bullpen.keys);
   const now = Date.now();
   const all = [
-    ...makeSessions({ tenant: { orgId: 'acme' }, count: 2000, idleMs: 10 * DAY, now, prefix: 'a' }),
-    ...makeSessions({ tenant: { orgId: 'globex', workspaceId: 'w' }, count: 1000, idleMs: 10 * DAY, now, prefix: 'g' }),
+    ...makeSessions({ tenant: { orgId: 'acme' }, count: 150, idleMs: 10 * DAY, now, prefix: 'a' }),
+    ...makeSessions({ tenant: { orgId: 'globex', workspaceId: 'w' }, count: 100, idleMs: 10 * DAY, now, prefix: 'g' }),
   ];
-  for (let i = 0; i < all.length; i += 100) await Promise.all(all.slice(i, i + 100).map((s) => sessions.save(s)));
+  await Promise.all(all.map((s) => sessions.save(s)));
   const remaining = async () => (await sessions.countByTenant({ orgId: 'acme' })) + (await sessions.countByTenant({ orgId: 'globex' }));
+  return { bullpen, dataDir, all, remaining };
+}
 
-  const env = {
-    REDIS_PORT: String(server.redis.port),
-    BULLPEN_PREFIX: prefix,
-    BULLPEN_DATA_DIR: dataDir,
-    JOB_ID: 'archive-1',
-    BATCH_SIZE: '10',
-    PACE_MS: '0',
-  };
-  let kills = 0;
-  // Kill up to four times, each after some progress of that run and a different extra delay.
-  // Batches follow each other without pause, so a kill lands inside one: most often
-  // between its write-ahead record and its deletion, the window the recovery is for.
-  for (const [atLeast, delayMs] of [
-    [300, 0],
-    [300, 1],
-    [300, 2],
-    [300, 3],
-  ] as const) {
-    // Leave room for a kill mid-run even on a slow machine, where a kill lands later.
-    if ((await remaining()) < 900) break;
-    kills++;
-    const child = spawnFixture('session-archive-child.ts', env);
-    await child.ready;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setInterval(() => {
-        const seen = [...child.output().matchAll(/archived (\d+)/g)].map((m) => Number(m[1]));
-        if (seen.some((n) => n >= atLeast)) {
-          clearInterval(timer);
-          setTimeout(() => {
-            child.child.kill('SIGKILL');
-            resolve();
-          }, delayMs);
-        }
-        if (child.output().includes('done')) {
-          clearInterval(timer);
-          reject(new Error('the child finished before it could be killed'));
-        }
-      }, 1);
-    });
-    expect(await child.exited).toBeNull();
-    // Killed mid-run: some sessions archived, some not.
-    const left = await remaining();
-    expect(left).toBeGreaterThan(0);
-    expect(left).toBeLessThan(all.length);
+/**
+ * What a process killed between batch KILL_AT's write and its delete leaves: the batch
+ * recorded in flight, on disk once, and still live; the batches before it archived and
+ * deleted. Returns the ids of the batch in flight.
+ */
+async function expectKilledBetweenWriteAndDelete(bullpen: Bullpen, dataDir: string, all: Session[]): Promise<string[]> {
+  const raw = await bullpen.redis.get(SessionArchive.inFlightKeyOf(bullpen.keys));
+  expect(raw, 'no batch was left in flight').toBeTruthy();
+  const inFlight = JSON.parse(raw!) as { ids: string[] };
+  expect(inFlight.ids).toHaveLength(BATCH);
+  const counts = await linesPerId(SessionArchive.rootFor(dataDir));
+  expect(counts.size).toBe(KILL_AT * BATCH);
+  expect([...counts.values()].every((n) => n === 1)).toBe(true);
+  const sessions = new SessionStore(bullpen.redis, bullpen.keys);
+  for (const id of inFlight.ids) {
+    expect(counts.get(id), `${id} of the batch in flight is not on disk`).toBe(1);
+    expect(await sessions.get(id), `${id} of the batch in flight was deleted`).toBeDefined();
   }
+  const live = await Promise.all(all.map((s) => sessions.get(s.id)));
+  expect(live.filter(Boolean)).toHaveLength(all.length - (KILL_AT - 1) * BATCH);
+  return inFlight.ids;
+}
 
-  expect(kills).toBeGreaterThanOrEqual(3);
-
-  // The job runs again (BullMQ's stalled-job recovery keeps its id) and finishes.
-  const result = await createSessionArchiveHandler(storesOf(bullpen))(
-    makeJobContext('session-archive', { olderThanMs: 7 * DAY, batchSize: 10 }, { jobId: 'archive-1', attempt: 2 }),
-  );
-  expect(result.archived).toBeGreaterThan(0);
-
+/** Every session archived exactly once, none left live, nothing in flight. */
+async function expectArchivedExactlyOnce(
+  bullpen: Bullpen,
+  dataDir: string,
+  all: Session[],
+  remaining: () => Promise<number>,
+): Promise<void> {
   const counts = await linesPerId(SessionArchive.rootFor(dataDir));
   expect(counts.size).toBe(all.length);
-  const notOnce = [...counts].filter(([, n]) => n !== 1);
-  expect(notOnce).toEqual([]);
+  expect([...counts].filter(([, n]) => n !== 1)).toEqual([]);
   expect(new Set(counts.keys())).toEqual(new Set(all.map((s) => s.id)));
   expect(await remaining()).toBe(0);
-  await bullpen.close();
+  expect(await bullpen.redis.exists(SessionArchive.inFlightKeyOf(bullpen.keys))).toBe(0);
+}
+
+describe('session-archive killed between a batch’s write and its delete', () => {
+  it('the handler run again recovers that batch (deletes it without writing it again) and archives every session exactly once', async () => {
+    const { bullpen, dataDir, all, remaining } = await seeded('kill-handler');
+    const child = spawnFixture('session-archive-child.ts', {
+      REDIS_PORT: String(server.redis.port),
+      BULLPEN_PREFIX: bullpen.keys.root,
+      BULLPEN_DATA_DIR: dataDir,
+      JOB_ID: 'archive-1',
+      BATCH_SIZE: String(BATCH),
+      KILL_AT_BATCH: String(KILL_AT),
+    });
+    spawned.push(child);
+    expect(await child.exited, child.output()).toBeNull();
+    expect(child.output()).toContain(`killed after writing batch ${KILL_AT}, before deleting it`);
+    expect(child.output()).not.toContain('done');
+    await expectKilledBetweenWriteAndDelete(bullpen, dataDir, all);
+
+    // The job runs again (BullMQ's stalled-job recovery keeps its id) and finishes.
+    const ctx = makeJobContext('session-archive', { olderThanMs: 7 * DAY, batchSize: BATCH }, { jobId: 'archive-1', attempt: 2 });
+    const result = await createSessionArchiveHandler(storesOf(bullpen))(ctx);
+    // The recovery path ran: the batch in flight is counted as recovered, not archived anew.
+    expect(result.recovered).toBe(BATCH);
+    expect(result.archived).toBe(all.length - (KILL_AT - 1) * BATCH);
+    expect(ctx.progressReports.at(-1)?.detail).toMatchObject({ recovered: BATCH });
+    await expectArchivedExactlyOnce(bullpen, dataDir, all, remaining);
+    await bullpen.close();
+  }, 60_000);
+
+  it('as a BullMQ job: the worker process is SIGKILLed there, a new worker takes the stalled job over, recovers and completes it', async () => {
+    const { bullpen, dataDir, all, remaining } = await seeded('kill-worker');
+    const { jobId } = await bullpen.dispatcher.dispatch('session-archive', { olderThanMs: 7 * DAY, batchSize: BATCH });
+    const env = {
+      REDIS_URL: server.redis.url,
+      BULLPEN_PREFIX: bullpen.keys.root,
+      BULLPEN_DATA_DIR: dataDir,
+      STALLED_INTERVAL_MS: '1000',
+      LOCK_DURATION_MS: '2000',
+    };
+    const first = spawnFixture('session-archive-worker.ts', { ...env, KILL_AT_BATCH: String(KILL_AT) });
+    spawned.push(first);
+    expect(await first.exited, first.output()).toBeNull();
+    expect(first.output()).toContain(`killed after writing batch ${KILL_AT}, before deleting it`);
+    const queue = bullpen.queues.get('session-archive');
+    expect(await queue.getJobState(jobId)).toBe('active');
+    await expectKilledBetweenWriteAndDelete(bullpen, dataDir, all);
+
+    // A worker as `npm run worker` composes it, nothing replaced.
+    const second = spawnFixture('session-archive-worker.ts', env);
+    spawned.push(second);
+    await second.ready;
+    const deadline = Date.now() + 60_000;
+    while ((await queue.getJobState(jobId)) !== 'completed') {
+      if (Date.now() > deadline) throw new Error(`the job never completed (${await queue.getJobState(jobId)}):\n${second.output()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const job = await queue.getJob(jobId);
+    const result = job!.returnvalue as SessionArchiveResult;
+    expect(result.recovered).toBe(BATCH);
+    expect(result.archived).toBe(all.length - (KILL_AT - 1) * BATCH);
+    await expectArchivedExactlyOnce(bullpen, dataDir, all, remaining);
+
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    await bullpen.close();
+  }, 90_000);
 });

@@ -66,6 +66,11 @@ export class SessionArchive implements TenantScopedStore {
     return path.join(dataDir, 'archives', 'sessions');
   }
 
+  /** Where the write-ahead record of the batch in flight is kept. */
+  static inFlightKeyOf(keys: Keyspace): string {
+    return keys.tagged('sessions', 'sessions', 'archive', 'in-flight');
+  }
+
   constructor(
     private readonly redis: RedisClient,
     keys: Keyspace,
@@ -74,7 +79,7 @@ export class SessionArchive implements TenantScopedStore {
     readonly root: string,
     opts: { lockTtlMs?: number } = {},
   ) {
-    this.inFlightKey = keys.tagged('sessions', 'sessions', 'archive', 'in-flight');
+    this.inFlightKey = SessionArchive.inFlightKeyOf(keys);
     this.lock = new Lease(redis, keys.tagged('sessions', 'sessions', 'archive', 'lock'), { ttlMs: opts.lockTtlMs ?? 120_000 });
   }
 
