@@ -10,6 +10,7 @@ import { serializeQueueFilters, type QueueFilters } from '@/lib/dashboard/queue-
 import { readQueuePage, type QueuePage } from '@/lib/dashboard/queue-page';
 import { resolveQueue } from '@/lib/dashboard/queue-ref';
 import { readForeignQueues, type ForeignQueues } from '@/lib/dashboard/foreign-queues';
+import { readWorkersView, type WorkersView } from '@/lib/dashboard/workers-view';
 import { isAppError } from '@/lib/errors/app-error';
 import type { HealthReport } from '@/lib/health/health-status';
 import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
@@ -45,6 +46,11 @@ export async function queueExists(name: string): Promise<boolean> {
     if (isAppError(err) && err.code === 'NOT_FOUND') return false;
     throw err;
   }
+}
+
+/** Every worker process and what it runs now. */
+export function loadWorkers(): Promise<WorkersView> {
+  return liveRead('live:workers', (b, now) => readWorkersView(b, now));
 }
 
 /** The BullMQ queues the job table does not define, with their counts. */

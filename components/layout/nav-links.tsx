@@ -6,6 +6,7 @@ import { usePathname } from 'next/navigation';
 const LINKS = [
   { href: '/', label: 'Overview' },
   { href: '/queues', label: 'Queues' },
+  { href: '/workers', label: 'Workers' },
   { href: '/dead-letters', label: 'Dead letters' },
   { href: '/schedules', label: 'Schedules' },
   { href: '/health', label: 'Health' },

@@ -16,6 +16,7 @@ export const queryKeys = {
   deadLetters: (search: string) => [...queryKeys.all, 'dead-letters', search] as const,
   schedules: () => [...queryKeys.all, 'schedules'] as const,
   health: () => [...queryKeys.all, 'health'] as const,
+  workers: () => [...queryKeys.all, 'workers'] as const,
 };
 
 /**
@@ -36,6 +37,7 @@ export const liveUrls = {
   /** A pattern's next fire times as the operator types (operators only). */
   schedulePreview: () => '/api/live/schedules/preview',
   health: () => '/api/live/health',
+  workers: () => '/api/live/workers',
   /** POST `{type, text, original?}`: a payload checked against its type's schema (operators only). */
   payloadCheck: () => '/api/live/payload-check',
 };

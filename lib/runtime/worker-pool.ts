@@ -76,6 +76,11 @@ export class WorkerPool {
     return [...this.workers.keys()];
   }
 
+  /** Each type this pool runs with its per-process concurrency: what the workers view shows. */
+  describe(): Array<{ type: string; concurrency: number }> {
+    return this.types.map((type) => ({ type, concurrency: this.opts.concurrency ?? this.opts.jobs.get(type).concurrency }));
+  }
+
   /** Creates the workers and starts fetching jobs. */
   async start(): Promise<void> {
     const types = this.opts.types ?? Object.keys(this.opts.handlers);

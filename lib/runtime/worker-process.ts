@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { createBullpen, type Bullpen, type BullpenOptions } from '../bullpen';
 import { DeadLetterReconciler } from '../dlq/reconciler';
 import type { DeadLetterSink } from '../dlq/sink';
@@ -7,7 +8,13 @@ import { createQueueDepthSource } from '../metrics/queue-depth';
 import { WorkerMetrics } from '../metrics/worker-metrics';
 import type { HandlerMap } from './handler';
 import type { RuntimeHooks } from './runtime-hooks';
+import { WorkerHeartbeat } from './worker-heartbeat';
 import { type PoolCloseResult, WorkerPool } from './worker-pool';
+
+/** The pool's name, as BullMQ's CLIENT LIST shows its connections, and its heartbeat record's id. */
+function workerName(): string {
+  return `bullpen:${hostname()}:${process.pid}`;
+}
 
 /**
  * Something an application runs beside its handlers for the life of a worker process
@@ -63,8 +70,14 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
   const connection = bullpen.workerConnection();
   const sink = opts.sink ?? bullpen.dlq;
   const extensions = opts.extensions?.(bullpen) ?? [];
-  const hooks = extensions.reduce<RuntimeHooks | undefined>((next, e) => (e.hooks ? e.hooks(next) : next), opts.hooks);
+  const appHooks = extensions.reduce<RuntimeHooks | undefined>((next, e) => (e.hooks ? e.hooks(next) : next), opts.hooks);
+  // Its record for the workers view: the queues are known once the pool has started.
+  const queueInfo: Array<{ type: string; concurrency: number }> = [];
+  const name = workerName();
+  const heartbeat = new WorkerHeartbeat(bullpen.redis, bullpen.keys, { id: name, queues: queueInfo }, logger);
+  const hooks = heartbeat.hooks(appHooks);
   const pool = new WorkerPool({
+    name,
     connection,
     keys: bullpen.keys,
     jobs: bullpen.jobs,
@@ -81,6 +94,8 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
     lockDurationMs: config.LOCK_DURATION_MS,
   });
   await pool.start();
+  queueInfo.push(...pool.describe());
+  heartbeat.start();
   for (const e of extensions) e.start?.();
   let stopReconciler: (() => Promise<void>) | undefined;
   if (opts.maintenance !== false) {
@@ -99,6 +114,7 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
       await server?.close();
       await stopReconciler?.();
       const result = await pool.close(graceMs);
+      await heartbeat.stop();
       // After the last job's hooks, before the connection they write on closes.
       for (const e of extensions) await e.stop?.();
       connection.disconnect();

@@ -56,6 +56,7 @@ function stops(f: Fixture): Stop[] {
     },
     { name: 'schedules', path: '/schedules', ready: (p) => p.getByTestId('schedule-row').first() },
     { name: 'health', path: '/health', ready: (p) => p.getByTestId('health-overall') },
+    { name: 'workers', path: '/workers', ready: (p) => p.getByTestId('workers-process').first() },
     { name: 'audit', path: '/audit', ready: (p) => p.getByTestId('audit-row').first() },
     { name: 'not found', path: '/no-such-page', ready: (p) => p.getByTestId('not-found') },
   ];

@@ -122,6 +122,7 @@ test('a mutating action called directly answers 403 to a viewer and 401 without 
       '/api/live/dead-letters',
       '/api/live/schedules',
       '/api/live/health',
+      '/api/live/workers',
     ]) {
       expect((await anonymous.get(url)).status(), url).toBe(401);
       expect((await viewer.request.get(url)).status(), url).toBe(200);

@@ -1,0 +1,130 @@
+import { hostname } from 'node:os';
+import { z } from 'zod';
+import { tenantSchema, type Tenant } from '../jobs/tenant';
+import type { Logger } from '../logging/logger';
+import type { RedisClient } from '../redis/connection';
+import type { Keyspace } from '../redis/keys';
+import type { RuntimeHooks } from './runtime-hooks';
+
+/** How often a worker process writes its record. */
+export const HEARTBEAT_INTERVAL_MS = 5_000;
+/** A record not refreshed for this long expires: its process is gone. */
+export const HEARTBEAT_TTL_MS = 60_000;
+/** Running jobs a record lists at most (the count is always exact). */
+export const HEARTBEAT_MAX_RUNNING = 100;
+
+export const workerRecordSchema = z.object({
+  /** The pool's name, as BullMQ's CLIENT SETNAME shows it: `bullpen:<host>:<pid>`. */
+  id: z.string(),
+  host: z.string(),
+  pid: z.number().int(),
+  startedAt: z.number().int(),
+  heartbeatAt: z.number().int(),
+  queues: z.array(z.object({ type: z.string(), concurrency: z.number().int() })),
+  running: z.array(
+    z.object({
+      jobId: z.string(),
+      type: z.string(),
+      attempt: z.number().int(),
+      startedAt: z.number().int(),
+      tenant: tenantSchema.optional(),
+    }),
+  ),
+  runningTotal: z.number().int(),
+});
+export type WorkerRecord = z.infer<typeof workerRecordSchema>;
+
+/** Where the records live: one key per process, and an index by last heartbeat. */
+export function heartbeatKeys(keys: Keyspace): { record: (id: string) => string; index: string } {
+  return { record: (id) => keys.tagged('workers', 'process', id), index: keys.tagged('workers', 'index') };
+}
+
+/**
+ * A worker process's record in Redis, for the dashboard's workers view (Sidekiq's Busy,
+ * Oban's Instances): host, pid, queues and their concurrency, when it started, its last
+ * heartbeat, and the jobs it runs now, tracked by the runtime's hooks. Written every
+ * HEARTBEAT_INTERVAL_MS with a TTL, so a killed process's record ends on its own; a
+ * graceful stop deletes it.
+ */
+export class WorkerHeartbeat {
+  private readonly running = new Map<string, WorkerRecord['running'][number]>();
+  private readonly startedAt = Date.now();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly k: ReturnType<typeof heartbeatKeys>;
+
+  constructor(
+    private readonly redis: RedisClient,
+    keys: Keyspace,
+    private readonly info: { id: string; queues: WorkerRecord['queues'] },
+    private readonly logger: Logger,
+    private readonly intervalMs = HEARTBEAT_INTERVAL_MS,
+  ) {
+    this.k = heartbeatKeys(keys);
+  }
+
+  /** The runtime hooks that keep the running-jobs list, wrapping `next`. */
+  hooks(next?: RuntimeHooks): RuntimeHooks {
+    const key = (type: string, jobId: string) => `${type}\u0000${jobId}`;
+    return {
+      ...next,
+      onStart: (ctx) => {
+        this.running.set(key(ctx.type, ctx.jobId), {
+          jobId: ctx.jobId,
+          type: ctx.type,
+          attempt: ctx.attempt,
+          startedAt: Date.now(),
+          ...(ctx.tenant ? { tenant: ctx.tenant as Tenant } : {}),
+        });
+        next?.onStart?.(ctx);
+      },
+      onComplete: (ctx) => {
+        this.running.delete(key(ctx.type, ctx.jobId));
+        next?.onComplete?.(ctx);
+      },
+      onFailed: (ctx) => {
+        this.running.delete(key(ctx.type, ctx.jobId));
+        next?.onFailed?.(ctx);
+      },
+    };
+  }
+
+  start(): void {
+    void this.beat();
+    this.timer = setInterval(() => void this.beat(), this.intervalMs);
+    // The worker's lifecycle decides when the process ends, not this timer.
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await Promise.all([this.redis.del(this.k.record(this.info.id)), this.redis.zrem(this.k.index, this.info.id)]).catch(() => undefined);
+  }
+
+  /** The record as it is now. */
+  snapshot(now = Date.now()): WorkerRecord {
+    const running = [...this.running.values()].sort((a, b) => a.startedAt - b.startedAt);
+    return {
+      id: this.info.id,
+      host: hostname(),
+      pid: process.pid,
+      startedAt: this.startedAt,
+      heartbeatAt: now,
+      queues: this.info.queues,
+      running: running.slice(0, HEARTBEAT_MAX_RUNNING),
+      runningTotal: running.length,
+    };
+  }
+
+  private async beat(): Promise<void> {
+    const now = Date.now();
+    try {
+      await this.redis.set(this.k.record(this.info.id), JSON.stringify(this.snapshot(now)), 'PX', HEARTBEAT_TTL_MS);
+      await this.redis.zadd(this.k.index, now, this.info.id);
+      // Index entries of processes whose record expired long ago.
+      await this.redis.zremrangebyscore(this.k.index, '-inf', now - 10 * HEARTBEAT_TTL_MS);
+    } catch (err) {
+      this.logger.warn({ err }, 'worker heartbeat not written; will retry');
+    }
+  }
+}
