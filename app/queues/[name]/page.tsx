@@ -7,11 +7,13 @@ import { loadQueueCounts, loadQueuePage } from '@/app/_lib/reads';
 import { decodeSegment, type RouteProps } from '@/app/_lib/route-props';
 import { roleAtLeast } from '@/lib/auth/roles';
 import { hasStateParam, landingState, parseQueueFilters, serializeQueueFilters, type QueueFilters } from '@/lib/dashboard/queue-filters';
+import { addJobDefaults } from '@/lib/dashboard/add-job-form';
+import { AddJobPanel } from '@/components/queue/add-job-panel';
 import { OpenJobForm } from '@/components/queue/open-job-form';
 import { QueueView } from '@/components/queue/queue-view';
 import { CardSkeleton } from '@/components/ui/skeleton';
 import { retryJob } from './jobs/[id]/actions';
-import { cleanQueue, pauseQueue, promoteAllDelayed, resumeQueue, retryAllFailed, retrySelectedJobs } from './actions';
+import { addJob, cleanQueue, pauseQueue, promoteAllDelayed, resumeQueue, retryAllFailed, retrySelectedJobs } from './actions';
 import { getBullpen } from '@/app/_lib/bullpen';
 
 export async function generateMetadata({ params }: RouteProps<{ name: string }>): Promise<Metadata> {
@@ -31,7 +33,9 @@ const actions = {
 export default async function QueuePage({ params, searchParams }: RouteProps<{ name: string }>) {
   const name = decodeSegment((await params).name);
   const user = await requireUser('viewer', `/queues/${encodeURIComponent(name)}`);
-  if (!getBullpen().jobs.has(name)) notFound();
+  const bullpen = getBullpen();
+  if (!bullpen.jobs.has(name)) notFound();
+  const canOperate = roleAtLeast(user.role, 'operator');
   const sp = await searchParams;
   const parsed = parseQueueFilters(sp);
   // Without a tab in the URL, open where attention is needed: failed, then waiting, then active.
@@ -45,8 +49,11 @@ export default async function QueuePage({ params, searchParams }: RouteProps<{ n
         <h1>{name}</h1>
         <OpenJobForm queue={name} />
       </div>
+      {canOperate && (
+        <AddJobPanel queue={name} defaults={addJobDefaults(bullpen.jobs, name, bullpen.dispatcher.handles(name))} add={addJob} />
+      )}
       <Suspense key={serializeQueueFilters(filters) + filters.state} fallback={<CardSkeleton rows={10} />}>
-        <Jobs name={name} filters={filters} canOperate={roleAtLeast(user.role, 'operator')} canAdmin={roleAtLeast(user.role, 'admin')} />
+        <Jobs name={name} filters={filters} canOperate={canOperate} canAdmin={roleAtLeast(user.role, 'admin')} />
       </Suspense>
     </>
   );
