@@ -33,7 +33,7 @@ export function AddJobPanel({ queue, defaults, add }: AddJobPanelProps) {
   }
   if (!open) {
     return (
-      <div className="row">
+      <div className="row" style={{ marginBottom: '1rem' }}>
         <Button onClick={() => setOpen(true)} data-testid="add-job-open">
           Add a job
         </Button>
@@ -74,6 +74,7 @@ function AddJobForm({ queue, defaults, add, onClose }: AddJobPanelProps & { onCl
   return (
     <form
       className="card stack"
+      style={{ marginBottom: '1rem' }}
       aria-label={`Add a ${queue} job`}
       data-testid="add-job-form"
       onSubmit={async (e) => {
@@ -99,7 +100,8 @@ function AddJobForm({ queue, defaults, add, onClose }: AddJobPanelProps & { onCl
         <PayloadCheckNote check={check} type={queue} testId="add-job-check" />
         <FieldErrors errors={server?.payload} testId="add-job-payload-errors" />
       </div>
-      <div className="filters">
+      {/* Top-aligned, so a field's error below it does not shift its neighbours. */}
+      <div className="filters" style={{ alignItems: 'flex-start' }}>
         <div className="field">
           <label htmlFor={`${id}-priority`}>Priority</label>
           <select
