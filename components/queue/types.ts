@@ -1,4 +1,5 @@
 import type { ActionResult } from '@/lib/dashboard/action-result';
+import type { AddedJob, AddJobRequest } from '@/lib/dashboard/add-job-form';
 import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
 import type { CleanableState } from '@/lib/dashboard/clean-states';
 import type { RetryCounts } from '@/lib/dashboard/queue-operations';
@@ -15,3 +16,6 @@ export interface QueueActions {
   clean: Action<{ queue: string; state: CleanableState; olderThanMinutes: number }, BulkOperation>;
   retryJob: Action<{ queue: string; id: string }, { jobId: string; from: 'failed' | 'completed'; deadLetterId?: string }>;
 }
+
+/** The queue page's "Add a job" action (operators and up). */
+export type AddJobAction = Action<AddJobRequest, AddedJob>;

@@ -5,6 +5,9 @@ import { AppError } from '../errors/app-error';
 import { envelopeSchema } from '../jobs/envelope';
 import { priorityName } from '../jobs/priority';
 import { resolveQueue } from './queue-ref';
+import { type AddedJob, addJobRequestSchema, toDispatchOptions } from './add-job-form';
+import { parseJsonText } from './dead-letters-payload';
+import { requireQueueName } from './queue-page';
 import { findJob } from './find-job';
 
 export type RetryOutcome = 'retried' | 'skipped';
@@ -108,6 +111,39 @@ export class JobOperations {
       ...(priority ? { priority } : {}),
     });
     return { jobId: result.jobId, sourceId: job.id!, edited };
+  }
+
+  /**
+   * Adds a new job of a queue's type from the dashboard's form (`AddJobRequest`): the
+   * form's fields by their own rules (priority, the delay's bound, tenant ids), then the
+   * JSON payload by the type's schema through the dispatcher, so nothing is added unless
+   * all of it is valid. A refused field is named: `details.fieldErrors` for the form's
+   * fields, `details.issues` for the payload's (as a duplicate's edit reports them). A
+   * type without a handler in this build is refused (NO_HANDLER): its job would wait forever.
+   */
+  async add(input: unknown): Promise<AddedJob> {
+    const form = addJobRequestSchema.safeParse(input);
+    if (!form.success) {
+      const message = form.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+      throw new AppError('VALIDATION', `The job was not added: ${message}`, { fieldErrors: z.flattenError(form.error).fieldErrors });
+    }
+    const type = requireQueueName(this.bullpen, form.data.queue);
+    if (!this.bullpen.dispatcher.handles(type)) {
+      throw new AppError('NO_HANDLER', `${type} has no handler in this build, so a job of it would never run; nothing was added`, { type });
+    }
+    const json = parseJsonText(form.data.payload);
+    if (!json.ok) {
+      throw new AppError('VALIDATION', `The payload is not valid JSON: ${json.message}`, { fieldErrors: { payload: [json.message] } });
+    }
+    const opts = toDispatchOptions(form.data);
+    const { jobId } = await this.bullpen.dispatcher.dispatch(type, json.value as never, opts);
+    return {
+      jobId,
+      queue: type,
+      priority: opts.priority ?? this.bullpen.jobs.get(type).priority,
+      delayMs: opts.delayMs ?? 0,
+      ...(opts.tenant ? { tenant: opts.tenant } : {}),
+    };
   }
 
   /** Removes a job that is not running (an active job holds a lock: CONFLICT). */

@@ -66,6 +66,11 @@ export class Dispatcher {
     private readonly handled: ReadonlySet<string>,
   ) {}
 
+  /** Whether `type` may be dispatched: it is in the job table and has a handler in this build. */
+  handles(type: string): boolean {
+    return this.handled.has(type) && this.queues.jobs.has(type);
+  }
+
   async dispatch(type: string, data: unknown, opts: DispatchOptions = {}): Promise<DispatchResult> {
     const job = this.prepare(type, data, opts);
     const queue = this.queues.get(job.type);

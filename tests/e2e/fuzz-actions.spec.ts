@@ -67,6 +67,11 @@ const KEYS = [
   'data',
   'olderThanMs',
   'grace',
+  'priority',
+  'delay',
+  'delayUnit',
+  'orgId',
+  'workspaceId',
   '__proto__',
 ];
 const record = fc.dictionary(fc.constantFrom(...KEYS), value, { maxKeys: 5 });

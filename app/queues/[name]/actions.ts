@@ -7,6 +7,8 @@ import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
 import { cleanableStateSchema, MAX_SELECTED_JOBS, type RetryCounts } from '@/lib/dashboard/queue-operations';
 import { jobIdSchema } from '@/lib/dashboard/find-job';
 import { queueNameSchema } from '@/app/_lib/queue-name';
+import { withPayloadFieldErrors } from '@/app/_lib/payload-field-errors';
+import { type AddedJob, addJobFields, refineAddJob } from '@/lib/dashboard/add-job-form';
 
 const queueName = queueNameSchema;
 const queueInput = z.object({ queue: queueName });
@@ -105,6 +107,21 @@ const cleanSpec = bulkSpec(
   (i) => ({ state: i.state, olderThanMinutes: i.olderThanMinutes }),
 );
 
+const addJobInput = addJobFields.extend({ queue: queueName }).strict().superRefine(refineAddJob);
+const addJobSpec: ActionSpec<typeof addJobInput, AddedJob> = {
+  name: 'job.add',
+  minRole: 'operator',
+  schema: addJobInput,
+  // Through the dispatcher: the payload meets the type's schema again here, whatever the browser checked.
+  run: (i) => withPayloadFieldErrors(() => dashboardServices().jobs.add(i)),
+  audit: (i, d) => ({
+    target: { kind: 'job', id: `${i.queue}/${d.jobId}` },
+    ...(d.tenant ? { tenant: d.tenant } : {}),
+    details: { jobId: d.jobId, priority: d.priority, delayMs: d.delayMs },
+  }),
+  revalidate: queuePaths,
+};
+
 export async function pauseQueue(input: unknown) {
   return runAction(pauseSpec, input);
 }
@@ -122,4 +139,7 @@ export async function promoteAllDelayed(input: unknown) {
 }
 export async function cleanQueue(input: unknown) {
   return runAction(cleanSpec, input);
+}
+export async function addJob(input: unknown) {
+  return runAction(addJobSpec, input);
 }

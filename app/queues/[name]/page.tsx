@@ -7,11 +7,14 @@ import { loadQueueCounts, loadQueuePage, queueExists } from '@/app/_lib/reads';
 import { decodeSegment, type RouteProps } from '@/app/_lib/route-props';
 import { roleAtLeast } from '@/lib/auth/roles';
 import { hasStateParam, landingState, parseQueueFilters, serializeQueueFilters, type QueueFilters } from '@/lib/dashboard/queue-filters';
+import { addJobDefaults } from '@/lib/dashboard/add-job-form';
+import { AddJobPanel } from '@/components/queue/add-job-panel';
 import { OpenJobForm } from '@/components/queue/open-job-form';
 import { QueueView } from '@/components/queue/queue-view';
 import { CardSkeleton } from '@/components/ui/skeleton';
 import { retryJob } from './jobs/[id]/actions';
-import { cleanQueue, pauseQueue, promoteAllDelayed, resumeQueue, retryAllFailed, retrySelectedJobs } from './actions';
+import { addJob, cleanQueue, pauseQueue, promoteAllDelayed, resumeQueue, retryAllFailed, retrySelectedJobs } from './actions';
+import { getBullpen } from '@/app/_lib/bullpen';
 
 export async function generateMetadata({ params }: RouteProps<{ name: string }>): Promise<Metadata> {
   return { title: decodeSegment((await params).name) };
@@ -31,6 +34,8 @@ export default async function QueuePage({ params, searchParams }: RouteProps<{ n
   const name = decodeSegment((await params).name);
   const user = await requireUser('viewer', `/queues/${encodeURIComponent(name)}`);
   if (!(await queueExists(name))) notFound();
+  const bullpen = getBullpen();
+  const canOperate = roleAtLeast(user.role, 'operator');
   const sp = await searchParams;
   const parsed = parseQueueFilters(sp);
   // Without a tab in the URL, open where attention is needed: failed, then waiting, then active.
@@ -48,8 +53,12 @@ export default async function QueuePage({ params, searchParams }: RouteProps<{ n
         </h1>
         <OpenJobForm queue={name} />
       </div>
+      {/* Adding a job needs the type's schema: the job table's own queues only. */}
+      {canOperate && bullpen.jobs.has(name) && (
+        <AddJobPanel queue={name} defaults={addJobDefaults(bullpen.jobs, name, bullpen.dispatcher.handles(name))} add={addJob} />
+      )}
       <Suspense key={serializeQueueFilters(filters) + filters.state} fallback={<CardSkeleton rows={10} />}>
-        <Jobs name={name} filters={filters} canOperate={roleAtLeast(user.role, 'operator')} canAdmin={roleAtLeast(user.role, 'admin')} />
+        <Jobs name={name} filters={filters} canOperate={canOperate} canAdmin={roleAtLeast(user.role, 'admin')} />
       </Suspense>
     </>
   );

@@ -58,7 +58,54 @@ export class QueuePage {
         '[data-testid="select-all-jobs"]',
         '[data-testid^="retry-job-"]',
         '[data-testid^="job-select-"]',
+        '[data-testid="add-job-open"]',
+        '[data-testid="add-job-form"]',
       ].join(', '),
     );
+  }
+
+  /** The "Add a job" form, opened from its button. */
+  async openAddJob(): Promise<AddJobForm> {
+    await this.page.getByTestId('add-job-open').click();
+    const form = new AddJobForm(this.page);
+    await form.root.waitFor();
+    return form;
+  }
+}
+
+/** The queue page's "Add a job" form: the payload editor and its live check, priority, delay, tenant. */
+export class AddJobForm {
+  readonly root: Locator;
+  readonly payload: Locator;
+  readonly check: Locator;
+  readonly priority: Locator;
+  readonly delay: Locator;
+  readonly delayUnit: Locator;
+  readonly orgId: Locator;
+  readonly orgIdErrors: Locator;
+  readonly workspaceId: Locator;
+  readonly submit: Locator;
+  readonly result: Locator;
+  readonly addedLink: Locator;
+
+  constructor(readonly page: Page) {
+    this.root = page.getByTestId('add-job-form');
+    this.payload = page.getByTestId('add-job-payload');
+    this.check = page.getByTestId('add-job-check');
+    this.priority = page.getByTestId('add-job-priority');
+    this.delay = page.getByTestId('add-job-delay');
+    this.delayUnit = page.getByTestId('add-job-delay-unit');
+    this.orgId = page.getByTestId('add-job-org');
+    this.orgIdErrors = page.getByTestId('add-job-org-errors');
+    this.workspaceId = page.getByTestId('add-job-workspace');
+    this.submit = page.getByTestId('add-job-submit');
+    this.result = page.getByTestId('add-job-result');
+    this.addedLink = page.getByTestId('added-job-link');
+  }
+
+  /** The id of the job the last add made, from the result's link. */
+  async addedJobId(): Promise<string> {
+    const href = (await this.addedLink.getAttribute('href')) ?? '';
+    return decodeURIComponent(href.split('/').pop() ?? '');
   }
 }
