@@ -2,6 +2,7 @@ import type { ActionResult } from '@/lib/dashboard/action-result';
 import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
 import type { CleanableState } from '@/lib/dashboard/clean-states';
 import type { RetryCounts } from '@/lib/dashboard/queue-operations';
+import type { LimitChange, RateLimit } from '@/lib/dashboard/throughput-limits';
 
 type Action<I, T> = (input: I) => Promise<ActionResult<T>>;
 
@@ -13,5 +14,9 @@ export interface QueueActions {
   retryAll: Action<{ queue: string }, BulkOperation>;
   promoteAll: Action<{ queue: string }, BulkOperation>;
   clean: Action<{ queue: string; state: CleanableState; olderThanMinutes: number }, BulkOperation>;
+  setConcurrency: Action<{ queue: string; concurrency: number }, LimitChange<number>>;
+  removeConcurrency: Action<{ queue: string }, LimitChange<number>>;
+  setRateLimit: Action<{ queue: string; max: number; durationMs: number }, LimitChange<RateLimit>>;
+  removeRateLimit: Action<{ queue: string }, LimitChange<RateLimit>>;
   retryJob: Action<{ queue: string; id: string }, { jobId: string; from: 'failed' | 'completed'; deadLetterId?: string }>;
 }

@@ -7,6 +7,7 @@ import { scanJobIds, SCAN_LIMIT } from './job-scan';
 import { pageCountOf } from './pagination';
 import { isFiltered, type QueueFilters } from './queue-filters';
 import { readStateCounts, stateCountsSchema } from './queue-overview';
+import { effectiveRateLimit, type Throughput, throughputSchema } from './throughput-limits';
 
 export const queuePageSchema = z.object({
   queue: z.object({
@@ -15,6 +16,8 @@ export const queuePageSchema = z.object({
     description: z.string(),
     paused: z.boolean(),
     counts: stateCountsSchema,
+    /** Global concurrency and rate limit, beside the job table's own values. */
+    throughput: throughputSchema,
   }),
   state: jobStateSchema,
   jobs: z.array(jobSummarySchema),
@@ -46,8 +49,8 @@ export async function readQueuePage(bullpen: Bullpen, name: string, f: QueueFilt
   const type = requireQueueName(bullpen, name);
   const queue = bullpen.queues.get(type);
   const def = bullpen.jobs.get(type);
-  const [counts, paused] = await Promise.all([readStateCounts(queue), queue.isPaused()]);
-  const header = { name: type, group: def.group, description: def.description, paused, counts };
+  const [counts, paused, throughput] = await Promise.all([readStateCounts(queue), queue.isPaused(), readThroughput(bullpen, type)]);
+  const header = { name: type, group: def.group, description: def.description, paused, counts, throughput };
   const start = (f.page - 1) * f.pageSize;
 
   if (!isFiltered(f)) {
@@ -91,4 +94,21 @@ export async function loadJobs(queue: Queue, ids: string[]): Promise<Job[]> {
 
 function present(jobs: Array<Job | undefined | null>): Job[] {
   return jobs.filter((j): j is Job => !!j && j.id !== undefined);
+}
+
+/** The queue's limits and the job table's values beside them: one HGET and one HMGET on the meta hash. */
+export async function readThroughput(bullpen: Bullpen, name: string): Promise<Throughput> {
+  const type = requireQueueName(bullpen, name);
+  const queue = bullpen.queues.get(type);
+  const def = bullpen.jobs.get(type);
+  const [globalConcurrency, global] = await Promise.all([queue.getGlobalConcurrency(), queue.getGlobalRateLimit()]);
+  const globalRateLimit = global && { max: global.max, durationMs: global.duration };
+  const typeRateLimit = def.rateLimit ? { max: def.rateLimit.max, durationMs: def.rateLimit.durationMs } : null;
+  return {
+    globalConcurrency,
+    globalRateLimit,
+    processConcurrency: def.concurrency,
+    typeRateLimit,
+    effectiveRateLimit: effectiveRateLimit(globalRateLimit, typeRateLimit),
+  };
 }
