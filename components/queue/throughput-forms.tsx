@@ -109,7 +109,7 @@ export function ThroughputForms({
             done(r);
           }}
         >
-          Remove limit
+          Remove concurrency limit
         </Button>
       </form>
       <form
@@ -184,7 +184,7 @@ export function ThroughputForms({
             done(r);
           }}
         >
-          Remove limit
+          Remove rate limit
         </Button>
       </form>
       {last && (

@@ -23,13 +23,13 @@ function wholeNumber(message: string, inner: (n: z.ZodNumber) => z.ZodNumber) {
 
 export const globalConcurrencySchema = wholeNumber('Enter a whole number of jobs', (n) =>
   n
-    .min(1, 'At least 1 job at once (use "Remove limit" for no limit)')
+    .min(1, 'At least 1 job at once (remove the limit for none)')
     .max(MAX_GLOBAL_CONCURRENCY, `At most ${MAX_GLOBAL_CONCURRENCY.toLocaleString('en')} jobs at once`),
 );
 
 export const rateLimitMaxSchema = wholeNumber('Enter a whole number of jobs', (n) =>
   n
-    .min(1, 'At least 1 job per window (use "Remove limit" for no limit)')
+    .min(1, 'At least 1 job per window (remove the limit for none)')
     .max(MAX_RATE_LIMIT_JOBS, `At most ${MAX_RATE_LIMIT_JOBS.toLocaleString('en')} jobs per window`),
 );
 

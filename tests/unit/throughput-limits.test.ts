@@ -38,7 +38,7 @@ describe('throughput limits', () => {
 
   it('refuses a rate limit out of bounds, naming the rule', () => {
     const issues = (v: unknown) => rateLimitInputSchema.safeParse(v).error?.issues.map((i) => `${String(i.path[0])}: ${i.message}`);
-    expect(issues({ max: 0, durationMs: 1_000 })).toEqual(['max: At least 1 job per window (use "Remove limit" for no limit)']);
+    expect(issues({ max: 0, durationMs: 1_000 })).toEqual(['max: At least 1 job per window (remove the limit for none)']);
     expect(issues({ max: 1, durationMs: 50 })).toEqual(['durationMs: The window is at least 100 ms']);
     expect(issues({ max: 1, durationMs: 86_400_001 })).toEqual(['durationMs: The window is at most one day (86,400,000 ms)']);
     expect(issues({ max: 2_000_000, durationMs: 1_000 })).toEqual(['max: At most 1,000,000 jobs per window']);
