@@ -14,6 +14,7 @@ import { JobFilters } from './job-filters';
 import { JobTable } from './job-table';
 import { QueueToolbar } from './queue-toolbar';
 import { StateTabs } from './state-tabs';
+import { ThroughputCard } from './throughput-card';
 import type { QueueActions } from './types';
 import { useQueuePage } from './use-queue-page';
 import { plural } from '@/lib/dashboard/plural';
@@ -67,6 +68,9 @@ export function QueueView({ initial, filters, canOperate, canAdmin, actions }: Q
           invalidate={queryKeys.queueAll(name)}
           onClose={() => setBulk(null)}
         />
+      )}
+      {data.queue.throughput && (
+        <ThroughputCard queue={name} throughput={data.queue.throughput} canOperate={canOperate} actions={actions} onChanged={refresh} />
       )}
       <StateTabs queue={name} filters={filters} counts={data.queue.counts} />
       <JobFilters queue={name} filters={filters} />

@@ -3,7 +3,9 @@ import type { AddedJob, AddJobRequest } from '@/lib/dashboard/add-job-form';
 import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
 import type { CleanableState } from '@/lib/dashboard/clean-states';
 import type { RetryCounts } from '@/lib/dashboard/queue-operations';
+import type { LimitChange, RateLimit } from '@/lib/dashboard/throughput-limits';
 
+/** Number fields may go as typed: the server parses them and says why a value is refused. */
 type Action<I, T> = (input: I) => Promise<ActionResult<T>>;
 
 /** The queue page's server actions, handed down as props (components never import app/). */
@@ -14,8 +16,14 @@ export interface QueueActions {
   retryAll: Action<{ queue: string }, BulkOperation>;
   promoteAll: Action<{ queue: string }, BulkOperation>;
   clean: Action<{ queue: string; state: CleanableState; olderThanMinutes: number }, BulkOperation>;
+  setConcurrency: Action<{ queue: string; concurrency: number | string }, LimitChange<number>>;
+  removeConcurrency: Action<{ queue: string }, LimitChange<number>>;
+  setRateLimit: Action<{ queue: string; max: number | string; durationMs: number | string }, LimitChange<RateLimit>>;
+  removeRateLimit: Action<{ queue: string }, LimitChange<RateLimit>>;
   retryJob: Action<{ queue: string; id: string }, { jobId: string; from: 'failed' | 'completed'; deadLetterId?: string }>;
 }
 
 /** The queue page's "Add a job" action (operators and up). */
 export type AddJobAction = Action<AddJobRequest, AddedJob>;
+/** The queue page's throughput-limit actions. */
+export type ThroughputActions = Pick<QueueActions, 'setConcurrency' | 'removeConcurrency' | 'setRateLimit' | 'removeRateLimit'>;

@@ -8,6 +8,7 @@ import { pageCountOf } from './pagination';
 import { isFiltered, type QueueFilters } from './queue-filters';
 import { readStateCounts, stateCountsSchema } from './queue-overview';
 import { resolveQueue } from './queue-ref';
+import { effectiveRateLimit, type Throughput, throughputSchema } from './throughput-limits';
 
 export const queuePageSchema = z.object({
   queue: z.object({
@@ -22,6 +23,9 @@ export const queuePageSchema = z.object({
     description: z.string(),
     paused: z.boolean(),
     counts: stateCountsSchema,
+    /** Global concurrency and rate limit, beside the job table's own values. */
+    /** The table's own queues only. */
+    throughput: throughputSchema.optional(),
   }),
   state: jobStateSchema,
   jobs: z.array(jobSummarySchema),
@@ -55,7 +59,12 @@ export async function readQueuePage(bullpen: Bullpen, name: string, f: QueueFilt
   const def = resolved.type ? bullpen.jobs.get(resolved.type) : undefined;
   // A foreign queue's jobs are another service's: no result summaries of this table's types.
   const outcomes = resolved.type ? bullpen.jobs : undefined;
-  const [counts, paused] = await Promise.all([readStateCounts(queue), queue.isPaused()]);
+  // Throughput limits are shown for the table's own queues (their defaults come from it).
+  const [counts, paused, throughput] = await Promise.all([
+    readStateCounts(queue),
+    queue.isPaused(),
+    resolved.type ? readThroughput(bullpen, resolved.type) : Promise.resolve(undefined),
+  ]);
   const header = {
     name: type,
     queueName: resolved.name,
@@ -67,6 +76,7 @@ export async function readQueuePage(bullpen: Bullpen, name: string, f: QueueFilt
       `A BullMQ queue under the prefix "${resolved.prefix}" that this dashboard does not define; its jobs are shown as they are.`,
     paused,
     counts,
+    ...(throughput ? { throughput } : {}),
   };
   const start = (f.page - 1) * f.pageSize;
 
@@ -111,4 +121,21 @@ export async function loadJobs(queue: Queue, ids: string[]): Promise<Job[]> {
 
 function present(jobs: Array<Job | undefined | null>): Job[] {
   return jobs.filter((j): j is Job => !!j && j.id !== undefined);
+}
+
+/** The queue's limits and the job table's values beside them: one HGET and one HMGET on the meta hash. */
+export async function readThroughput(bullpen: Bullpen, name: string): Promise<Throughput> {
+  const type = requireQueueName(bullpen, name);
+  const queue = bullpen.queues.get(type);
+  const def = bullpen.jobs.get(type);
+  const [globalConcurrency, global] = await Promise.all([queue.getGlobalConcurrency(), queue.getGlobalRateLimit()]);
+  const globalRateLimit = global && { max: global.max, durationMs: global.duration };
+  const typeRateLimit = def.rateLimit ? { max: def.rateLimit.max, durationMs: def.rateLimit.durationMs } : null;
+  return {
+    globalConcurrency,
+    globalRateLimit,
+    processConcurrency: def.concurrency,
+    typeRateLimit,
+    effectiveRateLimit: effectiveRateLimit(globalRateLimit, typeRateLimit),
+  };
 }

@@ -72,6 +72,9 @@ const KEYS = [
   'delayUnit',
   'orgId',
   'workspaceId',
+  'concurrency',
+  'max',
+  'durationMs',
   '__proto__',
 ];
 const record = fc.dictionary(fc.constantFrom(...KEYS), value, { maxKeys: 5 });
@@ -145,7 +148,12 @@ test('every server action, fuzzed as an admin and as a viewer: no 500, and a ref
     expect((await fetch(`${e2e.baseURL}/sign-in`)).status).toBe(200);
   } finally {
     redis.disconnect();
-    for (const q of FUZZ_QUEUES) await bullpen.queues.get(q as (typeof JOB_TYPE_NAMES)[number]).resume();
+    for (const name of FUZZ_QUEUES) {
+      const q = bullpen.queues.get(name as (typeof JOB_TYPE_NAMES)[number]);
+      await q.resume();
+      await q.removeGlobalConcurrency();
+      await q.removeGlobalRateLimit();
+    }
     await bullpen.schedules.resetToDefault(FUZZ_SCHEDULE, 'e2e-fuzz').catch(() => undefined);
     await workerProcess.start();
   }

@@ -9,6 +9,7 @@ import { jobIdSchema } from '@/lib/dashboard/find-job';
 import { queueNameSchema } from '@/app/_lib/queue-name';
 import { withPayloadFieldErrors } from '@/app/_lib/payload-field-errors';
 import { type AddedJob, addJobFields, refineAddJob } from '@/lib/dashboard/add-job-form';
+import { concurrencyInputSchema, type LimitChange, type RateLimit, rateLimitInputSchema } from '@/lib/dashboard/throughput-limits';
 
 const queueName = queueNameSchema;
 const queueInput = z.object({ queue: queueName });
@@ -122,6 +123,44 @@ const addJobSpec: ActionSpec<typeof addJobInput, AddedJob> = {
   revalidate: queuePaths,
 };
 
+const concurrencyInput = concurrencyInputSchema.extend({ queue: queueName });
+const setConcurrencySpec: ActionSpec<typeof concurrencyInput, LimitChange<number>> = {
+  name: 'queue.set-concurrency',
+  minRole: 'operator',
+  schema: concurrencyInput,
+  run: (i) => dashboardServices().throughput.setConcurrency(i.queue, i.concurrency),
+  audit: (i, d) => ({ target: queueTarget(i), details: { before: d.before, after: d.after } }),
+  revalidate: queuePaths,
+};
+
+const removeConcurrencySpec: ActionSpec<typeof queueInput, LimitChange<number>> = {
+  name: 'queue.remove-concurrency',
+  minRole: 'operator',
+  schema: queueInput,
+  run: (i) => dashboardServices().throughput.removeConcurrency(i.queue),
+  audit: (i, d) => ({ target: queueTarget(i), details: { before: d.before, after: null } }),
+  revalidate: queuePaths,
+};
+
+const rateLimitInput = rateLimitInputSchema.extend({ queue: queueName });
+const setRateLimitSpec: ActionSpec<typeof rateLimitInput, LimitChange<RateLimit>> = {
+  name: 'queue.set-rate-limit',
+  minRole: 'operator',
+  schema: rateLimitInput,
+  run: (i) => dashboardServices().throughput.setRateLimit(i.queue, i.max, i.durationMs),
+  audit: (i, d) => ({ target: queueTarget(i), details: { before: d.before, after: d.after } }),
+  revalidate: queuePaths,
+};
+
+const removeRateLimitSpec: ActionSpec<typeof queueInput, LimitChange<RateLimit>> = {
+  name: 'queue.remove-rate-limit',
+  minRole: 'operator',
+  schema: queueInput,
+  run: (i) => dashboardServices().throughput.removeRateLimit(i.queue),
+  audit: (i, d) => ({ target: queueTarget(i), details: { before: d.before, after: null } }),
+  revalidate: queuePaths,
+};
+
 export async function pauseQueue(input: unknown) {
   return runAction(pauseSpec, input);
 }
@@ -142,4 +181,16 @@ export async function cleanQueue(input: unknown) {
 }
 export async function addJob(input: unknown) {
   return runAction(addJobSpec, input);
+}
+export async function setGlobalConcurrency(input: unknown) {
+  return runAction(setConcurrencySpec, input);
+}
+export async function removeGlobalConcurrency(input: unknown) {
+  return runAction(removeConcurrencySpec, input);
+}
+export async function setGlobalRateLimit(input: unknown) {
+  return runAction(setRateLimitSpec, input);
+}
+export async function removeGlobalRateLimit(input: unknown) {
+  return runAction(removeRateLimitSpec, input);
 }

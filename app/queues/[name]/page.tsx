@@ -13,7 +13,19 @@ import { OpenJobForm } from '@/components/queue/open-job-form';
 import { QueueView } from '@/components/queue/queue-view';
 import { CardSkeleton } from '@/components/ui/skeleton';
 import { retryJob } from './jobs/[id]/actions';
-import { addJob, cleanQueue, pauseQueue, promoteAllDelayed, resumeQueue, retryAllFailed, retrySelectedJobs } from './actions';
+import {
+  addJob,
+  cleanQueue,
+  pauseQueue,
+  promoteAllDelayed,
+  removeGlobalConcurrency,
+  removeGlobalRateLimit,
+  resumeQueue,
+  retryAllFailed,
+  retrySelectedJobs,
+  setGlobalConcurrency,
+  setGlobalRateLimit,
+} from './actions';
 import { getBullpen } from '@/app/_lib/bullpen';
 
 export async function generateMetadata({ params }: RouteProps<{ name: string }>): Promise<Metadata> {
@@ -27,6 +39,10 @@ const actions = {
   retryAll: retryAllFailed,
   promoteAll: promoteAllDelayed,
   clean: cleanQueue,
+  setConcurrency: setGlobalConcurrency,
+  removeConcurrency: removeGlobalConcurrency,
+  setRateLimit: setGlobalRateLimit,
+  removeRateLimit: removeGlobalRateLimit,
   retryJob,
 };
 

@@ -10,6 +10,19 @@ export class QueuePage {
   readonly retrySelectedButton: Locator;
   readonly cleanButton: Locator;
   readonly selectAll: Locator;
+  /** The throughput-limits card: values for everyone, forms for operators. */
+  readonly throughput: Locator;
+  readonly concurrencyValue: Locator;
+  readonly rateLimitValue: Locator;
+  readonly concurrencyInput: Locator;
+  readonly setConcurrencyButton: Locator;
+  readonly removeConcurrencyButton: Locator;
+  readonly rateMaxInput: Locator;
+  readonly rateWindowInput: Locator;
+  readonly rateUnit: Locator;
+  readonly setRateLimitButton: Locator;
+  readonly removeRateLimitButton: Locator;
+  readonly throughputResult: Locator;
 
   constructor(
     readonly page: Page,
@@ -23,6 +36,18 @@ export class QueuePage {
     this.retrySelectedButton = page.getByTestId('retry-selected');
     this.cleanButton = page.getByTestId('clean-queue');
     this.selectAll = page.getByTestId('select-all-jobs');
+    this.throughput = page.getByTestId('queue-throughput');
+    this.concurrencyValue = page.getByTestId('throughput-concurrency');
+    this.rateLimitValue = page.getByTestId('throughput-rate-limit');
+    this.concurrencyInput = page.getByTestId('throughput-concurrency-input');
+    this.setConcurrencyButton = page.getByTestId('throughput-concurrency-set');
+    this.removeConcurrencyButton = page.getByTestId('throughput-concurrency-remove');
+    this.rateMaxInput = page.getByTestId('throughput-rate-max');
+    this.rateWindowInput = page.getByTestId('throughput-rate-window');
+    this.rateUnit = page.getByTestId('throughput-rate-unit');
+    this.setRateLimitButton = page.getByTestId('throughput-rate-set');
+    this.removeRateLimitButton = page.getByTestId('throughput-rate-remove');
+    this.throughputResult = page.getByTestId('throughput-result');
   }
 
   async goto(state?: string): Promise<void> {
@@ -60,6 +85,8 @@ export class QueuePage {
         '[data-testid^="job-select-"]',
         '[data-testid="add-job-open"]',
         '[data-testid="add-job-form"]',
+        '[data-testid="throughput-concurrency-form"]',
+        '[data-testid="throughput-rate-form"]',
       ].join(', '),
     );
   }
