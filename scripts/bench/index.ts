@@ -10,6 +10,7 @@ import { freePort, startEmbeddedRedis } from '@/lib/redis/embedded-server';
 import { dashboardSection, runDashboardBench } from './dashboard';
 import { durabilitySection, runDurabilityBench } from './durability';
 import { runRuntimeBench, runtimeSection } from './runtime';
+import { foreignSection, runForeignBench } from './foreign';
 
 /** The `## ` heading line a section starts with. */
 const heading = (section: string) => section.split('\n', 1)[0].trim();
@@ -45,6 +46,10 @@ async function main(): Promise<void> {
     if (want('durability')) {
       console.log('durability benchmark (appendfsync everysec vs always)...');
       sections.push(durabilitySection(await runDurabilityBench({ jobs: Number(process.env.BENCH_FSYNC_JOBS ?? 10_000), rounds: 3 })));
+    }
+    if (want('foreign')) {
+      console.log('dashboard beside foreign queues...');
+      sections.push(foreignSection(await runForeignBench({ redis })));
     }
     if (want('dashboard')) {
       console.log('dashboard benchmark...');
