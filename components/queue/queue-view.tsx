@@ -69,9 +69,6 @@ export function QueueView({ initial, filters, canOperate, canAdmin, actions }: Q
           onClose={() => setBulk(null)}
         />
       )}
-      {data.queue.throughput && (
-        <ThroughputCard queue={name} throughput={data.queue.throughput} canOperate={canOperate} actions={actions} onChanged={refresh} />
-      )}
       <StateTabs queue={name} filters={filters} counts={data.queue.counts} />
       <JobFilters queue={name} filters={filters} />
       {data.scan && (
@@ -99,6 +96,10 @@ export function QueueView({ initial, filters, canOperate, canAdmin, actions }: Q
       />
       {data.total !== undefined && data.total > 0 && (
         <p className="small muted">{plural(data.total, `${data.state} job`)}, newest first.</p>
+      )}
+      {/* Below the jobs: at 3 a.m. the jobs come first, the settings after. */}
+      {data.queue.throughput && (
+        <ThroughputCard queue={name} throughput={data.queue.throughput} canOperate={canOperate} actions={actions} onChanged={refresh} />
       )}
     </div>
   );

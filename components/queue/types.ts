@@ -1,5 +1,6 @@
 import type { ActionResult } from '@/lib/dashboard/action-result';
 import type { AddedJob, AddJobRequest } from '@/lib/dashboard/add-job-form';
+import type { AddedRawJob, AddRawJobRequest } from '@/lib/dashboard/add-raw-job';
 import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
 import type { CleanableState } from '@/lib/dashboard/clean-states';
 import type { RetryCounts } from '@/lib/dashboard/queue-operations';
@@ -25,5 +26,7 @@ export interface QueueActions {
 
 /** The queue page's "Add a job" action (operators and up). */
 export type AddJobAction = Action<AddJobRequest, AddedJob>;
+/** A foreign queue's "Add a job": name and raw JSON (operators and up). */
+export type AddRawJobAction = Action<AddRawJobRequest, AddedRawJob>;
 /** The queue page's throughput-limit actions. */
 export type ThroughputActions = Pick<QueueActions, 'setConcurrency' | 'removeConcurrency' | 'setRateLimit' | 'removeRateLimit'>;

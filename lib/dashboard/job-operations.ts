@@ -7,6 +7,7 @@ import { priorityName } from '../jobs/priority';
 import { resolveQueue } from './queue-ref';
 import { type AddedJob, addJobRequestSchema, toDispatchOptions } from './add-job-form';
 import { parseJsonText } from './dead-letters-payload';
+import { type AddedRawJob, addRawJobSchema } from './add-raw-job';
 import { requireQueueName } from './queue-page';
 import { findJob } from './find-job';
 
@@ -144,6 +145,37 @@ export class JobOperations {
       delayMs: opts.delayMs ?? 0,
       ...(opts.tenant ? { tenant: opts.tenant } : {}),
     };
+  }
+
+  /**
+   * Adds a job to a foreign queue as its own producers would: the name and the data as
+   * given (JSON, no schema: the queue is another service's), with BullMQ's delay,
+   * priority and attempts. The job table's queues take "Add a job" (`add`), which checks
+   * the type's schema. Refused input adds nothing.
+   */
+  async addRaw(input: unknown): Promise<AddedRawJob> {
+    const form = addRawJobSchema.safeParse(input);
+    if (!form.success) {
+      const message = form.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+      throw new AppError('VALIDATION', `The job was not added: ${message}`, { fieldErrors: z.flattenError(form.error).fieldErrors });
+    }
+    const resolved = await resolveQueue(this.bullpen, form.data.queue);
+    if (!resolved.foreign) {
+      throw new AppError(
+        'VALIDATION',
+        `${resolved.ref} is one of this dashboard's job types: add its jobs with their schema ("Add a job")`,
+      );
+    }
+    const json = parseJsonText(form.data.data);
+    if (!json.ok)
+      throw new AppError('VALIDATION', `The data is not valid JSON: ${json.message}`, { fieldErrors: { data: [json.message] } });
+    const { delaySeconds, priority, attempts } = form.data;
+    const job = await resolved.queue.add(form.data.name, json.value, {
+      ...(delaySeconds ? { delay: delaySeconds * 1000 } : {}),
+      ...(priority ? { priority } : {}),
+      ...(attempts ? { attempts } : {}),
+    });
+    return { jobId: job.id!, queue: resolved.ref, name: form.data.name };
   }
 
   /** Removes a job that is not running (an active job holds a lock: CONFLICT). */

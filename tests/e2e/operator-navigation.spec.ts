@@ -68,6 +68,7 @@ test('the whole job row opens the job, and the keyboard skips straight to the re
   const queue = new QueuePage(page, 'webhook-dispatch');
   const row = queue.jobRow(failed.jobId);
   // A click anywhere on the row (here the attempts cell, far from the id) opens the job; the Retry button stays its own.
+  await row.locator('td.num').scrollIntoViewIfNeeded();
   const cell = (await row.locator('td.num').boundingBox())!;
   await page.mouse.click(cell.x + cell.width / 2, cell.y + cell.height / 2);
   await expect(page).toHaveURL(new RegExp(`/queues/webhook-dispatch/jobs/${encodeURIComponent(failed.jobId)}$`));
@@ -181,6 +182,20 @@ test('a BullMQ queue the job table does not define shows as foreign, with its co
     await page.getByTestId(`job-link-${job.id}`).click();
     await expect(page.getByTestId('job-data')).toContainText('ops@example.com');
     await expect(page.getByTestId('job-dead-letter-link')).toHaveCount(0);
+
+    // An operator adds a job as the queue's own producers would: a name and raw JSON, checked as typed.
+    await page.goto(`/queues/${encodeURIComponent(`${e2e.prefix}~${name}`)}?state=waiting`);
+    await page.getByTestId('add-raw-job-open').click();
+    await page.getByTestId('add-raw-job-name').fill('send');
+    await page.getByTestId('add-raw-job-data').fill('{"to": "new@example.com",');
+    await expect(page.getByTestId('add-raw-job-data-errors')).toBeVisible();
+    await expect(page.getByTestId('add-raw-job-submit')).toHaveAttribute('aria-disabled', 'true');
+    await page.getByTestId('add-raw-job-data').fill('{"to": "new@example.com"}');
+    await page.getByTestId('add-raw-job-submit').click();
+    const added = page.getByTestId('added-raw-job-link');
+    await expect(added).toBeVisible();
+    const addedId = (await added.textContent())!.replace(/^job /, '');
+    expect((await queue.getJob(addedId))?.data).toEqual({ to: 'new@example.com' });
 
     // A reference under a prefix that is not configured is a 404, whatever is in Redis.
     const other = new Queue(name, { connection, prefix: 'not-configured' });

@@ -116,4 +116,40 @@ describe('foreign BullMQ queues', () => {
     expect(await emails.getJobCounts('waiting', 'failed', 'delayed')).toEqual({ waiting: 0, failed: 0, delayed: 0 });
     forgetDiscovery(bullpen);
   });
+
+  it('adds a job to a foreign queue as raw JSON with BullMQ options, and refuses what it should without adding anything', async () => {
+    const { bullpen, other, plain } = await setup(4);
+    const emails = plain('emails', other);
+    await emails.add('seed', {});
+    const ref = `${other}~emails`;
+    const jobs = new JobOperations(bullpen);
+
+    const added = await jobs.addRaw({
+      queue: ref,
+      name: 'welcome',
+      data: '{"to": "x@example.com"}',
+      delaySeconds: '30',
+      priority: '2',
+      attempts: '4',
+    });
+    expect(added).toMatchObject({ queue: ref, name: 'welcome' });
+    const job = (await emails.getJob(added.jobId))!;
+    expect(job.data).toEqual({ to: 'x@example.com' });
+    expect(job.opts).toMatchObject({ delay: 30_000, priority: 2, attempts: 4 });
+    expect(await job.getState()).toBe('delayed');
+
+    const before = await emails.count();
+    await expect(jobs.addRaw({ queue: ref, name: 'welcome', data: '{"to": ' })).rejects.toMatchObject({
+      code: 'VALIDATION',
+      details: { fieldErrors: { data: [expect.stringMatching(/line 1/)] } },
+    });
+    await expect(jobs.addRaw({ queue: ref, name: 'has space', data: '{}', priority: '3000000' })).rejects.toMatchObject({
+      code: 'VALIDATION',
+      details: { fieldErrors: { name: ['No spaces'], priority: [expect.stringMatching(/At most/)] } },
+    });
+    // An own queue takes its jobs through its schema; an unconfigured prefix is no queue at all.
+    await expect(jobs.addRaw({ queue: 'quota-check', name: 'quota-check', data: '{}' })).rejects.toMatchObject({ code: 'VALIDATION' });
+    await expect(jobs.addRaw({ queue: 'unlisted~emails', name: 'x', data: '{}' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await emails.count()).toBe(before);
+  });
 });

@@ -9,6 +9,7 @@ import { jobIdSchema } from '@/lib/dashboard/find-job';
 import { queueNameSchema } from '@/app/_lib/queue-name';
 import { withPayloadFieldErrors } from '@/app/_lib/payload-field-errors';
 import { type AddedJob, addJobFields, refineAddJob } from '@/lib/dashboard/add-job-form';
+import { type AddedRawJob, addRawJobSchema } from '@/lib/dashboard/add-raw-job';
 import { concurrencyInputSchema, type LimitChange, type RateLimit, rateLimitInputSchema } from '@/lib/dashboard/throughput-limits';
 
 const queueName = queueNameSchema;
@@ -123,6 +124,19 @@ const addJobSpec: ActionSpec<typeof addJobInput, AddedJob> = {
   revalidate: queuePaths,
 };
 
+const addRawJobSpec: ActionSpec<typeof addRawJobSchema, AddedRawJob> = {
+  name: 'job.add-raw',
+  minRole: 'operator',
+  // The reference's prefix and existence are checked where it is used (lib/dashboard/queue-ref.ts).
+  schema: addRawJobSchema,
+  run: (i) => dashboardServices().jobs.addRaw(i),
+  audit: (i, d) => ({
+    target: { kind: 'job', id: `${d.queue}/${d.jobId}` },
+    details: { name: d.name, delaySeconds: i.delaySeconds, priority: i.priority },
+  }),
+  revalidate: queuePaths,
+};
+
 const concurrencyInput = concurrencyInputSchema.extend({ queue: queueName });
 const setConcurrencySpec: ActionSpec<typeof concurrencyInput, LimitChange<number>> = {
   name: 'queue.set-concurrency',
@@ -181,6 +195,9 @@ export async function cleanQueue(input: unknown) {
 }
 export async function addJob(input: unknown) {
   return runAction(addJobSpec, input);
+}
+export async function addRawJob(input: unknown) {
+  return runAction(addRawJobSpec, input);
 }
 export async function setGlobalConcurrency(input: unknown) {
   return runAction(setConcurrencySpec, input);

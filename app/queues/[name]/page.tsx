@@ -10,11 +10,13 @@ import { hasStateParam, landingState, parseQueueFilters, serializeQueueFilters, 
 import { addJobDefaults } from '@/lib/dashboard/add-job-form';
 import { AddJobPanel } from '@/components/queue/add-job-panel';
 import { OpenJobForm } from '@/components/queue/open-job-form';
+import { AddRawJobPanel } from '@/components/queue/add-raw-job-panel';
 import { QueueView } from '@/components/queue/queue-view';
 import { CardSkeleton } from '@/components/ui/skeleton';
 import { retryJob } from './jobs/[id]/actions';
 import {
   addJob,
+  addRawJob,
   cleanQueue,
   pauseQueue,
   promoteAllDelayed,
@@ -69,7 +71,8 @@ export default async function QueuePage({ params, searchParams }: RouteProps<{ n
         </h1>
         <OpenJobForm queue={name} />
       </div>
-      {/* Adding a job needs the type's schema: the job table's own queues only. */}
+      {/* A foreign queue takes its jobs as raw JSON; the table's own queues through their schema. */}
+      {canOperate && !bullpen.jobs.has(name) && <AddRawJobPanel queue={name} add={addRawJob} />}
       {canOperate && bullpen.jobs.has(name) && (
         <AddJobPanel queue={name} defaults={addJobDefaults(bullpen.jobs, name, bullpen.dispatcher.handles(name))} add={addJob} />
       )}
