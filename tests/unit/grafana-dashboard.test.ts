@@ -99,7 +99,9 @@ describe('deploy/grafana/bullpen.json', () => {
   it('panels have unique ids and read the data source chosen in the variable', () => {
     const ids = dashboard.panels.map((p) => p.id);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const p of dashboard.panels) expect(p.datasource.uid, p.title).toBe('${datasource}');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's variable syntax, not a template literal.
+    const chosen = '${datasource}';
+    for (const p of dashboard.panels) expect(p.datasource.uid, p.title).toBe(chosen);
   });
 
   it('the alert rules (deploy/prometheus/alerts.yml) name only exported metrics too', async () => {
