@@ -1,4 +1,6 @@
 import { Counter, Gauge, Registry, type MetricObjectWithValues, type MetricValueWithName } from 'prom-client';
+import type { HealthReport } from '../health/health-status';
+import { healthGauges } from './health-gauges';
 import { DURATION_BUCKETS, JobStats } from './job-stats';
 
 /** Job states reported as queue depth. */
@@ -8,7 +10,8 @@ export type DepthSource = () => Promise<Array<{ type: string; counts: Record<str
 
 /**
  * The four metrics of the background-workers requirements (docs/requirements.md#background-workers), with its names, labels and buckets,
- * plus the DLQ gauges the alerts need. The prefix is configurable (default `ruvbot_`).
+ * plus the DLQ and per-queue health gauges the alerts need (deploy/prometheus/alerts.yml). The prefix is
+ * configurable (default `ruvbot_`).
  */
 export class WorkerMetrics {
   readonly registry = new Registry();
@@ -19,8 +22,14 @@ export class WorkerMetrics {
   readonly queueDepth: Gauge<'type' | 'state'>;
   readonly dlqSize: Gauge;
   readonly alertsTotal: Counter<'reason' | 'type'>;
+  readonly queueWorkers: Gauge<'type'>;
+  readonly oldestWaiting: Gauge<'type'>;
 
-  constructor(prefix = 'ruvbot_', depth?: DepthSource, dlqSize?: () => Promise<number>) {
+  /**
+   * @param health the health checker's report (`bullpen.health.check()`, cached 2 s and shared), read at
+   * scrape time for `queue_workers` and `queue_oldest_waiting_seconds`; without it those carry no samples.
+   */
+  constructor(prefix = 'ruvbot_', depth?: DepthSource, dlqSize?: () => Promise<number>, health?: () => Promise<HealthReport>) {
     const p = `${prefix}worker_`;
     const stats = this.stats;
     this.jobsTotal = new Counter({
@@ -81,6 +90,32 @@ export class WorkerMetrics {
       help: 'Alerts raised: a critical type dead-lettered, or the DLQ passed its threshold.',
       labelNames: ['reason', 'type'],
       registers: [this.registry],
+    });
+    this.queueWorkers = new Gauge({
+      name: `${p}queue_workers`,
+      help: 'Connected workers per handled queue (CLIENT LIST, via the health checker); absent when unknowable.',
+      labelNames: ['type'],
+      registers: [this.registry],
+      collect: health
+        ? async () => {
+            this.queueWorkers.reset();
+            for (const s of healthGauges(await health())) if (s.workers !== undefined) this.queueWorkers.set({ type: s.type }, s.workers);
+          }
+        : undefined,
+    });
+    this.oldestWaiting = new Gauge({
+      name: `${p}queue_oldest_waiting_seconds`,
+      help: 'How long the longest-waiting ready job of each handled queue has been ready (0: none waits; paused queues left out).',
+      labelNames: ['type'],
+      registers: [this.registry],
+      collect: health
+        ? async () => {
+            this.oldestWaiting.reset();
+            for (const s of healthGauges(await health())) {
+              if (s.oldestWaitingSeconds !== undefined) this.oldestWaiting.set({ type: s.type }, s.oldestWaitingSeconds);
+            }
+          }
+        : undefined,
     });
   }
 

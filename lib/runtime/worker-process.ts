@@ -61,8 +61,11 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
   // Everything in this process rides out a Redis restart (docs/decisions/0006-connection-roles.md).
   const bullpen = createBullpen({ connectionRole: 'resilient', ...opts });
   const { config, logger } = bullpen;
-  const metrics = new WorkerMetrics(config.METRICS_PREFIX, createQueueDepthSource({ queues: bullpen.queues, logger }), () =>
-    bullpen.dlq.pendingCount(),
+  const metrics = new WorkerMetrics(
+    config.METRICS_PREFIX,
+    createQueueDepthSource({ queues: bullpen.queues, logger }),
+    () => bullpen.dlq.pendingCount(),
+    () => bullpen.health.check(),
   );
   bullpen.alerter.countInto(metrics);
   const handlers = opts.handlers ?? buildHandlers(opts.jobs, opts.handlerDeps ? opts.handlerDeps(bullpen) : (undefined as never));
