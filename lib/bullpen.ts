@@ -1,5 +1,7 @@
 import { Alerter } from './alerts/alerter';
+import type { Telemetry } from 'bullmq';
 import { AuditLog } from './audit/audit-log';
+import { bullmqTelemetry } from './telemetry/tracing';
 import { getConfig, type Config } from './config';
 import { HealthChecker } from './health/health-checker';
 import { IdempotencyStore } from './idempotency/idempotency-store';
@@ -55,6 +57,8 @@ export class Bullpen {
   readonly queues: QueueRegistry;
   readonly dispatcher: Dispatcher;
   readonly audit: AuditLog;
+  /** BullMQ's OpenTelemetry hooks when BULLPEN_TRACES is on (lib/telemetry/tracing.ts). */
+  readonly telemetry?: Telemetry;
   /** Dead letters: final failures, indexed for filtering, replay, discard, purge and retention. */
   readonly dlq: DeadLetterStore;
   /** Redis, workers, queues and dead letters: healthy / degraded / unhealthy. */
@@ -76,7 +80,8 @@ export class Bullpen {
     this.redis = createRedis(this.target, opts.connectionRole ?? 'producer');
     this.redis.on('error', (err) => this.logger.debug({ err }, 'redis connection error'));
     this.alerter = new Alerter(this.logger);
-    this.queues = new QueueRegistry(this.redis, this.keys, this.jobs);
+    this.telemetry = bullmqTelemetry(this.config.BULLPEN_TRACES);
+    this.queues = new QueueRegistry(this.redis, this.keys, this.jobs, this.telemetry);
     this.dispatcher = new Dispatcher(this.queues, new Set(handled));
     this.audit = new AuditLog(this.redis, this.keys);
     this.dlq = new DeadLetterStore({

@@ -81,6 +81,14 @@ export const configSchema = z.object({
     )
     .pipe(z.array(z.string().regex(/^[A-Za-z0-9_.{}-]{1,64}$/, 'a prefix holds letters, digits and _ . { } - only')).max(20))
     .optional(),
+  /**
+   * OpenTelemetry traces of dispatches and job runs through bullmq-otel (`1` or `true`);
+   * exported as the standard OTEL_* variables say. Off by default (docs/observability.md).
+   */
+  BULLPEN_TRACES: z
+    .enum(['0', '1', 'true', 'false'], 'one of 0, 1, true, false')
+    .default('0')
+    .transform((v) => v === '1' || v === 'true'),
   /** Restrict this worker process to some job types (comma-separated); default all. */
   WORKER_TYPES: list.optional(),
   /** Port of the dashboard. */

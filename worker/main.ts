@@ -5,13 +5,20 @@
 import { loadConfigOrExit } from '@/lib/config';
 import { createLogger } from '@/lib/logging/logger';
 import { installShutdown } from '@/lib/runtime/shutdown';
+import { startTracing } from './tracing';
 import { startWorkerProcess } from './worker-process';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger('worker', config.LOG_LEVEL);
+  // Off by default; on, before the first queue or worker so every span is exported.
+  const tracing = config.BULLPEN_TRACES ? startTracing('bullpen-worker') : undefined;
   const worker = await startWorkerProcess({ config, logger });
-  installShutdown(() => worker.stop(), logger);
+  installShutdown(async () => {
+    const result = await worker.stop();
+    await tracing?.shutdown().catch((err: unknown) => logger.warn({ err }, 'traces not flushed'));
+    return result;
+  }, logger);
 }
 
 main().catch((err) => {

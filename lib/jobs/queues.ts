@@ -1,4 +1,4 @@
-import { Queue, type JobsOptions } from 'bullmq';
+import { Queue, type JobsOptions, type Telemetry } from 'bullmq';
 import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
 import { FULL_JITTER } from './backoff';
@@ -22,6 +22,8 @@ export class QueueRegistry {
     private readonly keys: Keyspace,
     /** The job table the queues are made for. */
     readonly jobs: JobCatalog,
+    /** BullMQ's telemetry for the table's queues (producer spans), when traces are on. */
+    private readonly telemetry?: Telemetry,
   ) {}
 
   /** The queue of a type of the table; UNKNOWN_JOB_TYPE for any other name. */
@@ -32,6 +34,7 @@ export class QueueRegistry {
         connection: this.connection,
         prefix: this.keys.queuePrefix(type),
         defaultJobOptions: this.defaultJobOptions(type),
+        ...(this.telemetry ? { telemetry: this.telemetry } : {}),
       });
       // Errors surface on the calls that hit them; an unhandled 'error' would crash.
       q.on('error', () => undefined);

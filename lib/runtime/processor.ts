@@ -12,6 +12,7 @@ import type { WorkerMetrics } from '../metrics/worker-metrics';
 import type { JobHandler } from './handler';
 import type { RuntimeHooks } from './runtime-hooks';
 import { JobRun } from './job-run';
+import { tagJobSpan } from '../telemetry/tracing';
 
 export interface ProcessorDeps {
   type: string;
@@ -53,6 +54,7 @@ export function buildProcessor(deps: ProcessorDeps) {
     const { jobId, attempt } = run;
     if (m) m.active++;
     deps.hooks?.onStart?.({ jobId, type: deps.type, attempt, tenant: envelope.data?.tenant });
+    tagJobSpan({ jobId, type: deps.type, attempt, tenant: envelope.data?.tenant });
 
     try {
       // One queue, one type: a job named otherwise was meant for another handler.

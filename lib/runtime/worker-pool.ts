@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { Worker, type Job } from 'bullmq';
+import { Worker, type Job, type Telemetry } from 'bullmq';
 import type { Alerter } from '../alerts/alerter';
 import { classifyError } from '../errors/classify';
 import { deadLetterInput } from '../dlq/dead-letter-input';
@@ -28,6 +28,8 @@ export interface WorkerPoolOptions {
   hooks?: RuntimeHooks;
   /** Run only these types; default: every type in `handlers`. */
   types?: readonly string[];
+  /** BullMQ's telemetry (consumer spans), when traces are on. */
+  telemetry?: Telemetry;
   /** Override the table's concurrency for every type (the benchmark uses 50). */
   concurrency?: number;
   /**
@@ -124,6 +126,7 @@ export class WorkerPool {
           settings: { backoffStrategy: backoffStrategy },
           // BullMQ's own per-minute counters feed the dashboard's throughput chart.
           metrics: { maxDataPoints: 60 * 24 * 7 },
+          ...(this.opts.telemetry ? { telemetry: this.opts.telemetry } : {}),
         },
       );
       worker.on('error', (err) => this.opts.logger.error({ err, queue: type }, 'worker error'));

@@ -81,6 +81,7 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
   const hooks = heartbeat.hooks(appHooks);
   const pool = new WorkerPool({
     name,
+    telemetry: bullpen.telemetry,
     connection,
     keys: bullpen.keys,
     jobs: bullpen.jobs,
