@@ -45,30 +45,51 @@ export interface ScanResult {
 
 export const SCAN_LIMIT = 50_000;
 
+/** One script call's reply: how many ids it read and those that matched. */
+export interface ScanChunk {
+  read: number;
+  ids: string[];
+}
+
+/**
+ * Examines ids [start, start+count) of a state, newest first, inside Redis; `read` below
+ * `count` means the state ends there. The step every bounded scan (a filtered page, an
+ * export) is made of.
+ */
+export async function scanChunk(
+  redis: RedisClient,
+  queue: Queue,
+  state: JobStateName,
+  f: { name?: string; tenant?: string },
+  start: number,
+  count: number,
+): Promise<ScanChunk> {
+  const { suffix, list } = STATE_KEYS[state];
+  const reply = (await SCAN_SCRIPT.run(
+    redis,
+    [queue.toKey(suffix)],
+    [queue.toKey(''), start, count, list ? '1' : '0', f.name ?? '', f.tenant ?? ''],
+  )) as [number, ...string[]];
+  const [read, ...ids] = reply;
+  return { read, ids };
+}
+
 /**
  * Newest-first ids of `state` matching a name and/or tenant, by bounded scan:
  * stops at `want` matches or after `limit` ids, whichever comes first. The caller
  * shows "searched the newest N" when `capped`.
  */
 export async function scanJobIds(redis: RedisClient, queue: Queue, state: JobStateName, opts: ScanOptions): Promise<ScanResult> {
-  const { suffix, list } = STATE_KEYS[state];
-  const key = queue.toKey(suffix);
-  const jobPrefix = queue.toKey('');
   const limit = opts.limit ?? SCAN_LIMIT;
   const chunk = Math.max(1, opts.chunk ?? 2_000);
   const ids: string[] = [];
   let scanned = 0;
   while (ids.length < opts.want && scanned < limit) {
     const count = Math.min(chunk, limit - scanned);
-    const reply = (await SCAN_SCRIPT.run(
-      redis,
-      [key],
-      [jobPrefix, scanned, count, list ? '1' : '0', opts.name ?? '', opts.tenant ?? ''],
-    )) as [number, ...string[]];
-    const [read, ...matched] = reply;
-    scanned += read;
-    ids.push(...matched);
-    if (read < count) return { ids: ids.slice(0, opts.want), scanned, capped: false };
+    const step = await scanChunk(redis, queue, state, opts, scanned, count);
+    scanned += step.read;
+    ids.push(...step.ids);
+    if (step.read < count) return { ids: ids.slice(0, opts.want), scanned, capped: false };
   }
   return { ids: ids.slice(0, opts.want), scanned, capped: ids.length < opts.want };
 }

@@ -42,5 +42,15 @@ export const liveUrls = {
   payloadCheck: () => '/api/live/payload-check',
 };
 
+/**
+ * Export downloads (operators only): `search` is the page's filters without paging
+ * (`serializeQueueFilters({ state, name, tenant })`, `serializeDeadLetterFilters(withoutPaging(f))`).
+ */
+export const exportUrls = {
+  queue: (name: string, search: string, format: 'csv' | 'ndjson') =>
+    `/api/export/queues/${encodeURIComponent(name)}?${search ? `${search}&` : ''}format=${format}`,
+  deadLetters: (search: string, format: 'csv' | 'ndjson') => `/api/export/dead-letters?${search ? `${search}&` : ''}format=${format}`,
+};
+
 /** Poll interval of live widgets; paused while the tab is hidden. */
 export const LIVE_REFETCH_MS = 3_000;
