@@ -13,6 +13,7 @@ import { Pagination } from '@/components/ui/pagination';
 import { BulkProgress } from './bulk-progress';
 import { JobFilters } from './job-filters';
 import { JobTable } from './job-table';
+import { PayloadSearch } from './payload-search';
 import { QueueToolbar } from './queue-toolbar';
 import { StateTabs } from './state-tabs';
 import { ThroughputCard } from './throughput-card';
@@ -82,6 +83,13 @@ export function QueueView({ initial, filters, canOperate, canAdmin, actions }: Q
             : `Searched ${plural(data.scan.scanned, `${data.state} job`)}.`}
         </p>
       )}
+      <PayloadSearch
+        key={`${data.state}?${filters.name ?? ''}&${filters.tenant ?? ''}`}
+        queue={name}
+        state={data.state}
+        name={filters.name}
+        tenant={filters.tenant}
+      />
       {canOperate && (
         <ExportLinks
           testId="export-jobs"

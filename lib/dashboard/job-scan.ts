@@ -18,8 +18,10 @@ export const STATE_KEYS: Record<JobStateName, { suffix: string; list: boolean }>
 /**
  * One bounded step of a filtered scan, run inside Redis so job hashes never travel:
  * reads ids [start, start+count) of a state newest first and returns those whose
- * `name` equals ARGV[5] (if given) and whose envelope's tenant orgId equals ARGV[6]
- * (if given). A cheap substring test rejects most jobs before cjson decodes the data.
+ * `name` equals ARGV[5] (if given), whose envelope's tenant orgId equals ARGV[6] (if
+ * given), whose data holds the substring ARGV[7] and whose value at the dotted path
+ * ARGV[8] reads as ARGV[9] (payload search, if given). A cheap substring test rejects
+ * most jobs before cjson decodes the data.
  * Job hashes share the queue's hash tag, so on a cluster this touches one slot.
  */
 const SCAN_SCRIPT = new LuaCommand('queue-scan-script', LUA['queue-scan-script']);
@@ -45,6 +47,19 @@ export interface ScanResult {
 
 export const SCAN_LIMIT = 50_000;
 
+/** What a scan keeps: every test given must hold (AND). */
+export interface ScanMatch {
+  /** Exact job name. */
+  name?: string;
+  /** Tenant orgId of the envelope. */
+  tenant?: string;
+  /** A substring of the job's data as stored (its JSON text), case-sensitive. */
+  contains?: string;
+  /** A dotted path into the decoded data (`payload.user.id`; a number indexes an array) whose value, as text, equals `value`. */
+  path?: string;
+  value?: string;
+}
+
 /** One script call's reply: how many ids it read and those that matched. */
 export interface ScanChunk {
   read: number;
@@ -60,7 +75,7 @@ export async function scanChunk(
   redis: RedisClient,
   queue: Queue,
   state: JobStateName,
-  f: { name?: string; tenant?: string },
+  f: ScanMatch,
   start: number,
   count: number,
 ): Promise<ScanChunk> {
@@ -68,7 +83,7 @@ export async function scanChunk(
   const reply = (await SCAN_SCRIPT.run(
     redis,
     [queue.toKey(suffix)],
-    [queue.toKey(''), start, count, list ? '1' : '0', f.name ?? '', f.tenant ?? ''],
+    [queue.toKey(''), start, count, list ? '1' : '0', f.name ?? '', f.tenant ?? '', f.contains ?? '', f.path ?? '', f.value ?? ''],
   )) as [number, ...string[]];
   const [read, ...ids] = reply;
   return { read, ids };

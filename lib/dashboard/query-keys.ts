@@ -31,6 +31,8 @@ export const liveUrls = {
     `/api/live/queues/${encodeURIComponent(queue)}/jobs/${encodeURIComponent(id)}${logsPage > 1 ? `?logs=${logsPage}` : ''}`,
   bulk: (operationId: string) => `/api/live/bulk/${encodeURIComponent(operationId)}`,
   /** What "Retry all failed" would skip, and why (operators only). */
+  /** One step of a payload search (`serializeSearchStep`). */
+  search: (queue: string, search: string) => `/api/live/queues/${encodeURIComponent(queue)}/search?${search}`,
   retryPreview: (queue: string) => `/api/live/queues/${encodeURIComponent(queue)}/retry-preview`,
   deadLetters: (search: string) => `/api/live/dead-letters${search ? `?${search}` : ''}`,
   schedules: () => '/api/live/schedules',
