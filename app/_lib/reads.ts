@@ -8,6 +8,8 @@ import { LIVE_TTL_MS } from '@/lib/dashboard/live-cache';
 import { readOverview, readStateCounts, type Overview, type StateCounts } from '@/lib/dashboard/queue-overview';
 import { serializeQueueFilters, type QueueFilters } from '@/lib/dashboard/queue-filters';
 import { readQueuePage, type QueuePage } from '@/lib/dashboard/queue-page';
+import { readSearchStep, type SearchStep } from '@/lib/dashboard/payload-search';
+import { serializeSearchStep, type SearchStepParams } from '@/lib/dashboard/payload-search-params';
 import { resolveQueue } from '@/lib/dashboard/queue-ref';
 import { readForeignQueues, type ForeignQueues } from '@/lib/dashboard/foreign-queues';
 import { readWorkersView, type WorkersView } from '@/lib/dashboard/workers-view';
@@ -30,6 +32,12 @@ export function loadOverview(): Promise<Overview> {
 
 export function loadQueuePage(name: string, filters: QueueFilters): Promise<QueuePage> {
   return liveRead(`live:queue:${name}?${serializeQueueFilters(filters)}&state=${filters.state}`, (b) => readQueuePage(b, name, filters));
+}
+
+/** One step of a payload search (tabs searching the same thing at the same point share it). */
+export function loadSearchStep(name: string, p: SearchStepParams): Promise<SearchStep> {
+  const match = p.path !== undefined ? `${p.path}=${p.value ?? ''}` : undefined;
+  return liveRead(`live:search:${name}?${serializeSearchStep({ ...p, match })}`, (b) => readSearchStep(b, name, p));
 }
 
 /** A queue's count per state (O(1) each): what the page needs to choose the tab it opens on. */

@@ -10,10 +10,11 @@ import { RESULTS_ID } from '@/components/layout/results-id';
 import { Button } from '@/components/ui/button';
 import { Pagination } from '@/components/ui/pagination';
 import { Table } from '@/components/ui/table';
-import { deadLettersHref, type DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
+import { deadLettersHref, serializeDeadLetterFilters, withoutPaging, type DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
 import type { DeadLetterList } from '@/lib/dashboard/dead-letters-read';
 import { plural } from '@/lib/dashboard/plural';
-import { queryKeys } from '@/lib/dashboard/query-keys';
+import { exportUrls, queryKeys } from '@/lib/dashboard/query-keys';
+import { ExportLinks } from '@/components/export/export-links';
 import { DeadLetterBulkPanel } from './dead-letter-bulk-panel';
 import { DeadLetterRow } from './dead-letter-row';
 import { DeadLetterSelectionBar } from './dead-letter-selection-bar';
@@ -155,6 +156,13 @@ export function DeadLetterTable({ initial, filters, search, liveUrl, actions }: 
         hrefFor={(page) => deadLettersHref({ ...filters, page })}
         label="Dead-letter pages"
       />
+      {actions && (
+        <ExportLinks
+          testId="dlq-export"
+          what="these dead letters"
+          hrefFor={(format) => exportUrls.deadLetters(serializeDeadLetterFilters(withoutPaging(filters)), format)}
+        />
+      )}
       {actions && (
         <DeadLetterBulkPanel filters={filters} search={search} replayable={list.replayable} total={list.total} actions={actions} />
       )}

@@ -5,13 +5,15 @@ import { useState } from 'react';
 import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
 import type { QueuePage } from '@/lib/dashboard/queue-page';
 import { queueHref, serializeQueueFilters, type QueueFilters } from '@/lib/dashboard/queue-filters';
-import { queryKeys } from '@/lib/dashboard/query-keys';
+import { exportUrls, queryKeys } from '@/lib/dashboard/query-keys';
+import { ExportLinks } from '@/components/export/export-links';
 import { LiveStatus } from '@/components/live/live-status';
 import { Badge, StatusPill } from '@/components/ui/badge';
 import { Pagination } from '@/components/ui/pagination';
 import { BulkProgress } from './bulk-progress';
 import { JobFilters } from './job-filters';
 import { JobTable } from './job-table';
+import { PayloadSearch } from './payload-search';
 import { QueueToolbar } from './queue-toolbar';
 import { StateTabs } from './state-tabs';
 import { ThroughputCard } from './throughput-card';
@@ -77,6 +79,22 @@ export function QueueView({ initial, filters, canOperate, canAdmin, actions }: Q
             ? `Filtered by searching the newest ${plural(data.scan.scanned, `${data.state} job`)}; older ones were not searched.`
             : `Searched ${plural(data.scan.scanned, `${data.state} job`)}.`}
         </p>
+      )}
+      <PayloadSearch
+        key={`${data.state}?${filters.name ?? ''}&${filters.tenant ?? ''}`}
+        queue={name}
+        state={data.state}
+        name={filters.name}
+        tenant={filters.tenant}
+      />
+      {canOperate && (
+        <ExportLinks
+          testId="export-jobs"
+          what={`these ${data.state} jobs`}
+          hrefFor={(format) =>
+            exportUrls.queue(name, serializeQueueFilters({ state: data.state, name: filters.name, tenant: filters.tenant }), format)
+          }
+        />
       )}
       <JobTable
         queue={name}

@@ -18,8 +18,10 @@ export const STATE_KEYS: Record<JobStateName, { suffix: string; list: boolean }>
 /**
  * One bounded step of a filtered scan, run inside Redis so job hashes never travel:
  * reads ids [start, start+count) of a state newest first and returns those whose
- * `name` equals ARGV[5] (if given) and whose envelope's tenant orgId equals ARGV[6]
- * (if given). A cheap substring test rejects most jobs before cjson decodes the data.
+ * `name` equals ARGV[5] (if given), whose envelope's tenant orgId equals ARGV[6] (if
+ * given), whose data holds the substring ARGV[7] and whose value at the dotted path
+ * ARGV[8] reads as ARGV[9] (payload search, if given). A cheap substring test rejects
+ * most jobs before cjson decodes the data.
  * Job hashes share the queue's hash tag, so on a cluster this touches one slot.
  */
 const SCAN_SCRIPT = new LuaCommand('queue-scan-script', LUA['queue-scan-script']);
@@ -45,30 +47,64 @@ export interface ScanResult {
 
 export const SCAN_LIMIT = 50_000;
 
+/** What a scan keeps: every test given must hold (AND). */
+export interface ScanMatch {
+  /** Exact job name. */
+  name?: string;
+  /** Tenant orgId of the envelope. */
+  tenant?: string;
+  /** A substring of the job's data as stored (its JSON text), case-sensitive. */
+  contains?: string;
+  /** A dotted path into the decoded data (`payload.user.id`; a number indexes an array) whose value, as text, equals `value`. */
+  path?: string;
+  value?: string;
+}
+
+/** One script call's reply: how many ids it read and those that matched. */
+export interface ScanChunk {
+  read: number;
+  ids: string[];
+}
+
+/**
+ * Examines ids [start, start+count) of a state, newest first, inside Redis; `read` below
+ * `count` means the state ends there. The step every bounded scan (a filtered page, an
+ * export) is made of.
+ */
+export async function scanChunk(
+  redis: RedisClient,
+  queue: Queue,
+  state: JobStateName,
+  f: ScanMatch,
+  start: number,
+  count: number,
+): Promise<ScanChunk> {
+  const { suffix, list } = STATE_KEYS[state];
+  const reply = (await SCAN_SCRIPT.run(
+    redis,
+    [queue.toKey(suffix)],
+    [queue.toKey(''), start, count, list ? '1' : '0', f.name ?? '', f.tenant ?? '', f.contains ?? '', f.path ?? '', f.value ?? ''],
+  )) as [number, ...string[]];
+  const [read, ...ids] = reply;
+  return { read, ids };
+}
+
 /**
  * Newest-first ids of `state` matching a name and/or tenant, by bounded scan:
  * stops at `want` matches or after `limit` ids, whichever comes first. The caller
  * shows "searched the newest N" when `capped`.
  */
 export async function scanJobIds(redis: RedisClient, queue: Queue, state: JobStateName, opts: ScanOptions): Promise<ScanResult> {
-  const { suffix, list } = STATE_KEYS[state];
-  const key = queue.toKey(suffix);
-  const jobPrefix = queue.toKey('');
   const limit = opts.limit ?? SCAN_LIMIT;
   const chunk = Math.max(1, opts.chunk ?? 2_000);
   const ids: string[] = [];
   let scanned = 0;
   while (ids.length < opts.want && scanned < limit) {
     const count = Math.min(chunk, limit - scanned);
-    const reply = (await SCAN_SCRIPT.run(
-      redis,
-      [key],
-      [jobPrefix, scanned, count, list ? '1' : '0', opts.name ?? '', opts.tenant ?? ''],
-    )) as [number, ...string[]];
-    const [read, ...matched] = reply;
-    scanned += read;
-    ids.push(...matched);
-    if (read < count) return { ids: ids.slice(0, opts.want), scanned, capped: false };
+    const step = await scanChunk(redis, queue, state, opts, scanned, count);
+    scanned += step.read;
+    ids.push(...step.ids);
+    if (step.read < count) return { ids: ids.slice(0, opts.want), scanned, capped: false };
   }
   return { ids: ids.slice(0, opts.want), scanned, capped: ids.length < opts.want };
 }

@@ -31,6 +31,8 @@ export const liveUrls = {
     `/api/live/queues/${encodeURIComponent(queue)}/jobs/${encodeURIComponent(id)}${logsPage > 1 ? `?logs=${logsPage}` : ''}`,
   bulk: (operationId: string) => `/api/live/bulk/${encodeURIComponent(operationId)}`,
   /** What "Retry all failed" would skip, and why (operators only). */
+  /** One step of a payload search (`serializeSearchStep`). */
+  search: (queue: string, search: string) => `/api/live/queues/${encodeURIComponent(queue)}/search?${search}`,
   retryPreview: (queue: string) => `/api/live/queues/${encodeURIComponent(queue)}/retry-preview`,
   deadLetters: (search: string) => `/api/live/dead-letters${search ? `?${search}` : ''}`,
   schedules: () => '/api/live/schedules',
@@ -40,6 +42,16 @@ export const liveUrls = {
   workers: () => '/api/live/workers',
   /** POST `{type, text, original?}`: a payload checked against its type's schema (operators only). */
   payloadCheck: () => '/api/live/payload-check',
+};
+
+/**
+ * Export downloads (operators only): `search` is the page's filters without paging
+ * (`serializeQueueFilters({ state, name, tenant })`, `serializeDeadLetterFilters(withoutPaging(f))`).
+ */
+export const exportUrls = {
+  queue: (name: string, search: string, format: 'csv' | 'ndjson') =>
+    `/api/export/queues/${encodeURIComponent(name)}?${search ? `${search}&` : ''}format=${format}`,
+  deadLetters: (search: string, format: 'csv' | 'ndjson') => `/api/export/dead-letters?${search ? `${search}&` : ''}format=${format}`,
 };
 
 /** Poll interval of live widgets; paused while the tab is hidden. */

@@ -1,0 +1,19 @@
+import { type NextRequest, NextResponse } from 'next/server';
+import { liveJson } from '@/app/_lib/live-route';
+import { loadSearchStep } from '@/app/_lib/reads';
+import { parseSearchStep } from '@/lib/dashboard/payload-search-params';
+
+export const runtime = 'nodejs';
+export const dynamic = 'force-dynamic';
+
+/**
+ * GET /api/live/queues/:name/search?state=&q=&match=path%3Dvalue&name=&tenant=&from= —
+ * one bounded step of a payload search (400 JSON for a bad search, 404 for an unknown queue).
+ */
+export async function GET(req: NextRequest, ctx: { params: Promise<{ name: string }> }) {
+  const parsed = parseSearchStep(req.nextUrl.searchParams);
+  if (!parsed.ok)
+    return NextResponse.json({ code: 'VALIDATION', message: parsed.message }, { status: 400, headers: { 'Cache-Control': 'no-store' } });
+  const { name } = await ctx.params;
+  return liveJson(() => loadSearchStep(name, parsed.params));
+}
