@@ -1,12 +1,15 @@
 'use client';
 
 import Link from 'next/link';
+import { useRouter } from 'next/navigation';
 import { useRef, useState } from 'react';
 import type { JobSummary } from '@/lib/dashboard/job-summary';
 import type { JobStateName } from '@/lib/dashboard/job-states';
 import { Badge, StatusPill } from '@/components/ui/badge';
 import { RESULTS_ID } from '@/components/layout/results-id';
+import { shortcutRowProps, useRowShortcuts } from '@/components/keyboard/row-shortcuts';
 import { Button } from '@/components/ui/button';
+import { ConfirmPrompt, type ConfirmRequest } from '@/components/ui/confirm-prompt';
 import { InlineResult } from '@/components/ui/inline-result';
 import { ProgressBar } from '@/components/ui/progress-bar';
 import { RelativeTime } from '@/components/ui/relative-time';
@@ -35,6 +38,26 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
   const retrySelected = useAction(actions.retrySelected);
   const retryOne = useAction(actions.retryJob);
   const retryResult = useRef<HTMLDivElement>(null);
+  const router = useRouter();
+  const [asking, setAsking] = useState<ConfirmRequest | null>(null);
+  const retry = async (id: string) => {
+    const r = await retryOne.run({ queue, id });
+    retryResult.current?.focus();
+    if (r.ok) onChanged();
+  };
+  // j/k walk the rows, Enter opens one; r retries the focused failed job, after asking (the button does not).
+  useRowShortcuts({
+    open: (id) => router.push(jobHref(queue, id)),
+    act: selectable
+      ? (id) =>
+          setAsking({
+            title: `Retry job ${id}?`,
+            description: <p>It leaves the failed list and waits to run again, with its attempts counted afresh.</p>,
+            confirmLabel: 'Retry',
+            onConfirm: () => retry(id),
+          })
+      : undefined,
+  });
   const visible = jobs.filter((j) => selected.has(j.id)).map((j) => j.id);
   const allChecked = jobs.length > 0 && visible.length === jobs.length;
   const toggle = (id: string) =>
@@ -141,7 +164,7 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
         <tbody>
           {jobs.map((j) => (
             // The whole row opens the job: its id link is stretched over it (.row-link in globals.css).
-            <tr key={j.id} className="row-linked" data-testid="job-row" data-job-id={j.id}>
+            <tr key={j.id} className="row-linked" data-testid="job-row" data-job-id={j.id} {...shortcutRowProps(j.id)}>
               {selectable && (
                 <td>
                   <input
@@ -202,16 +225,7 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
               )}
               {selectable && (
                 <td>
-                  <Button
-                    size="sm"
-                    disabled={retryOne.pending}
-                    data-testid={`retry-job-${j.id}`}
-                    onClick={async () => {
-                      const r = await retryOne.run({ queue, id: j.id });
-                      retryResult.current?.focus();
-                      if (r.ok) onChanged();
-                    }}
-                  >
+                  <Button size="sm" disabled={retryOne.pending} data-testid={`retry-job-${j.id}`} onClick={() => retry(j.id)}>
                     Retry
                   </Button>
                 </td>
@@ -220,6 +234,7 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
           ))}
         </tbody>
       </Table>
+      {selectable && <ConfirmPrompt request={asking} onClosed={() => setAsking(null)} testId="job-retry-shortcut" />}
     </div>
   );
 }
