@@ -68,6 +68,8 @@ test('the whole job row opens the job, and the keyboard skips straight to the re
   const queue = new QueuePage(page, 'webhook-dispatch');
   const row = queue.jobRow(failed.jobId);
   // A click anywhere on the row (here the attempts cell, far from the id) opens the job; the Retry button stays its own.
+  // The throughput card pushes the table below a 720 px viewport: a mouse click lands only inside it.
+  await row.scrollIntoViewIfNeeded();
   const cell = (await row.locator('td.num').boundingBox())!;
   await page.mouse.click(cell.x + cell.width / 2, cell.y + cell.height / 2);
   await expect(page).toHaveURL(new RegExp(`/queues/webhook-dispatch/jobs/${encodeURIComponent(failed.jobId)}$`));
