@@ -2,11 +2,13 @@ import type { Metadata, Viewport } from 'next';
 import { cookies } from 'next/headers';
 import { unstable_rethrow } from 'next/navigation';
 import type { ReactNode } from 'react';
+import { KeyboardShortcuts } from '@/components/keyboard/keyboard-shortcuts';
 import { SiteHeader } from '@/components/layout/site-header';
 import { SkipLinks } from '@/components/layout/skip-links';
 import { THEME_COOKIE, parseTheme } from '@/components/layout/theme';
 import { Providers } from './providers';
 import { currentUser } from '@/app/_lib/session';
+import { roleAtLeast } from '@/lib/auth/roles';
 import { signOut } from './sign-in/actions';
 import './globals.css';
 
@@ -32,6 +34,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           <SkipLinks />
           {user && <SiteHeader username={user.username} role={user.role} theme={theme} signOutAction={signOut} />}
           <main id="main">{children}</main>
+          {user && <KeyboardShortcuts canOperate={roleAtLeast(user.role, 'operator')} />}
         </Providers>
       </body>
     </html>

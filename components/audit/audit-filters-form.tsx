@@ -70,6 +70,7 @@ export function AuditFiltersForm({
           autoComplete="off"
           placeholder="alice, cli:…"
           data-testid="audit-filter-actor"
+          data-shortcut-search
         />
         <datalist id={`${id}-actors`}>
           {actors.map((a) => (

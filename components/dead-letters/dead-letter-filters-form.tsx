@@ -82,6 +82,7 @@ export function DeadLetterFiltersForm({
           size={12}
           autoComplete="off"
           data-testid="dlq-filter-tenant"
+          data-shortcut-search
         />
       </div>
       <div className="field">

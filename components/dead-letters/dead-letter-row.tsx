@@ -2,6 +2,7 @@
 
 import Link from 'next/link';
 import { useRef } from 'react';
+import { shortcutRowProps } from '@/components/keyboard/row-shortcuts';
 import { Badge, StatusPill } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
@@ -36,6 +37,7 @@ export function DeadLetterRow({ row, departed = false, filters, selected, onTogg
       data-departed={departed || undefined}
       className={departed ? 'row-departed' : undefined}
       aria-selected={actions ? selected : undefined}
+      {...shortcutRowProps(row.id)}
     >
       {actions && (
         <td>
@@ -126,6 +128,7 @@ function RowActions({ row, actions, onChanged }: { row: Row; actions: DeadLetter
             if (r.ok) onChanged();
           }}
           data-testid={`dlq-replay-${row.id}`}
+          data-row-action="replay"
         >
           {row.replays > 0 ? 'Replay again' : 'Replay'}
         </Button>

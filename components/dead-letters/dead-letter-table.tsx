@@ -2,12 +2,15 @@
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
+import { useRouter } from 'next/navigation';
 import { useCallback, useState } from 'react';
 import { fetchJson } from '@/components/live/fetch-json';
 import { LiveStatus } from '@/components/live/live-status';
 import { useHeldRows } from '@/components/live/use-held-rows';
 import { RESULTS_ID } from '@/components/layout/results-id';
+import { useRowShortcuts } from '@/components/keyboard/row-shortcuts';
 import { Button } from '@/components/ui/button';
+import { ConfirmPrompt, type ConfirmRequest } from '@/components/ui/confirm-prompt';
 import { Pagination } from '@/components/ui/pagination';
 import { Table } from '@/components/ui/table';
 import { deadLettersHref, serializeDeadLetterFilters, withoutPaging, type DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
@@ -59,6 +62,26 @@ export function DeadLetterTable({ initial, filters, search, liveUrl, actions }: 
       if (!next.delete(id)) next.add(id);
       return next;
     });
+
+  const router = useRouter();
+  const [asking, setAsking] = useState<ConfirmRequest | null>(null);
+  // j/k walk the rows, Enter opens one; r replays the focused one through its own Replay button,
+  // after asking (the button itself does not), so the outcome shows in the row as a click's would.
+  useRowShortcuts({
+    open: (id) => router.push(`/dead-letters/${encodeURIComponent(id)}`),
+    act: actions
+      ? (id, row) => {
+          const replay = row.querySelector<HTMLButtonElement>('[data-row-action="replay"]');
+          if (!replay) return;
+          setAsking({
+            title: `Replay dead letter ${id}?`,
+            description: <p>Its job is sent to its queue again, with the payload it failed with.</p>,
+            confirmLabel: replay.textContent ?? 'Replay',
+            onConfirm: () => replay.click(),
+          });
+        }
+      : undefined,
+  });
 
   return (
     <div className="stack">
@@ -150,6 +173,7 @@ export function DeadLetterTable({ initial, filters, search, liveUrl, actions }: 
           </tbody>
         </Table>
       )}
+      {actions && <ConfirmPrompt request={asking} onClosed={() => setAsking(null)} testId="dlq-replay-shortcut" />}
       <Pagination
         page={list.page}
         pageCount={list.pageCount}

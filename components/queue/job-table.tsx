@@ -1,12 +1,15 @@
 'use client';
 
 import Link from 'next/link';
+import { useRouter } from 'next/navigation';
 import { useRef, useState } from 'react';
 import type { JobSummary } from '@/lib/dashboard/job-summary';
 import type { JobStateName } from '@/lib/dashboard/job-states';
 import { Badge, StatusPill } from '@/components/ui/badge';
 import { RESULTS_ID } from '@/components/layout/results-id';
+import { shortcutRowProps, useRowShortcuts } from '@/components/keyboard/row-shortcuts';
 import { Button } from '@/components/ui/button';
+import { ConfirmPrompt, type ConfirmRequest } from '@/components/ui/confirm-prompt';
 import { InlineResult } from '@/components/ui/inline-result';
 import { ProgressBar } from '@/components/ui/progress-bar';
 import { RelativeTime } from '@/components/ui/relative-time';
@@ -35,6 +38,26 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
   const retrySelected = useAction(actions.retrySelected);
   const retryOne = useAction(actions.retryJob);
   const retryResult = useRef<HTMLDivElement>(null);
+  const router = useRouter();
+  const [asking, setAsking] = useState<ConfirmRequest | null>(null);
+  const retry = async (id: string) => {
+    const r = await retryOne.run({ queue, id });
+    retryResult.current?.focus();
+    if (r.ok) onChanged();
+  };
+  // j/k walk the rows, Enter opens one; r retries the focused failed job, after asking (the button does not).
+  useRowShortcuts({
+    open: (id) => router.push(jobHref(queue, id)),
+    act: selectable
+      ? (id) =>
+          setAsking({
+            title: `Retry job ${id}?`,
+            description: <p>It leaves the failed list and waits to run again, with its attempts counted afresh.</p>,
+            confirmLabel: 'Retry',
+            onConfirm: () => retry(id),
+          })
+      : undefined,
+  });
   const visible = jobs.filter((j) => selected.has(j.id)).map((j) => j.id);
   const allChecked = jobs.length > 0 && visible.length === jobs.length;
   const toggle = (id: string) =>
@@ -44,16 +67,11 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
       else n.add(id);
       return n;
     });
-  if (jobs.length === 0) {
-    return (
-      <p className="card muted" data-testid="jobs-empty">
-        {filtered ? `No matching ${state} jobs on this page.` : `No ${state} jobs here.`}
-      </p>
-    );
-  }
+  // One tree whether or not rows are left: retrying the last failed job empties the list,
+  // and its outcome (which holds the focus) must stay where it is.
   return (
     <div className="stack">
-      {selectable && (
+      {selectable && (jobs.length > 0 || retrySelected.result) && (
         <div className="row">
           <Button
             variant="primary"
@@ -105,121 +123,123 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
           />
         )}
       </div>
-      <Table caption={`${titleCase(state)} jobs`} id={RESULTS_ID} tabIndex={-1} data-testid="job-table">
-        <thead>
-          <tr>
-            {selectable && (
-              <th scope="col">
-                <input
-                  type="checkbox"
-                  aria-label="Select all jobs on this page"
-                  checked={allChecked}
-                  onChange={() => setSelected(allChecked ? new Set() : new Set(jobs.map((j) => j.id)))}
-                  data-testid="select-all-jobs"
-                />
-              </th>
-            )}
-            <th scope="col">Id</th>
-            <th scope="col" className="hide-sm">
-              Name
-            </th>
-            <th scope="col">Tenant</th>
-            <th scope="col">Status</th>
-            <th scope="col" className="num">
-              Attempts
-            </th>
-            <th scope="col">{state === 'completed' || state === 'failed' ? 'Finished' : state === 'delayed' ? 'Runs' : 'Created'}</th>
-            {state === 'failed' && <th scope="col">Reason</th>}
-            {state === 'completed' && <th scope="col">Result</th>}
-            {selectable && (
-              <th scope="col">
-                <span className="hide-sm">Actions</span>
-              </th>
-            )}
-          </tr>
-        </thead>
-        <tbody>
-          {jobs.map((j) => (
-            // The whole row opens the job: its id link is stretched over it (.row-link in globals.css).
-            <tr key={j.id} className="row-linked" data-testid="job-row" data-job-id={j.id}>
+      {jobs.length === 0 ? (
+        <p className="card muted" data-testid="jobs-empty">
+          {filtered ? `No matching ${state} jobs on this page.` : `No ${state} jobs here.`}
+        </p>
+      ) : (
+        <Table caption={`${titleCase(state)} jobs`} id={RESULTS_ID} tabIndex={-1} data-testid="job-table">
+          <thead>
+            <tr>
               {selectable && (
-                <td>
+                <th scope="col">
                   <input
                     type="checkbox"
-                    aria-label={`Select job ${j.id}`}
-                    checked={selected.has(j.id)}
-                    onChange={() => toggle(j.id)}
-                    data-testid={`job-select-${j.id}`}
+                    aria-label="Select all jobs on this page"
+                    checked={allChecked}
+                    onChange={() => setSelected(allChecked ? new Set() : new Set(jobs.map((j) => j.id)))}
+                    data-testid="select-all-jobs"
                   />
-                </td>
+                </th>
               )}
-              <td className="mono">
-                <Link
-                  href={jobHref(queue, j.id)}
-                  className="row-link"
-                  aria-label={`Job ${j.id}, ${j.name}`}
-                  data-testid={`job-link-${j.id}`}
-                >
-                  {j.id}
-                </Link>
-              </td>
-              <td className="hide-sm truncate">{j.name}</td>
-              <td className="mono">
-                {j.tenant ? `${j.tenant.orgId}${j.tenant.workspaceId ? `/${j.tenant.workspaceId}` : ''}` : <span className="muted">—</span>}
-              </td>
-              <td>
-                {/* A finished job shows how it ended, not the progress it last reported. */}
-                {state === 'active' || (j.progress.percent > 0 && state !== 'failed' && state !== 'completed') ? (
-                  <ProgressBar value={j.progress.percent} label={j.progress.phase} testId="job-row-progress" />
-                ) : (
-                  <span className="row" style={{ flexWrap: 'nowrap' }}>
-                    <StatusPill status={j.state ?? state} />
-                    {j.outcome?.partial && (
-                      <Badge tone="warn" title={j.outcome.text} testId="job-row-partial">
-                        partial
-                      </Badge>
-                    )}
-                  </span>
-                )}
-              </td>
-              <td className="num">
-                {j.attemptsMade}/{j.maxAttempts}
-              </td>
-              <td>
-                <RelativeTime
-                  ms={state === 'completed' || state === 'failed' ? j.finishedAt : state === 'delayed' ? j.runAt : j.createdAt}
-                />
-              </td>
-              {state === 'failed' && (
-                <td className="truncate" title={j.failedReason}>
-                  {j.failedReason}
-                </td>
-              )}
-              {state === 'completed' && (
-                <td className="truncate" title={j.outcome?.text} data-testid="job-row-outcome">
-                  {j.outcome?.text ?? <span className="muted">—</span>}
-                </td>
-              )}
+              <th scope="col">Id</th>
+              <th scope="col" className="hide-sm">
+                Name
+              </th>
+              <th scope="col">Tenant</th>
+              <th scope="col">Status</th>
+              <th scope="col" className="num">
+                Attempts
+              </th>
+              <th scope="col">{state === 'completed' || state === 'failed' ? 'Finished' : state === 'delayed' ? 'Runs' : 'Created'}</th>
+              {state === 'failed' && <th scope="col">Reason</th>}
+              {state === 'completed' && <th scope="col">Result</th>}
               {selectable && (
-                <td>
-                  <Button
-                    size="sm"
-                    disabled={retryOne.pending}
-                    data-testid={`retry-job-${j.id}`}
-                    onClick={async () => {
-                      const r = await retryOne.run({ queue, id: j.id });
-                      retryResult.current?.focus();
-                      if (r.ok) onChanged();
-                    }}
-                  >
-                    Retry
-                  </Button>
-                </td>
+                <th scope="col">
+                  <span className="hide-sm">Actions</span>
+                </th>
               )}
             </tr>
-          ))}
-        </tbody>
-      </Table>
+          </thead>
+          <tbody>
+            {jobs.map((j) => (
+              // The whole row opens the job: its id link is stretched over it (.row-link in globals.css).
+              <tr key={j.id} className="row-linked" data-testid="job-row" data-job-id={j.id} {...shortcutRowProps(j.id)}>
+                {selectable && (
+                  <td>
+                    <input
+                      type="checkbox"
+                      aria-label={`Select job ${j.id}`}
+                      checked={selected.has(j.id)}
+                      onChange={() => toggle(j.id)}
+                      data-testid={`job-select-${j.id}`}
+                    />
+                  </td>
+                )}
+                <td className="mono">
+                  <Link
+                    href={jobHref(queue, j.id)}
+                    className="row-link"
+                    aria-label={`Job ${j.id}, ${j.name}`}
+                    data-testid={`job-link-${j.id}`}
+                  >
+                    {j.id}
+                  </Link>
+                </td>
+                <td className="hide-sm truncate">{j.name}</td>
+                <td className="mono">
+                  {j.tenant ? (
+                    `${j.tenant.orgId}${j.tenant.workspaceId ? `/${j.tenant.workspaceId}` : ''}`
+                  ) : (
+                    <span className="muted">—</span>
+                  )}
+                </td>
+                <td>
+                  {/* A finished job shows how it ended, not the progress it last reported. */}
+                  {state === 'active' || (j.progress.percent > 0 && state !== 'failed' && state !== 'completed') ? (
+                    <ProgressBar value={j.progress.percent} label={j.progress.phase} testId="job-row-progress" />
+                  ) : (
+                    <span className="row" style={{ flexWrap: 'nowrap' }}>
+                      <StatusPill status={j.state ?? state} />
+                      {j.outcome?.partial && (
+                        <Badge tone="warn" title={j.outcome.text} testId="job-row-partial">
+                          partial
+                        </Badge>
+                      )}
+                    </span>
+                  )}
+                </td>
+                <td className="num">
+                  {j.attemptsMade}/{j.maxAttempts}
+                </td>
+                <td>
+                  <RelativeTime
+                    ms={state === 'completed' || state === 'failed' ? j.finishedAt : state === 'delayed' ? j.runAt : j.createdAt}
+                  />
+                </td>
+                {state === 'failed' && (
+                  <td className="truncate" title={j.failedReason}>
+                    {j.failedReason}
+                  </td>
+                )}
+                {state === 'completed' && (
+                  <td className="truncate" title={j.outcome?.text} data-testid="job-row-outcome">
+                    {j.outcome?.text ?? <span className="muted">—</span>}
+                  </td>
+                )}
+                {selectable && (
+                  <td>
+                    <Button size="sm" disabled={retryOne.pending} data-testid={`retry-job-${j.id}`} onClick={() => retry(j.id)}>
+                      Retry
+                    </Button>
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+      {selectable && <ConfirmPrompt request={asking} onClosed={() => setAsking(null)} testId="job-retry-shortcut" />}
     </div>
   );
 }

@@ -43,6 +43,8 @@ export function OpenJobForm({ queue, queues = [] }: { queue?: string; queues?: r
         placeholder="e.g. 1234"
         size={14}
         data-testid="open-job-input"
+        // `/` focuses it (components/keyboard/keyboard-shortcuts.tsx): the job id is the sharpest search.
+        data-shortcut-search
       />
       <button type="submit" className="btn" data-testid="open-job-submit">
         Open

@@ -68,6 +68,7 @@ test('the whole job row opens the job, and the keyboard skips straight to the re
   const queue = new QueuePage(page, 'webhook-dispatch');
   const row = queue.jobRow(failed.jobId);
   // A click anywhere on the row (here the attempts cell, far from the id) opens the job; the Retry button stays its own.
+  // The mouse clicks in the viewport: bring the row into it first.
   await row.locator('td.num').scrollIntoViewIfNeeded();
   const cell = (await row.locator('td.num').boundingBox())!;
   await page.mouse.click(cell.x + cell.width / 2, cell.y + cell.height / 2);
