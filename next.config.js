@@ -14,7 +14,17 @@ const allowedOrigins = (process.env.DASHBOARD_ALLOWED_ORIGINS ?? '')
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // Native or Node-only packages stay out of the server bundle and load from node_modules.
-  serverExternalPackages: ['bullmq', 'ioredis', 'usearch', 'pino', 'pino-pretty', 'prom-client', 'bullmq-otel', '@opentelemetry/api', 'msgpackr'],
+  serverExternalPackages: [
+    'bullmq',
+    'ioredis',
+    'usearch',
+    'pino',
+    'pino-pretty',
+    'prom-client',
+    'bullmq-otel',
+    '@opentelemetry/api',
+    'msgpackr',
+  ],
   // NEXT_DIST_DIR lets a second build (a verification, the e2e suite) run beside the
   // usual `.next` without overwriting the chunks a running server is using.
   distDir: process.env.NEXT_DIST_DIR || '.next',
