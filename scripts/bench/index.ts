@@ -37,7 +37,7 @@ async function main(): Promise<void> {
       console.log('runtime benchmark...');
       const r = await runRuntimeBench({
         redis,
-        jobs: Number(process.env.BENCH_JOBS ?? 20_000),
+        jobs: Number(process.env.BENCH_JOBS ?? 50_000),
         rounds: Number(process.env.BENCH_ROUNDS ?? 7),
         latencySamples: 500,
       });
