@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../audit/audit-log';
-import { SINCE_OPTIONS, SINCE_WINDOWS, formatInstant, parseInstant, type SinceWindow } from './dead-letters-filters';
+import { SINCE_WINDOWS, formatInstant, parseTimeWindow, type SinceWindow } from './dead-letters-filters';
 
 /** A Redis stream id: the audit page's cursor (`?before=<id>`). */
 export const STREAM_ID = /^\d{1,20}-\d{1,20}$/;
@@ -57,26 +57,10 @@ export function parseAuditFilters(src: ParamSource): ParsedAuditFilters {
     if (ACTION.test(a)) filters.action = a.replace(/\.+$/, '');
     else ignored.push({ param: 'action', reason: 'an action such as dlq.replay, or a group such as dlq' });
   }
-  const since = get(src, 'since');
-  if (since !== undefined) {
-    if (since in SINCE_WINDOWS) filters.since = since as SinceWindow;
-    else ignored.push({ param: 'since', reason: `one of ${SINCE_OPTIONS.join(', ')}` });
-  }
-  for (const key of ['from', 'to'] as const) {
-    const raw = get(src, key);
-    if (raw === undefined) continue;
-    const t = parseInstant(raw);
-    if (t === undefined) ignored.push({ param: key, reason: 'not a date such as 2025-01-31T04:05 (UTC)' });
-    else filters[key] = t;
-  }
-  if (filters.since !== undefined && filters.from !== undefined) {
-    ignored.push({ param: 'from', reason: `replaced by since=${filters.since}` });
-    delete filters.from;
-  }
-  if (filters.from !== undefined && filters.to !== undefined && filters.from > filters.to) {
-    ignored.push({ param: 'to', reason: 'before from' });
-    delete filters.to;
-  }
+  Object.assign(
+    filters,
+    parseTimeWindow((key) => get(src, key), ignored),
+  );
   const before = get(src, 'before');
   if (before !== undefined) {
     if (STREAM_ID.test(before)) filters.before = before;

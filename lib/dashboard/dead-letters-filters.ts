@@ -96,6 +96,39 @@ export function formatInstant(ms: number): string {
 }
 
 /**
+ * The time window of a filter URL: `since` (a relative window, which wins over `from`),
+ * `from` and `to` (UTC instants, `to` not before `from`). What cannot be used is left
+ * out and listed in `ignored` with the reason. Shared by the dead-letter and audit filters.
+ */
+export function parseTimeWindow(
+  read: (key: string) => string | undefined,
+  ignored: Array<{ param: string; reason: string }>,
+): { since?: SinceWindow; from?: number; to?: number } {
+  const w: { since?: SinceWindow; from?: number; to?: number } = {};
+  const since = read('since');
+  if (since !== undefined) {
+    if (since in SINCE_WINDOWS) w.since = since as SinceWindow;
+    else ignored.push({ param: 'since', reason: `one of ${SINCE_OPTIONS.join(', ')}` });
+  }
+  for (const key of ['from', 'to'] as const) {
+    const raw = read(key);
+    if (raw === undefined) continue;
+    const t = parseInstant(raw);
+    if (t === undefined) ignored.push({ param: key, reason: 'not a date such as 2025-01-31T04:05 (UTC)' });
+    else w[key] = t;
+  }
+  if (w.since !== undefined && w.from !== undefined) {
+    ignored.push({ param: 'from', reason: `replaced by since=${w.since}` });
+    delete w.from;
+  }
+  if (w.from !== undefined && w.to !== undefined && w.from > w.to) {
+    ignored.push({ param: 'to', reason: 'before from' });
+    delete w.to;
+  }
+  return w;
+}
+
+/**
  * searchParams → filters. Never throws: an unusable value is left out (and listed in
  * `ignored`), so a mangled shared link still opens a page that says what it dropped.
  */
@@ -125,26 +158,10 @@ export function parseDeadLetterFilters(src: ParamSource): ParsedDeadLetterFilter
     if ((DEAD_LETTER_STATUSES as readonly string[]).includes(status)) filters.status = status as DeadLetterStatus;
     else ignored.push({ param: 'status', reason: `one of ${DEAD_LETTER_STATUSES.join(', ')}` });
   }
-  const since = get(src, 'since');
-  if (since !== undefined) {
-    if (since in SINCE_WINDOWS) filters.since = since as SinceWindow;
-    else ignored.push({ param: 'since', reason: `one of ${SINCE_OPTIONS.join(', ')}` });
-  }
-  for (const key of ['from', 'to'] as const) {
-    const raw = get(src, key);
-    if (raw === undefined) continue;
-    const t = parseInstant(raw);
-    if (t === undefined) ignored.push({ param: key, reason: 'not a date such as 2025-01-31T04:05 (UTC)' });
-    else filters[key] = t;
-  }
-  if (filters.since !== undefined && filters.from !== undefined) {
-    ignored.push({ param: 'from', reason: `replaced by since=${filters.since}` });
-    delete filters.from;
-  }
-  if (filters.from !== undefined && filters.to !== undefined && filters.from > filters.to) {
-    ignored.push({ param: 'to', reason: 'before from' });
-    delete filters.to;
-  }
+  Object.assign(
+    filters,
+    parseTimeWindow((key) => get(src, key), ignored),
+  );
 
   const size = Number.parseInt(get(src, 'size') ?? '', 10);
   if ((DLQ_PAGE_SIZES as readonly number[]).includes(size)) filters.pageSize = size;

@@ -1,5 +1,5 @@
 import { DeadLettersPage } from './pages/dead-letters-page';
-import { failWebhookDelivery, type FailedDelivery } from './support/dead-letters';
+import { cleanUpDeliveries, failWebhookDelivery, type FailedDelivery } from './support/dead-letters';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { expect, test } from './fixtures';
 
@@ -8,12 +8,8 @@ const failures: FailedDelivery[] = [];
 
 test.afterEach(async ({ bullpen }) => {
   await receiver?.close();
-  for (const f of failures.splice(0)) {
-    const entry = await bullpen.dlq.get(f.entry.id);
-    if (entry?.status === 'pending') await bullpen.dlq.discard(entry.id, 'e2e-cleanup');
-    await bullpen.webhooks.delete(f.webhookId);
-  }
   receiver = undefined;
+  await cleanUpDeliveries(bullpen, failures);
 });
 
 test('the live dead-letter list holds its rows still while a row is selected or hovered, and announces new ones', async ({

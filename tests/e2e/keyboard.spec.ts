@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { DeadLettersPage } from './pages/dead-letters-page';
 import { QueuePage } from './pages/queue-page';
-import { failWebhookDelivery, type FailedDelivery } from './support/dead-letters';
+import { cleanUpDeliveries, failWebhookDelivery, type FailedDelivery } from './support/dead-letters';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { expect, test } from './fixtures';
 
@@ -25,12 +25,8 @@ const failures: FailedDelivery[] = [];
 
 test.afterEach(async ({ bullpen }) => {
   await receiver?.close();
-  for (const f of failures.splice(0)) {
-    const entry = await bullpen.dlq.get(f.entry.id);
-    if (entry?.status === 'pending') await bullpen.dlq.discard(entry.id, 'e2e-cleanup');
-    await bullpen.webhooks.delete(f.webhookId);
-  }
   receiver = undefined;
+  await cleanUpDeliveries(bullpen, failures);
 });
 
 test('? lists the shortcuts, g q goes to the queues, / focuses the search, j and r retry a failed job', async ({

@@ -1,6 +1,6 @@
 import { DeadLettersPage } from './pages/dead-letters-page';
 import { QueuePage } from './pages/queue-page';
-import { failWebhookDelivery, type FailedDelivery } from './support/dead-letters';
+import { cleanUpDeliveries, failWebhookDelivery, type FailedDelivery } from './support/dead-letters';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { expect, test } from './fixtures';
 
@@ -9,12 +9,8 @@ const failures: FailedDelivery[] = [];
 
 test.afterEach(async ({ bullpen }) => {
   await receiver?.close();
-  for (const f of failures.splice(0)) {
-    const entry = await bullpen.dlq.get(f.entry.id);
-    if (entry?.status === 'pending') await bullpen.dlq.discard(entry.id, 'e2e-cleanup');
-    await bullpen.webhooks.delete(f.webhookId);
-  }
   receiver = undefined;
+  await cleanUpDeliveries(bullpen, failures);
 });
 
 test('row actions confirm a discard, say what a replay or retry did with a link, and keep the focus in place', async ({

@@ -3,7 +3,7 @@ import IORedis from 'ioredis';
 import { DeadLettersPage } from './pages/dead-letters-page';
 import { JobPage } from './pages/job-page';
 import { QueuePage } from './pages/queue-page';
-import { failWebhookDelivery, type FailedDelivery } from './support/dead-letters';
+import { cleanUpDeliveries, failWebhookDelivery, type FailedDelivery } from './support/dead-letters';
 import { REJECTED_TEXT } from './support/slow-embeddings-server';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { expect, test } from './fixtures';
@@ -13,12 +13,8 @@ const failures: FailedDelivery[] = [];
 
 test.afterEach(async ({ bullpen }) => {
   await receiver?.close();
-  for (const f of failures.splice(0)) {
-    const entry = await bullpen.dlq.get(f.entry.id);
-    if (entry?.status === 'pending') await bullpen.dlq.discard(entry.id, 'e2e-cleanup');
-    await bullpen.webhooks.delete(f.webhookId);
-  }
   receiver = undefined;
+  await cleanUpDeliveries(bullpen, failures);
 });
 
 test('Duplicate has an edit step checked like edit-and-replay, and the copy carries the edit', async ({ page, signIn, bullpen }) => {

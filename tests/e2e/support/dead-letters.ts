@@ -31,3 +31,16 @@ export async function failWebhookDelivery(
     .toBe('pending');
   return { webhookId: webhook.id, jobId, entry: entry! };
 }
+
+/**
+ * What a spec's failWebhookDelivery calls leave behind, removed (and the list emptied):
+ * a dead letter still pending is discarded, the webhook deleted. Run after each test,
+ * so the specs do not depend on their order.
+ */
+export async function cleanUpDeliveries(bullpen: Bullpen, failures: FailedDelivery[]): Promise<void> {
+  for (const f of failures.splice(0)) {
+    const entry = await bullpen.dlq.get(f.entry.id);
+    if (entry?.status === 'pending') await bullpen.dlq.discard(entry.id, 'e2e-cleanup');
+    await bullpen.webhooks.delete(f.webhookId);
+  }
+}
