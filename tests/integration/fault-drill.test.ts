@@ -94,10 +94,19 @@ describe('Redis killed with SIGKILL and restarted mid-load', () => {
       redis = await startEmbeddedRedis({ port, dir: path.join(dataDir, 'redis') });
 
       const queue = bullpen.queues.get('webhook-dispatch');
-      await waitFor(async () => {
-        const c = await queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed');
-        return deliveries.size >= JOBS && c.waiting + c.prioritized + c.active + c.delayed === 0;
-      }, 90_000);
+      let last: Record<string, number> = {};
+      await waitFor(
+        async () => {
+          last = await queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed');
+          return deliveries.size >= JOBS && last.waiting + last.prioritized + last.active + last.delayed === 0;
+        },
+        90_000,
+        // What a reader needs when it does not settle: where the jobs are, and what the worker said.
+        () =>
+          `${deliveries.size}/${JOBS} delivered, counts ${JSON.stringify(last)}, worker ${
+            worker?.child.exitCode === null ? 'running' : `exited ${worker?.child.exitCode}`
+          }; worker output tail:\n${worker?.output().slice(-3_000)}`,
+      );
 
       const counts = await queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed');
       expect(counts).toEqual({ waiting: 0, prioritized: 0, active: 0, delayed: 0, failed: 0 });
@@ -124,10 +133,10 @@ describe('Redis killed with SIGKILL and restarted mid-load', () => {
   }, 180_000);
 });
 
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, explain?: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${explain ? `: ${explain()}` : ''}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
