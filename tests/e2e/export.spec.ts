@@ -74,6 +74,14 @@ async function latestAudit(bullpen: Bullpen, action: string, tenant: string) {
   return entries.find((e) => e.action === action && (e.details?.filters as { tenant?: string } | undefined)?.tenant === tenant);
 }
 
+/** Dead letters a test recorded: discarded afterwards, so later specs (health counts pending ones) start clean. */
+const recorded: string[] = [];
+test.afterEach(async ({ bullpen }) => {
+  for (const id of recorded.splice(0)) {
+    if ((await bullpen.dlq.get(id))?.status === 'pending') await bullpen.dlq.discard(id, 'e2e-cleanup');
+  }
+});
+
 test('an operator exports a filtered job list as CSV and NDJSON; each export is audited', async ({ page, signIn, bullpen }) => {
   const tenant = `exp-${Date.now().toString(36)}`;
   const ids = await seedCompleted(bullpen, tenant);
@@ -123,7 +131,7 @@ test('an operator exports the filtered dead letters; an anonymous request gets 4
   const tenant = `exp-${Date.now().toString(36)}`;
   const now = Date.now();
   for (let i = 0; i < 2; i++) {
-    await bullpen.dlq.record({
+    const { id } = await bullpen.dlq.record({
       queue: 'webhook-dispatch',
       jobId: `${tenant}-${i}`,
       jobType: 'webhook-dispatch',
@@ -139,6 +147,7 @@ test('an operator exports the filtered dead letters; an anonymous request gets 4
       tenant: { orgId: tenant },
       source: 'runtime',
     });
+    recorded.push(id);
   }
   await signIn('operator', `/dead-letters?tenant=${tenant}`);
   await expect(page.getByTestId('dlq-row')).toHaveCount(2);
