@@ -8,6 +8,7 @@ import { PayloadCheckNote } from '@/components/dead-letters/payload-check-note';
 import { usePayloadCheck } from '@/components/dead-letters/use-payload-check';
 import { Button } from '@/components/ui/button';
 import { InlineResult } from '@/components/ui/inline-result';
+import { FieldErrors } from '@/components/ui/field-errors';
 import { useAction } from '@/components/ui/use-action';
 import { type AddJobDefaults, addJobRequestSchema, DELAY_UNIT_NAMES, type DelayUnit, maxDelayIn } from '@/lib/dashboard/add-job-form';
 import { queryKeys } from '@/lib/dashboard/query-keys';
@@ -199,14 +200,5 @@ function AddJobForm({ queue, defaults, add, onClose }: AddJobPanelProps & { onCl
         <InlineResult result={action.result} />
       )}
     </form>
-  );
-}
-
-function FieldErrors({ errors, testId }: { errors?: string[]; testId?: string }) {
-  if (!errors?.length) return null;
-  return (
-    <span className="field-error" role="alert" data-testid={testId}>
-      {errors.join(' ')}
-    </span>
   );
 }

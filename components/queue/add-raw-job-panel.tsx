@@ -6,6 +6,7 @@ import { useId, useState } from 'react';
 import { z } from 'zod';
 import { Button } from '@/components/ui/button';
 import { InlineResult } from '@/components/ui/inline-result';
+import { FieldErrors } from '@/components/ui/field-errors';
 import { useAction } from '@/components/ui/use-action';
 import { addRawJobSchema, MAX_BULLMQ_PRIORITY } from '@/lib/dashboard/add-raw-job';
 import { parseJsonText } from '@/lib/dashboard/dead-letters-payload';
@@ -66,11 +67,7 @@ function AddRawJobForm({ queue, add, onClose }: { queue: string; add: AddRawJobA
         data-testid={`add-raw-job-${f}`}
         {...extra}
       />
-      {errorsOf(f) && (
-        <span className="field-error" role="alert">
-          {errorsOf(f)?.join(' ')}
-        </span>
-      )}
+      <FieldErrors errors={errorsOf(f)} />
     </div>
   );
   return (
@@ -112,11 +109,7 @@ function AddRawJobForm({ queue, add, onClose }: { queue: string; add: AddRawJobA
           aria-invalid={dataErrors ? true : undefined}
           data-testid="add-raw-job-data"
         />
-        {dataErrors && (
-          <span className="field-error" role="alert" data-testid="add-raw-job-data-errors">
-            {dataErrors.join(' ')}
-          </span>
-        )}
+        <FieldErrors errors={dataErrors} testId="add-raw-job-data-errors" />
       </div>
       <div className="row">
         <Button type="submit" variant="primary" aria-disabled={!ready || action.pending || undefined} data-testid="add-raw-job-submit">

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { Bullpen } from '../bullpen';
-import { discoverQueues } from './queue-discovery';
+import { discoverQueues, discoveryPrefixes } from './queue-discovery';
 import { readStateCounts, stateCountsSchema } from './queue-overview';
-import { resolveQueue } from './queue-ref';
 
 export const foreignQueueSchema = z.object({
   ref: z.string(),
@@ -30,11 +29,11 @@ export async function readForeignQueues(bullpen: Bullpen): Promise<ForeignQueues
   const foreign = discovery.queues.filter((q) => !q.own);
   const queues = await Promise.all(
     foreign.map(async (q) => {
-      const { queue } = await resolveQueue(bullpen, q.ref);
+      // Discovery just found its meta key: no second existence check (resolveQueue is for references from a URL).
+      const queue = bullpen.queues.foreign(q.prefix, q.name);
       const [counts, paused] = await Promise.all([readStateCounts(queue), queue.isPaused()]);
       return { ref: q.ref, name: q.name, prefix: q.prefix, paused, counts };
     }),
   );
-  const prefixes = bullpen.config.BULLPEN_QUEUE_PREFIXES?.length ? bullpen.config.BULLPEN_QUEUE_PREFIXES : [bullpen.keys.root];
-  return { queues, truncated: discovery.truncated, prefixes };
+  return { queues, truncated: discovery.truncated, prefixes: discoveryPrefixes(bullpen) };
 }

@@ -98,7 +98,12 @@ export class WorkerHeartbeat {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
-    await Promise.all([this.redis.del(this.k.record(this.info.id)), this.redis.zrem(this.k.index, this.info.id)]).catch(() => undefined);
+    await this.redis
+      .pipeline()
+      .del(this.k.record(this.info.id))
+      .zrem(this.k.index, this.info.id)
+      .exec()
+      .catch(() => undefined);
   }
 
   /** The record as it is now. */
@@ -119,10 +124,16 @@ export class WorkerHeartbeat {
   private async beat(): Promise<void> {
     const now = Date.now();
     try {
-      await this.redis.set(this.k.record(this.info.id), JSON.stringify(this.snapshot(now)), 'PX', HEARTBEAT_TTL_MS);
-      await this.redis.zadd(this.k.index, now, this.info.id);
-      // Index entries of processes whose record expired long ago.
-      await this.redis.zremrangebyscore(this.k.index, '-inf', now - 10 * HEARTBEAT_TTL_MS);
+      // One round trip: the record and the index share the `{workers}` hash tag (one slot on a cluster).
+      const replies = await this.redis
+        .pipeline()
+        .set(this.k.record(this.info.id), JSON.stringify(this.snapshot(now)), 'PX', HEARTBEAT_TTL_MS)
+        .zadd(this.k.index, now, this.info.id)
+        // Index entries of processes whose record expired long ago.
+        .zremrangebyscore(this.k.index, '-inf', now - 10 * HEARTBEAT_TTL_MS)
+        .exec();
+      const failed = replies?.find(([err]) => err);
+      if (failed) throw failed[0];
     } catch (err) {
       this.logger.warn({ err }, 'worker heartbeat not written; will retry');
     }
