@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
+import path from 'node:path';
 
 export interface ExitInfo {
   code: number | null;
@@ -14,8 +15,8 @@ export interface ManagedProcessOptions {
 }
 
 /**
- * A `node` child of the e2e run (the worker or the dashboard) started without a shell
- * or npm wrapper, so `pid` is the process itself and a signal reaches it directly.
+ * A child of the e2e run (the worker, a dashboard, nginx) started without a shell or npm
+ * wrapper, so `pid` is the process itself and a signal reaches it directly.
  */
 export class ManagedProcess {
   readonly pid: number;
@@ -39,9 +40,14 @@ export class ManagedProcess {
   }
 
   static start(name: string, args: string[], opts: ManagedProcessOptions): ManagedProcess {
+    return ManagedProcess.spawn(name, process.execPath, args, opts);
+  }
+
+  /** Any program (nginx, say), run the same way: no shell, so `pid` is the program itself. */
+  static spawn(name: string, command: string, args: string[], opts: ManagedProcessOptions): ManagedProcess {
     const log = createWriteStream(opts.logFile, { flags: 'a' });
-    log.write(`\n--- ${new Date().toISOString()} start ${name}: node ${args.join(' ')}\n`);
-    const child = spawn(process.execPath, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    log.write(`\n--- ${new Date().toISOString()} start ${name}: ${path.basename(command)} ${args.join(' ')}\n`);
+    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.pipe(log, { end: false });
     child.stderr!.pipe(log, { end: false });
     child.once('exit', (code, signal) => log.end(`--- ${name} exited (${signal ?? code})\n`));

@@ -161,13 +161,7 @@ export class E2eStack implements WorkerSupervisor {
   }
 
   private childEnv(): NodeJS.ProcessEnv {
-    // Nothing from the caller's Bullpen settings leaks in (a developer's REDIS_URL, say).
-    const inherited = Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([k]) => !/^(REDIS_|BULLPEN_|METRICS_|WEBHOOK_|EMBEDDINGS_|LLM_|SLACK_|WORKER_TYPES|SESSION_SECRET|PORT$)/.test(k),
-      ),
-    );
-    return { ...inherited, ...this.env } as NodeJS.ProcessEnv;
+    return productEnv(this.env);
   }
 
   async startWorker(): Promise<{ pid: number }> {
@@ -211,4 +205,17 @@ export class E2eStack implements WorkerSupervisor {
     }
     if (this.dataDir) rmSync(this.dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The environment of a product process the e2e run starts: the runner's own, without any of
+ * the caller's Bullpen settings (a developer's REDIS_URL, say), then `env` on top.
+ */
+export function productEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !/^(REDIS_|BULLPEN_|METRICS_|WEBHOOK_|EMBEDDINGS_|LLM_|SLACK_|WORKER_TYPES|SESSION_SECRET|TRUSTED_PROXIES|PORT$)/.test(k),
+    ),
+  );
+  return { ...inherited, ...env } as NodeJS.ProcessEnv;
 }
