@@ -66,11 +66,13 @@ test('through nginx: sign in on one dashboard, replay a dead letter on the other
   failures.push(failed);
   const { entry } = failed;
   const page = await proxiedPage(browser);
+  const logFrom = pair.proxy.requests().length;
 
   // Signed in by instance a: the session cookie is sealed with the shared secret there.
   await pair.proxy.pin(0);
   await signInAs(page, e2e, 'operator', '/dead-letters?type=webhook-dispatch');
-  expect(pair.actionCalls('/sign-in')).toEqual(['a']);
+  // nginx logs a request once it has sent the whole answer, which may be after the page shows it.
+  await expect.poll(() => pair.actionCalls('/sign-in', logFrom)).toEqual(['a']);
 
   // Replayed by instance b, with a's cookie.
   await pair.proxy.pin(1);
@@ -81,7 +83,7 @@ test('through nginx: sign in on one dashboard, replay a dead letter on the other
   await dlq.replayButton(entry.id).click();
   await expect(row.getByTestId('action-result')).toHaveAttribute('data-ok', 'true');
   await expect(row).toHaveAttribute('data-status', 'replayed');
-  expect(pair.actionCalls('/dead-letters')).toEqual(['b']);
+  await expect.poll(() => pair.actionCalls('/dead-letters', logFrom)).toEqual(['b']);
   await saveScreenshot(page, 'two-dashboards-replayed');
 
   // The schedule edited by instance a again.
@@ -95,9 +97,7 @@ test('through nginx: sign in on one dashboard, replay a dead letter on the other
   await card.saveButton.click();
   await expect(card.form).toBeHidden();
   await expect(card.pattern).toHaveText(EDITED);
-  const scheduleCalls = pair.actionCalls('/schedules');
-  expect(scheduleCalls.length).toBeGreaterThan(0);
-  expect(new Set(scheduleCalls)).toEqual(new Set(['a']));
+  await expect.poll(() => pair.actionCalls('/schedules', logFrom)).toEqual(['a']);
 
   // The replayed delivery went out once, through the worker both dashboards share.
   await expect.poll(() => receiver!.received.map((r) => r.answered), { timeout: 30_000 }).toEqual([400, 200]);
@@ -142,15 +142,14 @@ test('through nginx: sign in on one dashboard, replay a dead letter on the other
   expect(lists[1]).toEqual(lists[0]);
 
   // And through the proxy, unpinned, requests reach both.
-  const before = pair.proxy.requests().length;
-  for (let i = 0; i < 4; i++) expect((await page.request.get('/api/live/schedules')).status()).toBe(200);
-  const spread = new Set(
+  for (let i = 0; i < 4; i++) expect((await page.request.get(`/api/live/schedules?probe=${i}`)).status()).toBe(200);
+  const probed = () =>
     pair.proxy
       .requests()
-      .slice(before)
-      .map((r) => r.upstream),
-  );
-  expect(spread).toEqual(new Set([a.upstream, b.upstream]));
+      .slice(logFrom)
+      .filter((r) => r.uri.startsWith('/api/live/schedules?probe='));
+  await expect.poll(() => probed().length).toBe(4);
+  expect(new Set(probed().map((r) => r.upstream))).toEqual(new Set([a.upstream, b.upstream]));
 });
 
 test('TRUSTED_PROXIES: the audit log and the sign-in throttle use the address nginx forwarded, never a forged one', async ({
@@ -161,6 +160,7 @@ test('TRUSTED_PROXIES: the audit log and the sign-in throttle use the address ng
   const [a] = pair.instances;
   const page = await proxiedPage(browser);
   const since = Date.now();
+  const logFrom = pair.proxy.requests().length;
 
   // The browser (127.0.0.1) signs in through nginx, whose connection comes from 127.0.0.2.
   await signInAs(page, e2e, 'viewer');
@@ -194,15 +194,19 @@ test('TRUSTED_PROXIES: the audit log and the sign-in throttle use the address ng
   expect(direct.body).toContain('Wrong user name or password');
 
   // nginx appended the real client after the forged hop; only the proxy's word is believed.
-  const logged = pair.proxy.requests().filter((r) => r.method === 'POST' && r.forwardedFor === FORGED);
-  expect(logged.map((r) => r.remote)).toEqual([VIA_PROXY_CLIENT]);
+  const forgedThroughProxy = () =>
+    pair.proxy
+      .requests()
+      .slice(logFrom)
+      .filter((r) => r.method === 'POST' && r.forwardedFor === FORGED);
+  await expect.poll(() => forgedThroughProxy().map((r) => r.remote)).toEqual([VIA_PROXY_CLIENT]);
   const refused = await auditFor(bullpen, 'auth.sign-in-failed', name, since);
   expect(refused.map((e) => e.details?.ip).sort()).toEqual([DIRECT_CLIENT, VIA_PROXY_CLIENT].sort());
 
-  const pair_ = (client: string) => bullpen.keys.tagged('auth', 'fail', 'pair', name, client);
-  expect(Number(await bullpen.redis.hget(pair_(VIA_PROXY_CLIENT), 'fails'))).toBe(1);
-  expect(Number(await bullpen.redis.hget(pair_(DIRECT_CLIENT), 'fails'))).toBe(1);
-  for (const wrong of [FORGED, PROXY_ADDRESS, '127.0.0.1']) expect(await bullpen.redis.exists(pair_(wrong))).toBe(0);
+  const failPair = (client: string) => bullpen.keys.tagged('auth', 'fail', 'pair', name, client);
+  expect(Number(await bullpen.redis.hget(failPair(VIA_PROXY_CLIENT), 'fails'))).toBe(1);
+  expect(Number(await bullpen.redis.hget(failPair(DIRECT_CLIENT), 'fails'))).toBe(1);
+  for (const wrong of [FORGED, PROXY_ADDRESS, '127.0.0.1']) expect(await bullpen.redis.exists(failPair(wrong))).toBe(0);
 });
 
 /** Audit entries of `action` on user `target` written since `since`, oldest first. */

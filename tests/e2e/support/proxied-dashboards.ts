@@ -77,10 +77,14 @@ export class ProxiedDashboards {
     }
   }
 
-  /** Which instance nginx sent each server action call to whose path starts with `pathname`, in order. */
-  actionCalls(pathname: string): string[] {
+  /**
+   * Which instance nginx sent each server action call to whose path starts with `pathname`,
+   * in order, from the `from`-th logged request on (a test's own, when it noted the count first).
+   */
+  actionCalls(pathname: string, from = 0): string[] {
     return this.proxy
       .requests()
+      .slice(from)
       .filter((r) => r.method === 'POST' && r.action !== '' && r.uri.startsWith(pathname))
       .map((r) => this.instances.find((i) => i.upstream === r.upstream)?.name ?? `unknown upstream ${r.upstream}`);
   }
