@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { useAction } from '@/components/ui/use-action';
+import { ErrorResult } from '@/components/ui/inline-result';
 import type { ActionResult } from '@/lib/dashboard/action-result';
 import type { SelectedOutcome } from '@/lib/dashboard/dead-letters-bulk';
 import type { DeadLetterActions } from './dlq-actions';
@@ -74,13 +75,7 @@ async function noDiscard(): Promise<ActionResult<SelectedOutcome>> {
 /** The per-entry outcome of a selected action, in words. */
 function SelectedResult({ result, verb }: { result: ActionResult<SelectedOutcome> | null; verb: string }) {
   if (!result) return null;
-  if (!result.ok) {
-    return (
-      <p className="result error" role="alert" data-testid="action-result" data-ok="false" data-code={result.code}>
-        {result.message}
-      </p>
-    );
-  }
+  if (!result.ok) return <ErrorResult result={result} />;
   const { done, skipped, failed } = result.data;
   const clean = skipped.length === 0 && failed.length === 0;
   return (

@@ -22,9 +22,30 @@ export function InlineResult({
       </p>
     );
   }
+  return <ErrorResult result={result} testId={testId} />;
+}
+
+/**
+ * A failed result's paragraph. When the session has ended it links to the sign-in page,
+ * which brings the operator back here.
+ */
+export function ErrorResult({
+  result,
+  testId = 'action-result',
+}: {
+  result: Extract<ActionResult<unknown>, { ok: false }>;
+  testId?: string;
+}) {
+  const here = typeof window === 'undefined' ? '/' : `${window.location.pathname}${window.location.search}`;
   return (
     <p className="result error" role="alert" data-testid={testId} data-ok="false" data-code={result.code}>
       {result.message}
+      {result.code === 'UNAUTHENTICATED' && (
+        <>
+          {' '}
+          <a href={`/sign-in?next=${encodeURIComponent(here)}`}>Sign in again</a>
+        </>
+      )}
     </p>
   );
 }

@@ -2,11 +2,12 @@
 
 import { useCallback, useState, useTransition } from 'react';
 import type { ActionResult } from '@/lib/dashboard/action-result';
+import { explainFailedAction } from './failed-action';
 
 /**
  * Runs a server action in a transition and keeps its typed result for <InlineResult>.
- * A thrown action (403 from the server, network down) becomes an error result too, so
- * the operator always reads what happened.
+ * A thrown action (401/403 from the server, network down) becomes an error result too,
+ * explained by `explainFailedAction`, so the operator always reads what happened.
  */
 export function useAction<I, T>(action: (input: I) => Promise<ActionResult<T>>) {
   const [pending, startTransition] = useTransition();
@@ -19,7 +20,7 @@ export function useAction<I, T>(action: (input: I) => Promise<ActionResult<T>>) 
           try {
             r = await action(input);
           } catch (err) {
-            r = { ok: false, code: 'INTERNAL', message: `The request failed: ${(err as Error)?.message ?? String(err)}` };
+            r = await explainFailedAction(err);
           }
           setResult(r);
           resolve(r);

@@ -1,4 +1,5 @@
 import { SignInPage } from './pages/sign-in-page';
+import { QueuePage } from './pages/queue-page';
 import { expect, saveScreenshot, test } from './fixtures';
 
 /*
@@ -90,4 +91,24 @@ test('a rotating X-Forwarded-For from the browser neither dodges the throttle no
     expect(e.details?.ip).toBe('127.0.0.1');
     expect(JSON.stringify(e)).not.toContain('wrong-password-1');
   }
+});
+
+test('a button pressed after the session ended changes nothing and leads back through sign-in', async ({ page, signIn }) => {
+  await signIn('operator');
+  const queue = new QueuePage(page, 'webhook-dispatch');
+  await queue.goto();
+  await expect(queue.pauseButton).toBeVisible();
+  // The session ends while the page is open (expiry, sign-out in another tab), and the
+  // operator presses a button before the page's 3 s poll notices: the refused action (a
+  // real 401) sends the browser to sign in, with the way back in `next`.
+  await page.route('**/api/live/**', (route) => (route.request().url().includes('/api/live/session') ? route.continue() : route.abort()));
+  await page.context().clearCookies();
+  await queue.pauseButton.click();
+  await expect(page).toHaveURL(/\/sign-in\?next=%2Fqueues%2Fwebhook-dispatch$/);
+  await expect(page.getByText(/React error/)).toHaveCount(0);
+  await page.unroute('**/api/live/**');
+  // Signing in again brings the operator back to the queue, still running: the refused pause did nothing.
+  await signIn('operator', '/queues/webhook-dispatch');
+  await expect(queue.pauseButton).toBeVisible();
+  await expect(queue.resumeButton).toHaveCount(0);
 });
