@@ -11,7 +11,8 @@ import { dashboardSection, runDashboardBench } from './dashboard';
 import { durabilitySection, runDurabilityBench } from './durability';
 import { runRuntimeBench, runtimeSection } from './runtime';
 import { foreignSection, runForeignBench } from './foreign';
-import { runScaleOutBench, scaleOutSection } from './scale-out';
+import { runScaleOutBench } from './scale-out';
+import { scaleOutSection } from './scale-out-section';
 
 /** The `## ` heading line a section starts with. */
 const heading = (section: string) => section.split('\n', 1)[0].trim();
