@@ -11,6 +11,8 @@ import { dashboardSection, runDashboardBench } from './dashboard';
 import { durabilitySection, runDurabilityBench } from './durability';
 import { runRuntimeBench, runtimeSection } from './runtime';
 import { foreignSection, runForeignBench } from './foreign';
+import { runScaleOutBench } from './scale-out';
+import { scaleOutSection } from './scale-out-section';
 
 /** The `## ` heading line a section starts with. */
 const heading = (section: string) => section.split('\n', 1)[0].trim();
@@ -50,6 +52,18 @@ async function main(): Promise<void> {
     if (want('foreign')) {
       console.log('dashboard beside foreign queues...');
       sections.push(foreignSection(await runForeignBench({ redis })));
+    }
+    if (want('scale-out')) {
+      console.log('scale-out benchmark (1, 2, 4 worker processes; one redis-server and a three-master cluster)...');
+      const r = await runScaleOutBench({
+        redis,
+        jobs: Number(process.env.BENCH_SCALE_JOBS ?? 15_000),
+        rounds: Number(process.env.BENCH_SCALE_ROUNDS ?? 3),
+        processes: (process.env.BENCH_SCALE_PROCESSES ?? '1,2,4').split(',').map(Number),
+        concurrency: Number(process.env.BENCH_SCALE_CONCURRENCY ?? 50),
+        ceilingCalls: Number(process.env.BENCH_SCALE_CEILING_CALLS ?? 100_000),
+      });
+      sections.push(scaleOutSection(r));
     }
     if (want('dashboard')) {
       console.log('dashboard benchmark...');

@@ -1,13 +1,12 @@
 import { useTestRedis } from '../helpers/use-test-redis';
-import { CronExpressionParser } from 'cron-parser';
 import { describe, expect, it } from 'vitest';
-import type { Bullpen } from '@/lib/bullpen';
 import { readyClient } from '@/lib/redis/connection';
 import { ScheduleService } from '@/lib/schedules/schedule-service';
 import { makeBullpen } from '../helpers/bullpen';
 import { uniquePrefix } from '../helpers/redis';
 import { spawnFixture, type SpawnedWorker } from '../helpers/worker-process';
 import { TWO_WORKER_SCHEDULE as SCHEDULE } from '../fixtures/two-worker-schedule';
+import { describeRuns, nextOccurrences, occurrencesBetween, readRuns } from '../helpers/schedule-runs';
 
 /** Consecutive occurrences, from the first one after both workers are up, that must each run once. */
 const WINDOW = 4;
@@ -16,34 +15,6 @@ const WINDOW = 4;
  * both workers to have taken a run, before it stops the workers and reports what is missing.
  */
 const GRACE_MS = 20_000;
-
-/** One run as the fixture's handler records it: `<occurrence>|<pid>|<started at>`. */
-interface Run {
-  at: number;
-  pid: number;
-  startedAt: number;
-}
-
-/** The schedule's occurrences from `from` to `to` (both included), by cron-parser, not by the code under test. */
-function occurrencesBetween(from: number, to: number): number[] {
-  const it = CronExpressionParser.parse(SCHEDULE.pattern, { currentDate: new Date(from - 1), tz: SCHEDULE.tz });
-  const out: number[] = [];
-  for (let t = it.next().getTime(); t <= to; t = it.next().getTime()) out.push(t);
-  return out;
-}
-
-/** The first `n` occurrences after `after`. */
-function nextOccurrences(after: number, n: number): number[] {
-  const it = CronExpressionParser.parse(SCHEDULE.pattern, { currentDate: new Date(after), tz: SCHEDULE.tz });
-  return Array.from({ length: n }, () => it.next().getTime());
-}
-
-async function readRuns(bullpen: Bullpen, prefix: string): Promise<Run[]> {
-  return (await bullpen.redis.lrange(`${prefix}:runs`, 0, -1)).map((line) => {
-    const [at, pid, startedAt] = line.split('|').map(Number);
-    return { at, pid, startedAt };
-  });
-}
 
 describe('a schedule with two worker processes', () => {
   const server = useTestRedis();
@@ -94,7 +65,7 @@ describe('a schedule with two worker processes', () => {
       // Read after both stopped, so a run that finished while stopping counts too.
       const runs = await readRuns(bullpen, prefix);
       const occurrences = runs.map((r) => r.at).sort((a, b) => a - b);
-      const record = runs.map((r) => `${r.at}|${r.pid}|+${r.startedAt - r.at}ms`).join(', ');
+      const record = describeRuns(runs);
       // Exactly once: the runs are the pattern's occurrences from the first run to the last,
       // each once — none missed in between, none twice, none off the pattern...
       expect(occurrences.length, `no runs (window ${window!.join(', ')})`).toBeGreaterThan(0);
