@@ -38,6 +38,7 @@ export function HistoryPanel(props: Props) {
       <LatencyTable
         rows={rows}
         links={props.queue === null}
+        range={range}
         caption={`Jobs, run time (per attempt) and wait (first attempts, from when a job could run to its start) over ${period}; percentiles from hourly histograms, within 26 %`}
       />
     </div>

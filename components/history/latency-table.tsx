@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import type { Latency, QueueLatency } from '@/lib/dashboard/queue-history';
 import { formatLatency } from '@/lib/dashboard/history-format';
+import { type HistoryRange, historyRangeHref } from '@/lib/dashboard/history-range';
 import { queueHref } from '@/lib/dashboard/queue-filters';
 import { formatCount, formatPercent } from '@/components/overview/format';
 import { Table } from '@/components/ui/table';
@@ -9,9 +10,20 @@ const PERCENTILES = ['p50', 'p95', 'p99'] as const;
 
 /**
  * Per queue: jobs completed and failed over the range, and the run-time and wait
- * percentiles from the hourly histograms. `links`: each queue's name opens its page.
+ * percentiles from the hourly histograms. `links`: each queue's name opens its page's
+ * history over the same range.
  */
-export function LatencyTable({ rows, caption, links }: { rows: QueueLatency[]; caption: string; links: boolean }) {
+export function LatencyTable({
+  rows,
+  caption,
+  links,
+  range,
+}: {
+  rows: QueueLatency[];
+  caption: string;
+  links: boolean;
+  range: HistoryRange;
+}) {
   return (
     <Table caption={caption} scrollLabel={links ? undefined : caption} data-testid="history-latency">
       <thead>
@@ -46,7 +58,7 @@ export function LatencyTable({ rows, caption, links }: { rows: QueueLatency[]; c
         {rows.map((q) => (
           <tr key={q.queue} data-testid="history-latency-row" data-queue={q.queue}>
             <th scope="row" style={{ fontWeight: 500 }}>
-              {links ? <Link href={`${queueHref(q.queue)}#history`}>{q.queue}</Link> : q.queue}
+              {links ? <Link href={historyRangeHref(queueHref(q.queue), {}, range)}>{q.queue}</Link> : q.queue}
             </th>
             <td className="num">{formatCount(q.completed)}</td>
             <td className="num">

@@ -11,6 +11,7 @@ import { dashboardSection, runDashboardBench } from './dashboard';
 import { durabilitySection, runDurabilityBench } from './durability';
 import { runRuntimeBench, runtimeSection } from './runtime';
 import { foreignSection, runForeignBench } from './foreign';
+import { historySection, runHistoryBench } from './history';
 
 /** The `## ` heading line a section starts with. */
 const heading = (section: string) => section.split('\n', 1)[0].trim();
@@ -42,6 +43,18 @@ async function main(): Promise<void> {
         latencySamples: 500,
       });
       sections.push(runtimeSection(r));
+    }
+    if (want('history')) {
+      console.log('history roll-up benchmark (BULLPEN_HISTORY on vs off)...');
+      sections.push(
+        historySection(
+          await runHistoryBench({
+            redis,
+            jobs: Number(process.env.BENCH_HISTORY_JOBS ?? 20_000),
+            rounds: Number(process.env.BENCH_HISTORY_ROUNDS ?? 5),
+          }),
+        ),
+      );
     }
     if (want('durability')) {
       console.log('durability benchmark (appendfsync everysec vs always)...');

@@ -18,7 +18,8 @@ import type { RunningWorker } from '@/lib/runtime/worker-process';
 import { startWorkerProcess } from '@/worker/worker-process';
 import { fmt, median, percentile } from './stats';
 
-const TYPE = 'webhook-dispatch' as const;
+/** The job type both sides run (its production defaults: priority HIGH, 10 attempts, full jitter). */
+export const TYPE = 'webhook-dispatch' as const;
 const CONCURRENCY = 50;
 
 export interface RuntimeBenchOptions {
@@ -68,14 +69,14 @@ export function makeBullpen(redis: EmbeddedRedis, prefix: string): Bullpen {
 /**
  * The worker process as `npm run worker` composes it, with the no-op handler in place
  * of webhook-dispatch's own and only that type's workers (WORKER_TYPES), on a free
- * /metrics port.
+ * /metrics port; `env` adds configuration (the history benchmark turns BULLPEN_HISTORY off).
  */
-export function bullpenRunner(redis: EmbeddedRedis, prefix: string): Runner {
+export function bullpenRunner(redis: EmbeddedRedis, prefix: string, env: Record<string, string> = {}): Runner {
   let running: RunningWorker | undefined;
   return {
     async start(onJob) {
       running = await startWorkerProcess({
-        config: loadConfig({ LOG_LEVEL: 'info', WORKER_TYPES: TYPE, METRICS_PORT: String(await freePort()) }),
+        config: loadConfig({ LOG_LEVEL: 'info', WORKER_TYPES: TYPE, METRICS_PORT: String(await freePort()), ...env }),
         redis: { host: '127.0.0.1', port: redis.port },
         prefix,
         logger: benchLogger(),
