@@ -47,7 +47,6 @@ export function HistoryChart({
   const label = `Completed and failed jobs per ${spec.step}, ${spec.long}, ${subject}`;
   return (
     <figure
-      className="chart"
       style={{ margin: 0 }}
       aria-label={label}
       data-testid="throughput-chart"
@@ -56,20 +55,22 @@ export function HistoryChart({
       data-completed={completed}
       data-failed={failed}
     >
-      <ResponsiveContainer width="100%" height="100%">
-        <BarChart data={series} margin={{ top: 8, right: 8, bottom: 0, left: -16 }} barCategoryGap={1}>
-          <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
-          <XAxis dataKey="t" tickFormatter={(t) => tick(range, Number(t))} stroke="var(--muted)" fontSize={12} minTickGap={40} />
-          <YAxis allowDecimals={false} stroke="var(--muted)" fontSize={12} />
-          <Tooltip
-            labelFormatter={(t) => span(Number(t), stepMs)}
-            contentStyle={{ background: 'var(--surface)', border: '1px solid var(--border)', color: 'var(--text)' }}
-          />
-          <Legend />
-          <Bar dataKey="completed" name="Completed" stackId="a" fill="var(--chart-completed)" isAnimationActive={false} />
-          <Bar dataKey="failed" name="Failed" stackId="a" fill="var(--chart-failed)" isAnimationActive={false} />
-        </BarChart>
-      </ResponsiveContainer>
+      <div className="chart">
+        <ResponsiveContainer width="100%" height="100%">
+          <BarChart data={series} margin={{ top: 8, right: 8, bottom: 0, left: -16 }} barCategoryGap={1}>
+            <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
+            <XAxis dataKey="t" tickFormatter={(t) => tick(range, Number(t))} stroke="var(--muted)" fontSize={12} minTickGap={40} />
+            <YAxis allowDecimals={false} stroke="var(--muted)" fontSize={12} />
+            <Tooltip
+              labelFormatter={(t) => span(Number(t), stepMs)}
+              contentStyle={{ background: 'var(--surface)', border: '1px solid var(--border)', color: 'var(--text)' }}
+            />
+            <Legend />
+            <Bar dataKey="completed" name="Completed" stackId="a" fill="var(--chart-completed)" isAnimationActive={false} />
+            <Bar dataKey="failed" name="Failed" stackId="a" fill="var(--chart-failed)" isAnimationActive={false} />
+          </BarChart>
+        </ResponsiveContainer>
+      </div>
       <figcaption className="small muted" data-testid="history-caption">
         {completed + failed === 0
           ? `No jobs finished in the ${spec.long}.`

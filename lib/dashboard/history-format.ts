@@ -9,15 +9,21 @@ export function formatLatency(est: PercentileEstimate | null | undefined): strin
   return `${est.atLeast ? '≥ ' : ''}${formatMs(est.ms)}`;
 }
 
+const UNITS: Array<[divisor: number, unit: string]> = [
+  [1, 'ms'],
+  [1_000, 's'],
+  [60_000, 'min'],
+  [3_600_000, 'h'],
+];
+
 export function formatMs(ms: number): string {
   if (ms < 1) return '< 1 ms';
-  if (ms < 1_000) return `${round2(ms)} ms`;
-  if (ms < 60_000) return `${round2(ms / 1_000)} s`;
-  if (ms < 3_600_000) return `${round2(ms / 60_000)} min`;
-  return `${round2(ms / 3_600_000)} h`;
-}
-
-/** Two significant digits, without a trailing ".0". */
-function round2(n: number): string {
-  return String(Number(n.toPrecision(2)));
+  for (let i = 0; i < UNITS.length; i++) {
+    const [divisor, unit] = UNITS[i];
+    // Rounded first, so 999.7 ms reads "1 s", not "1000 ms".
+    const value = Number((ms / divisor).toPrecision(2));
+    const next = UNITS[i + 1];
+    if (!next || value * divisor < next[0]) return `${value} ${unit}`;
+  }
+  return `${ms} ms`;
 }

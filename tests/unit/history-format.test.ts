@@ -12,6 +12,12 @@ describe('formatMs / formatLatency', () => {
     expect(formatMs(5_400_000)).toBe('1.5 h');
   });
 
+  it('rounds before choosing the unit: never "1000 ms" or "60 s"', () => {
+    expect(formatMs(999.7)).toBe('1 s');
+    expect(formatMs(59_800)).toBe('1 min');
+    expect(formatMs(3_599_000)).toBe('1 h');
+  });
+
   it('marks the open-ended top bucket and an empty one', () => {
     expect(formatLatency({ ms: 79_432_823, atLeast: true })).toBe('≥ 22 h');
     expect(formatLatency({ ms: 40, atLeast: false })).toBe('40 ms');
