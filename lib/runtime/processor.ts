@@ -136,10 +136,12 @@ export function buildProcessor(deps: ProcessorDeps) {
  * How long a job's first attempt waited: from when it could first run (its creation, or the
  * end of the delay it was added with: a scheduled run is not late by its schedule) to when a
  * worker took it (BullMQ's processedOn). Later attempts are left out: their wait includes
- * the backoff the job chose.
+ * the backoff the job chose. So is a failed job an operator retried (BullMQ resets its
+ * attempts but keeps its creation time and its stack traces): its "wait" would be the time
+ * it spent failed.
  */
 function firstWait(job: Job): number | undefined {
-  if (!job.processedOn) return undefined;
+  if (!job.processedOn || job.stacktrace?.length) return undefined;
   return Math.max(0, job.processedOn - job.timestamp - (job.opts.delay ?? 0));
 }
 

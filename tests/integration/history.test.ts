@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createBullpen, type Bullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
+import { JobOperations } from '@/lib/dashboard/job-operations';
 import { readQueueHistory } from '@/lib/dashboard/queue-history';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { silentLogger } from '@/lib/logging/logger';
@@ -74,23 +75,36 @@ describe('the hourly history', () => {
     await expect
       .poll(async () => (await queue.getJobCounts('completed', 'failed')) as Record<string, number>, { timeout: 30_000 })
       .toEqual({ completed: 41, failed: 3 });
+    // An operator retries one failure, which fails again: one more run and failure, no wait
+    // (its "wait" since its creation would be the time it spent failed).
+    const [failedJob] = await queue.getFailed(0, 0);
+    await new JobOperations(bullpen).retry(TYPE, failedJob.id!, 'test');
+    await expect
+      .poll(
+        async () => {
+          const again = await queue.getJob(failedJob.id!);
+          return (again?.finishedOn ?? 0) > failedJob.finishedOn! && (await again?.getState());
+        },
+        { timeout: 30_000 },
+      )
+      .toBe('failed');
     // A stop writes what the recorder still holds.
     await worker.stop(5_000);
     running.length = 0;
 
     const stored = await rolledUp(bullpen, TYPE);
-    expect({ completed: stored.completed, failed: stored.failed }).toEqual({ completed: 41, failed: 3 });
+    expect({ completed: stored.completed, failed: stored.failed }).toEqual({ completed: 41, failed: 4 });
 
     const h = await readQueueHistory(bullpen, TYPE, '24h', Date.now());
-    expect(h.totals).toEqual({ completed: 41, failed: 3 });
+    expect(h.totals).toEqual({ completed: 41, failed: 4 });
     expect(h.series).toHaveLength(24);
     expect(h.series.at(-1)!.completed + (h.series.at(-2)?.completed ?? 0)).toBe(41);
     const { duration, wait } = h.latency;
     expect(h.latency.recorded).toBe(true);
-    // Every attempt's run time; the first attempt's wait of every job.
-    expect(duration?.count).toBe(44);
+    // Every attempt's run time; the first attempt's wait of every job, not the retried one's.
+    expect(duration?.count).toBe(45);
     expect(wait?.count).toBe(44);
-    // Rank 22 of 44 is among the 20 ms jobs (3 instant failures sort first); 42 and 44 among the 300 ms ones.
+    // Rank 23 of 45 is among the 20 ms jobs (4 instant failures sort first); 43 and 45 among the 300 ms ones.
     expect(duration!.p50.ms).toBeGreaterThanOrEqual(20);
     expect(duration!.p50.ms).toBeLessThan(150);
     expect(bucketOf(duration!.p95.ms)).toBeGreaterThanOrEqual(bucketOf(300));
