@@ -63,9 +63,17 @@ export function loadQueueHistory(name: string, range: HistoryRange): Promise<Que
   return liveRead(`live:history:${name}:${range}`, (b, now) => readQueueHistory(b, name, range, now));
 }
 
-/** Every queue's history over a range: the summed chart and each queue's percentiles. */
+/**
+ * Every queue's history over a range: the summed chart and each queue's percentiles. The
+ * last hour's bars are the overview's own per-minute series (one read of BullMQ's counters
+ * for both widgets), so its chart and its tiles always agree.
+ */
 export function loadOverallHistory(range: HistoryRange): Promise<OverallHistory> {
-  return liveRead(`live:history:*:${range}`, (b, now) => readOverallHistory(b, range, now));
+  return liveRead(`live:history:*:${range}`, async (b) => {
+    if (range !== '1h') return readOverallHistory(b, range, Date.now());
+    const overview = await loadOverview();
+    return readOverallHistory(b, range, overview.generatedAt, new Map(overview.queues.map((q) => [q.name, q.series])));
+  });
 }
 
 /** Every worker process and what it runs now. */

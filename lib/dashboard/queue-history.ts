@@ -65,9 +65,20 @@ export async function readQueueHistory(bullpen: Bullpen, ref: string, range: His
   return { ...frame(range, nowMs, one.series), latency: one.latency };
 }
 
-/** Every queue of the job table: the summed chart and each queue's counts and percentiles. */
-export async function readOverallHistory(bullpen: Bullpen, range: HistoryRange, nowMs: number): Promise<OverallHistory> {
-  const all = await Promise.all(bullpen.jobs.names.map((t) => readOne(bullpen, t, bullpen.queues.get(t), t, range, nowMs)));
+/**
+ * Every queue of the job table: the summed chart and each queue's counts and percentiles.
+ * `lastHour`: each queue's last 60 minutes already read for the same `nowMs` (the overview's
+ * own series), so the 1 h range does not read BullMQ's counters a second time.
+ */
+export async function readOverallHistory(
+  bullpen: Bullpen,
+  range: HistoryRange,
+  nowMs: number,
+  lastHour?: ReadonlyMap<string, SeriesPoint[]>,
+): Promise<OverallHistory> {
+  const all = await Promise.all(
+    bullpen.jobs.names.map((t) => readOne(bullpen, t, bullpen.queues.get(t), t, range, nowMs, lastHour?.get(t))),
+  );
   const series = all[0]?.series.map((p, i) => ({
     t: p.t,
     completed: all.reduce((s, q) => s + (q.series[i]?.completed ?? 0), 0),
@@ -97,6 +108,7 @@ async function readOne(
   rolledUp: string | undefined,
   range: HistoryRange,
   nowMs: number,
+  lastHour?: SeriesPoint[],
 ): Promise<OneQueue> {
   const nowHour = hourOf(nowMs);
   const latencyFrom = latencyFromHour(range, nowMs);
@@ -106,7 +118,9 @@ async function readOne(
     : new Map<number, HourRecord>();
 
   let series: SeriesPoint[];
-  if (range === '1h') {
+  if (range === '1h' && lastHour?.length === RANGE_SPEC['1h'].points) {
+    series = lastHour;
+  } else if (range === '1h') {
     const [completed, failed] = await Promise.all([queue.getMetrics('completed', 0, 59), queue.getMetrics('failed', 0, 59)]);
     series = toSeries({ completed, failed }, nowMs);
   } else {

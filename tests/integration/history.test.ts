@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createBullpen, type Bullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { JobOperations } from '@/lib/dashboard/job-operations';
-import { readQueueHistory } from '@/lib/dashboard/queue-history';
+import { readOverallHistory, readQueueHistory } from '@/lib/dashboard/queue-history';
+import { readOverview } from '@/lib/dashboard/queue-overview';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { silentLogger } from '@/lib/logging/logger';
 import { bucketOf, HISTOGRAM_BUCKETS } from '@/lib/metrics/history-buckets';
@@ -146,6 +147,14 @@ describe('the hourly history', () => {
     const lastHour = await readQueueHistory(bullpen, TYPE, '1h', Date.now());
     expect(lastHour.series).toHaveLength(60);
     expect(lastHour.totals.completed).toBe(8);
+    // All queues over the last hour: read directly, or from the overview's own per-minute series, the same.
+    const now = Date.now();
+    const overview = await readOverview(bullpen, now);
+    const direct = await readOverallHistory(bullpen, '1h', now);
+    const viaOverview = await readOverallHistory(bullpen, '1h', now, new Map(overview.queues.map((q) => [q.name, q.series])));
+    expect(direct.totals.completed).toBe(8);
+    expect(viaOverview.series).toEqual(direct.series);
+    expect(viaOverview.queues.find((q) => q.queue === TYPE)).toMatchObject({ completed: 8, recorded: true });
   });
 
   it('shows an hour older than the per-minute counters in 30 d, at its place, and not in 7 d', async () => {
