@@ -6,7 +6,8 @@ import { HOUR_MS, hourOf } from '../metrics/history-layout';
 import { readHistoryHours, type HourRecord } from '../metrics/history-store';
 import { seriesPointSchema, toCounts, toSeries, type SeriesPoint } from './chart-series';
 import { HISTORY_RANGES, type HistoryRange, RANGE_SPEC } from './history-range';
-import { latencyFromHour, mergeHourCounts, minutesByHour, minutesNeeded, rangeHours, toHourlySeries } from './history-series';
+import { MinuteHours } from './history-minute-hours';
+import { latencyFromHour, mergeHourCounts, minutesNeeded, rangeHours, toHourlySeries } from './history-series';
 import { resolveQueue } from './queue-ref';
 
 const MINUTE = 60_000;
@@ -45,6 +46,9 @@ export type QueueHistory = z.infer<typeof queueHistorySchema>;
 
 export const overallHistorySchema = historyBase.extend({ queues: z.array(queueLatencySchema) });
 export type OverallHistory = z.infer<typeof overallHistorySchema>;
+
+/** Each Bullpen's (each key prefix's) per-minute hour sums, held between reads. */
+const minuteHours = new WeakMap<Bullpen, MinuteHours>();
 
 interface OneQueue {
   series: SeriesPoint[];
@@ -129,9 +133,18 @@ async function readOne(
     const n = minutesNeeded(missing, nowMs);
     let minutes: Map<number, { completed: number; failed: number }> | undefined;
     if (n > 0) {
-      const [completed, failed] = await Promise.all([queue.getMetrics('completed', 0, n - 1), queue.getMetrics('failed', 0, n - 1)]);
-      const firstMinute = (Math.floor(nowMs / MINUTE) - n + 1) * MINUTE;
-      minutes = minutesByHour(toCounts(completed, nowMs, n), toCounts(failed, nowMs, n), firstMinute);
+      let held = minuteHours.get(bullpen);
+      if (!held) {
+        held = new MinuteHours();
+        minuteHours.set(bullpen, held);
+      }
+      minutes = await held.read(ref, hourOf(nowMs - (n - 1) * MINUTE), nowMs, async (count, now) => {
+        const [completed, failed] = await Promise.all([
+          queue.getMetrics('completed', 0, count - 1),
+          queue.getMetrics('failed', 0, count - 1),
+        ]);
+        return { completed: toCounts(completed, now, count), failed: toCounts(failed, now, count) };
+      });
     }
     const counts = mergeHourCounts(span.fromHour, span.toHour, hours, minutes);
     series = toHourlySeries(counts, span.fromHour, span.stepHours, RANGE_SPEC[range].points);
