@@ -51,7 +51,7 @@ async function main(): Promise<void> {
           await runHistoryBench({
             redis,
             jobs: Number(process.env.BENCH_HISTORY_JOBS ?? 20_000),
-            rounds: Number(process.env.BENCH_HISTORY_ROUNDS ?? 5),
+            rounds: Number(process.env.BENCH_HISTORY_ROUNDS ?? 7),
           }),
         ),
       );
