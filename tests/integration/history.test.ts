@@ -7,7 +7,7 @@ import { readOverview } from '@/lib/dashboard/queue-overview';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { silentLogger } from '@/lib/logging/logger';
 import { bucketOf, HISTOGRAM_BUCKETS } from '@/lib/metrics/history-buckets';
-import { FIELD, HISTORY_RETENTION_MS, HOUR_MS, historyKey, hourOf } from '@/lib/metrics/history-layout';
+import { FIELD, HISTORY_MAX_FIELDS, HISTORY_RETENTION_MS, HOUR_MS, historyKey, hourOf } from '@/lib/metrics/history-layout';
 import { HistoryRecorder } from '@/lib/metrics/history-recorder';
 import { readHistoryHours } from '@/lib/metrics/history-store';
 import type { JobContext } from '@/lib/runtime/handler';
@@ -188,7 +188,8 @@ describe('the hourly history', () => {
       recorder.record(TYPE, i % 7 === 0 ? 'failed' : 'completed', 10 ** ((i - 0.5) / 10), 10 ** ((i - 0.5) / 10));
     await recorder.flush();
     const key = historyKey(bullpen.keys, TYPE, hour);
-    expect(await bullpen.redis.hlen(key)).toBe(2 + 2 * HISTOGRAM_BUCKETS);
+    expect(await bullpen.redis.hlen(key)).toBe(HISTORY_MAX_FIELDS);
+    expect(HISTORY_MAX_FIELDS).toBe(164);
     expect(await bullpen.redis.pexpiretime(key)).toBe((hour + 1) * HOUR_MS + HISTORY_RETENTION_MS);
     expect(Number(await bullpen.redis.hget(key, FIELD.failed))).toBe(Math.ceil(HISTOGRAM_BUCKETS / 7));
     const bytes = Number(await bullpen.redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
