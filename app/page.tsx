@@ -3,14 +3,19 @@ import { Suspense } from 'react';
 import { CardSkeleton } from '@/components/ui/skeleton';
 import { OverviewTiles } from '@/components/overview/overview-tiles';
 import { QueueTable } from '@/components/overview/queue-table';
-import { ThroughputChart } from '@/components/overview/throughput-chart';
-import { loadOverview } from '@/app/_lib/reads';
+import { HistoryPanel } from '@/components/history/history-panel';
+import { HistorySection } from '@/components/history/history-section';
+import { loadOverallHistory, loadOverview } from '@/app/_lib/reads';
 import { requireUser } from '@/app/_lib/require-user';
+import type { RouteProps } from '@/app/_lib/route-props';
+import { type HistoryRange, parseHistoryRange } from '@/lib/dashboard/history-range';
 
 export const metadata: Metadata = { title: 'Overview' };
 
-export default async function OverviewPage() {
+export default async function OverviewPage({ searchParams }: RouteProps) {
   await requireUser('viewer', '/');
+  const sp = await searchParams;
+  const { range, ignored } = parseHistoryRange(sp.range);
   return (
     <>
       <div className="page-head">
@@ -20,12 +25,11 @@ export default async function OverviewPage() {
         <Suspense fallback={<CardSkeleton rows={2} />}>
           <Tiles />
         </Suspense>
-        <section className="card" aria-labelledby="throughput-h">
-          <h2 id="throughput-h">Throughput</h2>
-          <Suspense fallback={<CardSkeleton rows={6} />}>
-            <Chart />
+        <HistorySection title="Throughput" pathname="/" params={sp} range={range} ignored={ignored}>
+          <Suspense key={range} fallback={<CardSkeleton rows={6} />}>
+            <History range={range} />
           </Suspense>
-        </section>
+        </HistorySection>
         <section aria-labelledby="queues-h">
           <h2 id="queues-h">Queues</h2>
           <Suspense fallback={<CardSkeleton rows={8} />}>
@@ -37,12 +41,12 @@ export default async function OverviewPage() {
   );
 }
 
-// Three widgets, one read: the live cache is single-flight, so they share it.
+// Two widgets, one read: the live cache is single-flight, so they share it.
 async function Tiles() {
   return <OverviewTiles initial={await loadOverview()} />;
 }
-async function Chart() {
-  return <ThroughputChart initial={await loadOverview()} />;
+async function History({ range }: { range: HistoryRange }) {
+  return <HistoryPanel queue={null} initial={await loadOverallHistory(range)} />;
 }
 async function Queues() {
   return <QueueTable initial={await loadOverview()} />;

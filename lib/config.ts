@@ -89,6 +89,15 @@ export const configSchema = z.object({
     .enum(['0', '1', 'true', 'false'], 'one of 0, 1, true, false')
     .default('0')
     .transform((v) => v === '1' || v === 'true'),
+  /**
+   * The worker's hourly history of each queue (counts, run-time and wait percentiles) that the
+   * dashboard's 24 h, 7 d and 30 d charts read (`1`/`true`, or `0`/`false` to write none;
+   * docs/observability.md). On by default.
+   */
+  BULLPEN_HISTORY: z
+    .enum(['0', '1', 'true', 'false'], 'one of 0, 1, true, false')
+    .default('1')
+    .transform((v) => v === '1' || v === 'true'),
   /** Restrict this worker process to some job types (comma-separated); default all. */
   WORKER_TYPES: list.optional(),
   /** Port of the dashboard. */

@@ -13,6 +13,8 @@ import { serializeSearchStep, type SearchStepParams } from '@/lib/dashboard/payl
 import { resolveQueue } from '@/lib/dashboard/queue-ref';
 import { readForeignQueues, type ForeignQueues } from '@/lib/dashboard/foreign-queues';
 import { readWorkersView, type WorkersView } from '@/lib/dashboard/workers-view';
+import type { HistoryRange } from '@/lib/dashboard/history-range';
+import { readOverallHistory, readQueueHistory, type OverallHistory, type QueueHistory } from '@/lib/dashboard/queue-history';
 import { isAppError } from '@/lib/errors/app-error';
 import type { HealthReport } from '@/lib/health/health-status';
 import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
@@ -54,6 +56,24 @@ export async function queueExists(name: string): Promise<boolean> {
     if (isAppError(err) && err.code === 'NOT_FOUND') return false;
     throw err;
   }
+}
+
+/** One queue's throughput, failures and percentiles over a range (NOT_FOUND for an unknown queue). */
+export function loadQueueHistory(name: string, range: HistoryRange): Promise<QueueHistory> {
+  return liveRead(`live:history:${name}:${range}`, (b, now) => readQueueHistory(b, name, range, now));
+}
+
+/**
+ * Every queue's history over a range: the summed chart and each queue's percentiles. The
+ * last hour's bars are the overview's own per-minute series (one read of BullMQ's counters
+ * for both widgets), so its chart and its tiles always agree.
+ */
+export function loadOverallHistory(range: HistoryRange): Promise<OverallHistory> {
+  return liveRead(`live:history:*:${range}`, async (b) => {
+    if (range !== '1h') return readOverallHistory(b, range, Date.now());
+    const overview = await loadOverview();
+    return readOverallHistory(b, range, overview.generatedAt, new Map(overview.queues.map((q) => [q.name, q.series])));
+  });
 }
 
 /** Every worker process and what it runs now. */

@@ -17,6 +17,8 @@ export const queryKeys = {
   schedules: () => [...queryKeys.all, 'schedules'] as const,
   health: () => [...queryKeys.all, 'health'] as const,
   workers: () => [...queryKeys.all, 'workers'] as const,
+  /** A queue's history over a range, or (`queue` null) every queue's. */
+  history: (queue: string | null, range: string) => [...queryKeys.all, 'history', queue ?? '*', range] as const,
 };
 
 /**
@@ -40,6 +42,10 @@ export const liveUrls = {
   schedulePreview: () => '/api/live/schedules/preview',
   health: () => '/api/live/health',
   workers: () => '/api/live/workers',
+  /** Throughput, failures and percentiles over `range` (`?range=7d`): of one queue, or of all. */
+  queueHistory: (queue: string, range: string) =>
+    `/api/live/queues/${encodeURIComponent(queue)}/history?range=${encodeURIComponent(range)}`,
+  history: (range: string) => `/api/live/history?range=${encodeURIComponent(range)}`,
   /** POST `{type, text, original?}`: a payload checked against its type's schema (operators only). */
   payloadCheck: () => '/api/live/payload-check',
 };
@@ -56,3 +62,6 @@ export const exportUrls = {
 
 /** Poll interval of live widgets; paused while the tab is hidden. */
 export const LIVE_REFETCH_MS = 3_000;
+
+/** Poll interval of the hourly history charts (24 h and longer): the worker writes its tallies every 5 s. */
+export const HISTORY_REFETCH_MS = 10_000;

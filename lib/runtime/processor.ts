@@ -9,6 +9,7 @@ import { type JobEnvelope, readEnvelope } from '../jobs/envelope';
 import type { CatalogEntry } from '../jobs/job-catalog';
 import type { Logger } from '../logging/logger';
 import type { WorkerMetrics } from '../metrics/worker-metrics';
+import type { AttemptRecorder } from '../metrics/history-recorder';
 import type { JobHandler } from './handler';
 import type { RuntimeHooks } from './runtime-hooks';
 import { JobRun } from './job-run';
@@ -28,6 +29,8 @@ export interface ProcessorDeps {
   hooks?: RuntimeHooks;
   /** Per-attempt time limit; default: the definition's. */
   timeoutMs?: number;
+  /** The hourly history's tallies (BULLPEN_HISTORY); absent when it is off. */
+  history?: AttemptRecorder;
 }
 
 /**
@@ -52,6 +55,7 @@ export function buildProcessor(deps: ProcessorDeps) {
     const envelope = 'error' in read ? { error: read.error } : { data: read.envelope };
     const run = new JobRun(job, deps.type, envelope.data, deps.logger, deps.hooks);
     const { jobId, attempt } = run;
+    const waitMs = deps.history && attempt === 1 ? firstWait(job) : undefined;
     if (m) m.active++;
     deps.hooks?.onStart?.({ jobId, type: deps.type, attempt, tenant: envelope.data?.tenant });
     tagJobSpan({ jobId, type: deps.type, attempt, tenant: envelope.data?.tenant });
@@ -77,6 +81,7 @@ export function buildProcessor(deps: ProcessorDeps) {
         m.completed++;
         m.observe(durationMs / 1000);
       }
+      deps.history?.record(deps.type, 'completed', durationMs, waitMs);
       deps.hooks?.onComplete?.({ jobId, type: deps.type, attempt, durationMs, result, tenant: envelope.data?.tenant });
       // Completions are counted by the metrics; a line each is for debugging.
       if (debug) run.logger.debug({ latencyMs: Math.round(durationMs) }, 'job completed');
@@ -91,6 +96,7 @@ export function buildProcessor(deps: ProcessorDeps) {
         else m.retried++;
         m.observe(durationMs / 1000);
       }
+      deps.history?.record(deps.type, final ? 'failed' : 'retried', durationMs, waitMs);
       deps.hooks?.onFailed?.({ jobId, type: deps.type, attempt, tenant: envelope.data?.tenant, durationMs, error, classification, final });
       run.logger[final ? 'error' : 'warn'](
         {
@@ -124,6 +130,19 @@ export function buildProcessor(deps: ProcessorDeps) {
       if (m) m.active--;
     }
   };
+}
+
+/**
+ * How long a job's first attempt waited: from when it could first run (its creation, or the
+ * end of the delay it was added with: a scheduled run is not late by its schedule) to when a
+ * worker took it (BullMQ's processedOn). Later attempts are left out: their wait includes
+ * the backoff the job chose. So is a failed job an operator retried (BullMQ resets its
+ * attempts but keeps its creation time and its stack traces): its "wait" would be the time
+ * it spent failed.
+ */
+function firstWait(job: Job): number | undefined {
+  if (!job.processedOn || job.stacktrace?.length) return undefined;
+  return Math.max(0, job.processedOn - job.timestamp - (job.opts.delay ?? 0));
 }
 
 async function recordDeadLetter(

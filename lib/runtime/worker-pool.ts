@@ -8,6 +8,8 @@ import { BACKOFF_CAP_MS, FULL_JITTER, fullJitterDelay } from '../jobs/backoff';
 import type { JobCatalog } from '../jobs/job-catalog';
 import type { Logger } from '../logging/logger';
 import type { WorkerMetrics } from '../metrics/worker-metrics';
+import type { AttemptRecorder } from '../metrics/history-recorder';
+import { MINUTE_POINTS } from '../metrics/history-layout';
 import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
 import type { HandlerMap } from './handler';
@@ -25,6 +27,8 @@ export interface WorkerPoolOptions {
   alerter: Alerter;
   logger: Logger;
   metrics?: WorkerMetrics;
+  /** The hourly history's tallies (lib/metrics/history-recorder.ts); absent: not recorded. */
+  history?: AttemptRecorder;
   hooks?: RuntimeHooks;
   /** Run only these types; default: every type in `handlers`. */
   types?: readonly string[];
@@ -98,6 +102,7 @@ export class WorkerPool {
         alerter: this.opts.alerter,
         logger: this.opts.logger,
         metrics: this.opts.metrics,
+        history: this.opts.history,
         hooks: this.opts.hooks,
         timeoutMs: this.opts.timeoutMs,
       });
@@ -124,8 +129,9 @@ export class WorkerPool {
           lockDuration: this.opts.lockDurationMs ?? 30_000,
           maxStalledCount: 1,
           settings: { backoffStrategy: backoffStrategy },
-          // BullMQ's own per-minute counters feed the dashboard's throughput chart.
-          metrics: { maxDataPoints: 60 * 24 * 7 },
+          // BullMQ's own per-minute counters feed the dashboard's last-hour chart and fill
+          // the hourly history's gaps (lib/metrics/history-layout.ts).
+          metrics: { maxDataPoints: MINUTE_POINTS },
           ...(this.opts.telemetry ? { telemetry: this.opts.telemetry } : {}),
         },
       );
@@ -184,6 +190,7 @@ export class WorkerPool {
         }),
       );
       if (this.opts.metrics) this.opts.metrics.forType(type).failed++;
+      this.opts.history?.record(type, 'failed', undefined, undefined);
     } catch (e) {
       this.opts.logger.error({ err: e, jobId: job.id, queue: type }, 'could not record a stalled job’s dead letter');
     }

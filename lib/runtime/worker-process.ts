@@ -6,6 +6,7 @@ import { buildHandlers, type HandlerDepsOf, type JobTable } from '../jobs/job-de
 import { MetricsServer } from '../metrics/metrics-server';
 import { createQueueDepthSource } from '../metrics/queue-depth';
 import { WorkerMetrics } from '../metrics/worker-metrics';
+import { HistoryRecorder } from '../metrics/history-recorder';
 import type { HandlerMap } from './handler';
 import type { RuntimeHooks } from './runtime-hooks';
 import { WorkerHeartbeat } from './worker-heartbeat';
@@ -79,6 +80,7 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
   const name = workerName();
   const heartbeat = new WorkerHeartbeat(bullpen.redis, bullpen.keys, { id: name, queues: queueInfo }, logger);
   const hooks = heartbeat.hooks(appHooks);
+  const history = config.BULLPEN_HISTORY ? new HistoryRecorder({ redis: bullpen.redis, keys: bullpen.keys, logger }) : undefined;
   const pool = new WorkerPool({
     name,
     telemetry: bullpen.telemetry,
@@ -90,6 +92,7 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
     alerter: bullpen.alerter,
     logger,
     metrics,
+    history,
     // Scheduled runs record their outcome as the schedule's "last run".
     hooks: bullpen.schedules.runHooks(hooks),
     types,
@@ -100,6 +103,7 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
   await pool.start();
   queueInfo.push(...pool.describe());
   heartbeat.start();
+  history?.start();
   for (const e of extensions) e.start?.();
   let stopReconciler: (() => Promise<void>) | undefined;
   if (opts.maintenance !== false) {
@@ -119,6 +123,8 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
       await stopReconciler?.();
       const result = await pool.close(graceMs);
       await heartbeat.stop();
+      // After the last job ended, before the connection it writes on closes.
+      await history?.stop();
       // After the last job's hooks, before the connection they write on closes.
       for (const e of extensions) await e.stop?.();
       connection.disconnect();

@@ -13,6 +13,7 @@ import { runRuntimeBench, runtimeSection } from './runtime';
 import { foreignSection, runForeignBench } from './foreign';
 import { runScaleOutBench } from './scale-out';
 import { scaleOutSection } from './scale-out-section';
+import { historySection, runHistoryBench } from './history';
 
 /** The `## ` heading line a section starts with. */
 const heading = (section: string) => section.split('\n', 1)[0].trim();
@@ -44,6 +45,18 @@ async function main(): Promise<void> {
         latencySamples: 500,
       });
       sections.push(runtimeSection(r));
+    }
+    if (want('history')) {
+      console.log('history roll-up benchmark (BULLPEN_HISTORY on vs off)...');
+      sections.push(
+        historySection(
+          await runHistoryBench({
+            redis,
+            jobs: Number(process.env.BENCH_HISTORY_JOBS ?? 20_000),
+            rounds: Number(process.env.BENCH_HISTORY_ROUNDS ?? 7),
+          }),
+        ),
+      );
     }
     if (want('durability')) {
       console.log('durability benchmark (appendfsync everysec vs always)...');

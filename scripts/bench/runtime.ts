@@ -18,7 +18,8 @@ import type { RunningWorker } from '@/lib/runtime/worker-process';
 import { startWorkerProcess } from '@/worker/worker-process';
 import { fmt, median, percentile } from './stats';
 
-const TYPE = 'webhook-dispatch' as const;
+/** The job type both sides run (its production defaults: priority HIGH, 10 attempts, full jitter). */
+export const TYPE = 'webhook-dispatch' as const;
 const CONCURRENCY = 50;
 
 export interface RuntimeBenchOptions {
@@ -68,14 +69,14 @@ export function makeBullpen(redis: EmbeddedRedis, prefix: string): Bullpen {
 /**
  * The worker process as `npm run worker` composes it, with the no-op handler in place
  * of webhook-dispatch's own and only that type's workers (WORKER_TYPES), on a free
- * /metrics port.
+ * /metrics port; `env` adds configuration (the history benchmark turns BULLPEN_HISTORY off).
  */
-export function bullpenRunner(redis: EmbeddedRedis, prefix: string): Runner {
+export function bullpenRunner(redis: EmbeddedRedis, prefix: string, env: Record<string, string> = {}): Runner {
   let running: RunningWorker | undefined;
   return {
     async start(onJob) {
       running = await startWorkerProcess({
-        config: loadConfig({ LOG_LEVEL: 'info', WORKER_TYPES: TYPE, METRICS_PORT: String(await freePort()) }),
+        config: loadConfig({ LOG_LEVEL: 'info', WORKER_TYPES: TYPE, METRICS_PORT: String(await freePort()), ...env }),
         redis: { host: '127.0.0.1', port: redis.port },
         prefix,
         logger: benchLogger(),
@@ -261,7 +262,8 @@ export function runtimeSection(r: RuntimeBenchResult): string {
     'store and reconciler, the jobs-per-day usage recorder and the /metrics server run beside the workers. Per job',
     'it validates the envelope and payload, arms the timeout, runs the hooks (Prometheus metrics, usage, a',
     'schedule’s last run) and records BullMQ’s per-minute metrics (one more write in each job’s finishing',
-    'script), which the dashboard’s charts read. The log level is `info` (to /dev/null), at which a completed job',
+    'script), which the dashboard’s charts read, and tallies the hourly history (written every 5 s; its own cost is',
+    'the "History roll-up" section). The log level is `info` (to /dev/null), at which a completed job',
     'writes no line; no job fails, so no error is classified and no dead letter written. One warm-up round per',
     'side runs first and is not counted; the rounds then alternate which side goes first.',
     '',

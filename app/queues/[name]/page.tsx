@@ -3,7 +3,7 @@ import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { Suspense } from 'react';
 import { requireUser } from '@/app/_lib/require-user';
-import { loadQueueCounts, loadQueuePage, queueExists } from '@/app/_lib/reads';
+import { loadQueueCounts, loadQueueHistory, loadQueuePage, queueExists } from '@/app/_lib/reads';
 import { decodeSegment, type RouteProps } from '@/app/_lib/route-props';
 import { roleAtLeast } from '@/lib/auth/roles';
 import { hasStateParam, landingState, parseQueueFilters, serializeQueueFilters, type QueueFilters } from '@/lib/dashboard/queue-filters';
@@ -13,6 +13,9 @@ import { OpenJobForm } from '@/components/queue/open-job-form';
 import { AddRawJobPanel } from '@/components/queue/add-raw-job-panel';
 import { QueueView } from '@/components/queue/queue-view';
 import { CardSkeleton } from '@/components/ui/skeleton';
+import { HistoryPanel } from '@/components/history/history-panel';
+import { HistorySection } from '@/components/history/history-section';
+import { type HistoryRange, parseHistoryRange } from '@/lib/dashboard/history-range';
 import { retryJob } from './jobs/[id]/actions';
 import {
   addJob,
@@ -58,6 +61,7 @@ export default async function QueuePage({ params, searchParams }: RouteProps<{ n
   const parsed = parseQueueFilters(sp);
   // Without a tab in the URL, open where attention is needed: failed, then waiting, then active.
   const filters = hasStateParam(sp) ? parsed : { ...parsed, state: landingState(await loadQueueCounts(name)) };
+  const { range, ignored } = parseHistoryRange(sp.range);
   return (
     <>
       <div className="breadcrumbs">
@@ -79,6 +83,11 @@ export default async function QueuePage({ params, searchParams }: RouteProps<{ n
       <Suspense key={serializeQueueFilters(filters) + filters.state} fallback={<CardSkeleton rows={10} />}>
         <Jobs name={name} filters={filters} canOperate={canOperate} canAdmin={roleAtLeast(user.role, 'admin')} />
       </Suspense>
+      <HistorySection title="History" pathname={`/queues/${encodeURIComponent(name)}`} params={sp} range={range} ignored={ignored}>
+        <Suspense key={range} fallback={<CardSkeleton rows={6} />}>
+          <History name={name} range={range} />
+        </Suspense>
+      </HistorySection>
     </>
   );
 }
@@ -96,4 +105,8 @@ async function Jobs({
 }) {
   const initial = await loadQueuePage(name, filters);
   return <QueueView initial={initial} filters={filters} canOperate={canOperate} canAdmin={canAdmin} actions={actions} />;
+}
+
+async function History({ name, range }: { name: string; range: HistoryRange }) {
+  return <HistoryPanel queue={name} initial={await loadQueueHistory(name, range)} />;
 }
