@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { tenantIdPart } from '../jobs/tenant';
+import { DEFAULT_HISTORY_RANGE, type HistoryRange, isHistoryRange } from './history-range';
 import { jobStateSchema, type JobStateName } from './job-states';
 
 export const PAGE_SIZES = [10, 25, 50, 100] as const;
@@ -18,6 +19,8 @@ export interface QueueFilters {
   name?: string;
   /** Tenant orgId. */
   tenant?: string;
+  /** The history card's range, carried along so a tab or page change keeps the chart (history-range.ts). */
+  range?: HistoryRange;
 }
 
 const nameSchema = z.string().trim().min(1).max(200);
@@ -53,12 +56,14 @@ export function parseQueueFilters(src: ParamSource): QueueFilters {
   const size = intParam(get(src, 'size'));
   const name = nameSchema.safeParse(get(src, 'name'));
   const tenant = tenantIdPart.safeParse(get(src, 'tenant')?.trim());
+  const range = get(src, 'range');
   return {
     state: state.success ? state.data : DEFAULT_STATE,
     page: Number.isInteger(page) && page >= 1 ? Math.min(page, MAX_PAGE) : 1,
     pageSize: (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_PAGE_SIZE,
     ...(name.success ? { name: name.data } : {}),
     ...(tenant.success ? { tenant: tenant.data } : {}),
+    ...(isHistoryRange(range) && range !== DEFAULT_HISTORY_RANGE ? { range } : {}),
   };
 }
 
@@ -82,9 +87,14 @@ export function serializeQueueFilters(f: Partial<QueueFilters>): string {
   return p.toString();
 }
 
-/** The path of a queue page with these filters. */
+/**
+ * The path of a queue page with these filters. The history range rides along in the link
+ * but is no part of the job list's identity (`serializeQueueFilters`: cache and query keys).
+ */
 export function queueHref(queue: string, f: Partial<QueueFilters> = {}): string {
-  const qs = serializeQueueFilters(f);
+  const list = serializeQueueFilters(f);
+  const range = f.range && f.range !== DEFAULT_HISTORY_RANGE ? `range=${f.range}` : '';
+  const qs = [list, range].filter(Boolean).join('&');
   return `/queues/${encodeURIComponent(queue)}${qs ? `?${qs}` : ''}`;
 }
 

@@ -53,9 +53,13 @@ test.describe('history charts', () => {
     await expect(history.percentile(QUEUE, 'wait', 'p95')).toHaveText(/^1[0-3] ms$/);
     await saveScreenshot(page, 'history-7d');
 
-    // The URL alone, opened again, shows the same; 24 h does not reach three days back.
+    // The URL alone, opened again, shows the same, and so does another tab of jobs.
     await page.reload();
     await expect(history.chart).toHaveAttribute('data-completed', '37');
+    await page.getByTestId('queue-state-tab-completed').click();
+    await expect(page).toHaveURL((url) => url.searchParams.get('state') === 'completed' && url.searchParams.get('range') === '7d');
+    await expect(history.chart).toHaveAttribute('data-range', '7d');
+    // 24 h does not reach three days back.
     await history.rangeLink('24h').click();
     await expect(page).toHaveURL((url) => url.searchParams.get('range') === '24h');
     await expect(history.chart).toHaveAttribute('data-points', '24');

@@ -35,6 +35,19 @@ describe('queue filters ↔ URL', () => {
     expect(serializeQueueFilters(parsed)).toBe('state=failed&tenant=42&page=3');
   });
 
+  it("keeps the history card's range in tab and page links, but not in the job list's identity", () => {
+    const parsed = parseQueueFilters({ state: 'failed', range: '7d' });
+    expect(parsed.range).toBe('7d');
+    expect(queueHref('webhook-dispatch', { ...parsed, state: 'completed', page: 2 })).toBe(
+      '/queues/webhook-dispatch?state=completed&page=2&range=7d',
+    );
+    expect(serializeQueueFilters(parsed)).toBe('state=failed');
+    // The default range and a value that is no range are left out.
+    expect(parseQueueFilters({ range: '1h' }).range).toBeUndefined();
+    expect(parseQueueFilters({ range: '90d' }).range).toBeUndefined();
+    expect(queueHref('slack-sync', { range: '1h' })).toBe('/queues/slack-sync');
+  });
+
   it('omits defaults and orders keys, so equal filters give equal URLs', () => {
     expect(serializeQueueFilters({ page: 1, pageSize: 25 })).toBe('');
     // A given tab is always written: a URL without one opens on the tab that holds jobs.
