@@ -114,18 +114,19 @@ export class HistoryRecorder implements AttemptRecorder {
 
   private async drain(): Promise<number> {
     if (this.tallies.size === 0) return 0;
-    const taken = this.tallies;
+    const taken = [...this.tallies];
     this.tallies = new Map();
-    const results = await Promise.allSettled([...taken].map(([queue, hours]) => this.write(queue, hours)));
+    const results = await Promise.allSettled(taken.map(([queue, hours]) => this.write(queue, hours)));
     let written = 0;
     let failure: unknown;
     results.forEach((r, i) => {
-      if (r.status === 'fulfilled') written += r.value;
-      else {
-        failure ??= r.reason;
-        const [queue, hours] = [...taken][i];
-        for (const [hour, t] of hours) this.restore(queue, hour, t);
-      }
+      const [queue, hours] = taken[i];
+      // A lost connection applied none of the queue's hours; a refused command, only its own hour.
+      const unwritten = r.status === 'fulfilled' ? r.value.unwritten : [...hours.keys()];
+      if (r.status === 'rejected') failure ??= r.reason;
+      else if (r.value.error) failure ??= r.value.error;
+      written += hours.size - unwritten.length;
+      for (const hour of unwritten) this.restore(queue, hour, hours.get(hour) as HourTally);
     });
     if (failure) {
       this.logger.warn({ err: failure, stopping: !this.timer }, 'could not write the job history; kept for the next flush');
@@ -134,24 +135,44 @@ export class HistoryRecorder implements AttemptRecorder {
     return written;
   }
 
-  /** One queue's hours in one MULTI: its keys share the queue's `{history:<queue>}` tag. */
-  private async write(queue: string, hours: Map<number, HourTally>): Promise<number> {
-    // MULTI, not a plain pipeline: all or nothing, so a failed write can be put back without counting twice.
+  /**
+   * One queue's hours in one MULTI: its keys share the queue's `{history:<queue>}` tag.
+   * A connection lost before EXEC applies none of it. Redis does not roll a transaction
+   * back when one of its commands is refused (WRONGTYPE on a key overwritten by hand), but
+   * every command of an hour targets that hour's one key, so a refusal fails that hour's
+   * increments and no other's: only those hours are put back, and nothing counts twice.
+   */
+  private async write(queue: string, hours: Map<number, HourTally>): Promise<{ unwritten: number[]; error?: Error }> {
     const p = this.opts.redis.multi();
+    const spans: Array<{ hour: number; from: number; to: number }> = [];
+    let queued = 0;
     for (const [hour, t] of hours) {
       const key = historyKey(this.opts.keys, queue, hour);
-      if (t.completed) p.hincrby(key, FIELD.completed, t.completed);
-      if (t.failed) p.hincrby(key, FIELD.failed, t.failed);
-      for (let i = 0; i < HISTOGRAM_BUCKETS; i++) {
-        if (t.duration[i]) p.hincrby(key, `${FIELD.duration}${i}`, t.duration[i]);
-        if (t.wait[i]) p.hincrby(key, `${FIELD.wait}${i}`, t.wait[i]);
+      const fields: Array<[string, number]> = [
+        [FIELD.completed, t.completed],
+        [FIELD.failed, t.failed],
+      ];
+      for (let i = 0; i < HISTOGRAM_BUCKETS; i++) fields.push([`${FIELD.duration}${i}`, t.duration[i]], [`${FIELD.wait}${i}`, t.wait[i]]);
+      const from = queued;
+      for (const [field, by] of fields) {
+        if (!by) continue;
+        p.hincrby(key, field, by);
+        queued++;
       }
+      spans.push({ hour, from, to: queued });
       p.pexpireat(key, historyExpiresAt(hour));
+      queued++;
     }
-    const replies = await p.exec();
-    const failed = replies?.find(([err]) => err);
-    if (failed) throw failed[0];
-    return hours.size;
+    const replies = (await p.exec()) ?? [];
+    let error: Error | undefined;
+    const unwritten = spans
+      .filter(({ from, to }) => {
+        const refused = replies.slice(from, to).find(([err]) => err)?.[0];
+        error ??= refused ?? undefined;
+        return refused !== undefined;
+      })
+      .map((s) => s.hour);
+    return { unwritten, error };
   }
 
   private restore(queue: string, hour: number, from: HourTally): void {

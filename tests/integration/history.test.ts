@@ -203,16 +203,24 @@ describe('the hourly history', () => {
 
   it('keeps a failed write for the next flush, without counting it twice', async () => {
     const bullpen = await server.readyBullpen();
-    const recorder = new HistoryRecorder({ redis: bullpen.redis, keys: bullpen.keys });
+    // Two hours of one queue in one flush: the earlier one written, the later one refused.
+    let clock = Date.now() - 3_600_000;
+    const recorder = new HistoryRecorder({ redis: bullpen.redis, keys: bullpen.keys, now: () => clock });
+    const earlier = historyKey(bullpen.keys, TYPE, hourOf(clock));
     recorder.record(TYPE, 'completed', 12, 3);
-    // A key of the wrong type makes the MULTI fail as a whole.
-    const key = historyKey(bullpen.keys, TYPE, hourOf(Date.now()));
+    clock += 3_600_000;
+    const key = historyKey(bullpen.keys, TYPE, hourOf(clock));
+    recorder.record(TYPE, 'completed', 12, 3);
+    // A key of the wrong type: Redis refuses that hour's increments and applies the rest of the MULTI.
     await bullpen.redis.set(key, 'not a hash');
     await expect(recorder.flush()).rejects.toThrow(/WRONGTYPE/);
+    expect(await bullpen.redis.hget(earlier, FIELD.completed)).toBe('1');
     await bullpen.redis.del(key);
     recorder.record(TYPE, 'completed', 12, 3);
     expect(await recorder.flush()).toBe(1);
+    // The refused hour is written once with both of its jobs; the written one is not written again.
     expect(await bullpen.redis.hget(key, FIELD.completed)).toBe('2');
+    expect(await bullpen.redis.hget(earlier, FIELD.completed)).toBe('1');
   });
 });
 
