@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-server';
@@ -71,8 +71,8 @@ async function until(what: string, check: () => boolean, timeoutMs: number): Pro
 }
 
 /**
- * Six cluster-enabled redis-servers (no persistence: a replica's copy is the only other
- * one) joined by `redis-cli --cluster create --cluster-replicas 1`: the first three are
+ * Six cluster-enabled redis-servers (no AOF, no snapshots: a replica's copy is the only
+ * other one) joined by `redis-cli --cluster create --cluster-replicas 1`: the first three are
  * the masters, each of the others replicates one of them. Resolves once every node
  * reports `cluster_state:ok` and every replica's link to its master is up and synced.
  */
@@ -83,9 +83,14 @@ export async function startReplicatedCluster(opts: { nodeTimeoutMs?: number } = 
   const killed = new Set<string>();
   for (let i = 0; i < 6; i++) {
     const port = await freePort();
+    // Its own directory: a replica's full sync writes the master's RDB to dump.rdb there.
+    const nodeDir = path.join(dir, String(port));
+    mkdirSync(nodeDir);
     const server = await startEmbeddedRedis({
       port,
       args: [
+        '--dir',
+        nodeDir,
         '--cluster-enabled',
         'yes',
         '--cluster-config-file',
