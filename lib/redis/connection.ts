@@ -87,6 +87,13 @@ function clusterOptions(role: ConnectionRole): ClusterOptions {
   if (role === 'producer') return { enableOfflineQueue: false };
   return {
     enableOfflineQueue: true,
+    // No CLUSTER INFO check before `ready`: a (re)connect that meets the cluster down,
+    // as during a failover, otherwise leaves the promise of ioredis's connect() pending
+    // for ever (it reconnects, but that promise never settles). BullMQ awaits exactly
+    // that promise when its watchdog resets a blocking connection, and the worker of an
+    // idle queue stopped fetching for good. Commands sent while the cluster is down get
+    // CLUSTERDOWN and wait below, so nothing runs early.
+    enableReadyCheck: false,
     retryDelayOnFailover: CLUSTER_RETRY_DELAY_MS,
     retryDelayOnClusterDown: CLUSTER_RETRY_DELAY_MS,
     retryDelayOnTryAgain: CLUSTER_RETRY_DELAY_MS,

@@ -176,14 +176,23 @@ describe('a Redis Cluster master killed with SIGKILL under load', () => {
 
       // The schedule fires again, twice, after the failover (the schedules page's read model).
       const runsAfter = new Set<number>();
+      let scheduleState = '';
       await waitFor(
         async () => {
           const run = (await dashboard.schedules.get(SCHEDULE).catch(() => undefined))?.lastRun;
           if (run && run.at > failedOverAt && run.outcome === 'completed') runsAfter.add(run.at);
+          const q = dashboard.queues.get(SCHEDULE);
+          scheduleState = JSON.stringify({
+            run,
+            counts: await q.getJobCounts().catch(String),
+            schedulers: await q.getJobSchedulers().catch(String),
+            delayed: (await q.getJobs(['delayed', 'wait', 'active'], 0, 5).catch(() => [])).map((j) => [j.id, j.timestamp, j.delay]),
+          });
           return runsAfter.size >= 2;
         },
         60_000,
-        () => `${runsAfter.size} completed runs after the failover`,
+        () =>
+          `${runsAfter.size} completed runs after the failover (failed over at ${failedOverAt}, now ${Date.now()}); ${scheduleState}; worker output tail:\n${worker?.output().slice(-4_000)}`,
       );
 
       // Load goes on for a while after the failover, then stops.
@@ -236,14 +245,19 @@ describe('a Redis Cluster master killed with SIGKILL under load', () => {
         refusedButRan: refusedButRan.length,
         repeatedDeliveries: repeats,
         readModelUnavailableMs: readModelDownMs,
+        locksLostInWindow: logLines(worker.output()).filter((l) => /^could not renew lock for job/.test(errorMessage(l))).length,
         scheduleRunsAfterFailover: runsAfter.size,
       };
       console.log(`cluster failover: ${JSON.stringify(figures)}`);
 
-      // The worker rode the failover out: no error logged (BullMQ's lock renewals, its fetches,
-      // the reconciler) and no job attempt spent on it.
-      const complaints = logLines(worker.output()).filter((l) => l.level === 'error' || (l.level === 'warn' && 'attempt' in l));
-      expect(complaints.map((l) => `${l.level} ${l.msg ?? ''}: ${(l.err as { message?: string })?.message ?? ''}`)).toEqual([]);
+      // The worker rode the failover out: no Redis command gave up (BullMQ's fetches and lock
+      // renewals, the stores, the reconciler) and no job attempt was spent on it. One error is
+      // expected: a lock the old master granted in the replication window is not on the new
+      // master, so BullMQ cannot renew it (the job runs again from the wait list).
+      const complaints = logLines(worker.output()).filter(
+        (l) => (l.level === 'error' && !/^could not renew lock for job/.test(errorMessage(l))) || (l.level === 'warn' && 'attempt' in l),
+      );
+      expect(complaints.map((l) => `${l.level} ${l.msg ?? ''}: ${errorMessage(l)}`)).toEqual([]);
 
       // Lost jobs: only those the old master acknowledged in the replication window before the kill.
       for (const d of lost) {
@@ -288,6 +302,10 @@ describe('a Redis Cluster master killed with SIGKILL under load', () => {
     }
   }, 300_000);
 });
+
+function errorMessage(line: Record<string, unknown>): string {
+  return (line.err as { message?: string } | undefined)?.message ?? '';
+}
 
 /** The worker's pino JSON lines (other output, such as "ready", is skipped). */
 function logLines(output: string): Array<Record<string, unknown>> {
