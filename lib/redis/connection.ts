@@ -1,4 +1,4 @@
-import { type ChainableCommander, Cluster, Redis, type RedisOptions } from 'ioredis';
+import { type ChainableCommander, Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import type { Config } from '../config';
 import { AppError } from '../errors/app-error';
 import { embeddedRedisPassword } from './embedded-password';
@@ -23,6 +23,17 @@ export type ConnectionRole = 'worker' | 'resilient' | 'producer';
 
 /** Reconnections a `resilient` command waits through: ioredis waits min(n·50, 2000) ms before the n-th, ~10 s for 20. */
 export const RESILIENT_RETRIES = 20;
+
+/**
+ * How long, at least, a `worker` or `resilient` command on a Redis Cluster waits for the
+ * cluster to fail a lost master over to its replica before it gives up. A failover takes
+ * about the nodes' `cluster-node-timeout` (Redis's default: 15 s) plus an election of a
+ * second or two; until it is done the dead master's slots answer nothing, and for the last
+ * moments every master answers CLUSTERDOWN (docs/scaling.md, "Failover").
+ */
+export const CLUSTER_FAILOVER_WAIT_MS = 30_000;
+/** The pause before a command retries after CLUSTERDOWN, TRYAGAIN or a closed node connection. */
+const CLUSTER_RETRY_DELAY_MS = 250;
 
 export interface RedisTarget {
   url?: string;
@@ -53,18 +64,43 @@ export function createRedis(target: RedisTarget, role: ConnectionRole): RedisCli
         const [host, p] = n.split(':');
         return { host, port: Number(p) };
       }),
-      {
-        redisOptions: options,
-        // Producers still need the slot map before their first command.
-        enableOfflineQueue: role !== 'producer',
-      },
+      { redisOptions: options, ...clusterOptions(role) },
     );
   }
   if (target.url) return new Redis(target.url, options);
   return new Redis({ host: target.host, port: target.port, password: target.password, ...options });
 }
 
-/** Resolves once the client is ready (producers have no offline queue to wait in). */
+/**
+ * A cluster's own retry rules per role. ioredis retries a command that met a closed node
+ * connection (its master was lost), CLUSTERDOWN or TRYAGAIN after a pause, refreshing the
+ * slot map, and counts each retry and each MOVED against `maxRedirections`. Its defaults
+ * (16, 100 ms apart) give up after about 1.6 s, well inside any failover, and BullMQ treats
+ * "Too many Cluster redirections" as a real error: lock renewals fail, a handler's store
+ * write fails and spends one of the job's attempts. So inside the worker a command waits
+ * CLUSTER_FAILOVER_WAIT_MS at least (each pause costs one or two redirections: one MOVED to
+ * the dead master, one closed connection). Producers keep ioredis's defaults: the
+ * dashboard answers an error for the failover's few seconds, then carries on by itself.
+ */
+function clusterOptions(role: ConnectionRole): ClusterOptions {
+  // Producers still need the slot map before their first command.
+  if (role === 'producer') return { enableOfflineQueue: false };
+  return {
+    enableOfflineQueue: true,
+    // No CLUSTER INFO check before `ready`: a (re)connect that meets the cluster down,
+    // as during a failover, otherwise leaves the promise of ioredis's connect() pending
+    // for ever (it reconnects, but that promise never settles). BullMQ awaits exactly
+    // that promise when its watchdog resets a blocking connection, and the worker of an
+    // idle queue stopped fetching for good. Commands sent while the cluster is down get
+    // CLUSTERDOWN and wait below, so nothing runs early.
+    enableReadyCheck: false,
+    retryDelayOnFailover: CLUSTER_RETRY_DELAY_MS,
+    retryDelayOnClusterDown: CLUSTER_RETRY_DELAY_MS,
+    retryDelayOnTryAgain: CLUSTER_RETRY_DELAY_MS,
+    maxRedirections: 2 * Math.ceil(CLUSTER_FAILOVER_WAIT_MS / CLUSTER_RETRY_DELAY_MS),
+  };
+}
+
 /**
  * The one readiness gate of every Redis client: resolves with the client once it is
  * connected (at once when it already is). The producer connection has no offline queue,
