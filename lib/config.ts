@@ -60,6 +60,15 @@ export const configSchema = z.object({
   LOCK_DURATION_MS: positiveInt.default(30_000),
   /** How often the worker sweeps BullMQ's failed sets for final failures missing from the DLQ. */
   RECONCILE_INTERVAL_MS: positiveInt.default(60_000),
+  /**
+   * How often the worker re-applies the schedules, putting back a next run BullMQ lost
+   * (ScheduleService.repair); 0 turns it off. At least 1000 otherwise.
+   */
+  SCHEDULE_REPAIR_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .refine((v) => v === 0 || v >= 1_000, 'either 0 (off) or at least 1000')
+    .default(60_000),
   /** DLQ size that turns health unhealthy and raises an alert. */
   DLQ_ALERT_THRESHOLD: positiveInt.default(100),
   /** Minimum connected workers per queue for the workers check to be healthy. */

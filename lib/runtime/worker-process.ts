@@ -11,6 +11,7 @@ import type { HandlerMap } from './handler';
 import type { RuntimeHooks } from './runtime-hooks';
 import { WorkerHeartbeat } from './worker-heartbeat';
 import { type PoolCloseResult, WorkerPool } from './worker-pool';
+import { startPeriodic } from './periodic';
 
 /** The pool's name, as BullMQ's CLIENT LIST shows its connections, and its heartbeat record's id. */
 function workerName(): string {
@@ -106,12 +107,17 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
   history?.start();
   for (const e of extensions) e.start?.();
   let stopReconciler: (() => Promise<void>) | undefined;
+  let stopScheduleRepair: (() => Promise<void>) | undefined;
   if (opts.maintenance !== false) {
-    const boot = await bullpen.schedules.bootstrap();
-    logger.info({ applied: boot.applied, schedules: boot.schedules.map((s) => `${s.name}:${s.action}`) }, 'schedules applied');
+    await bullpen.schedules.bootstrap();
     // At start (a crash may have left final failures without a dead letter), then periodically.
     const reconciler = new DeadLetterReconciler({ sink, queues: bullpen.queues, redis: bullpen.redis, keys: bullpen.keys, logger });
     stopReconciler = reconciler.startReconciler(config.RECONCILE_INTERVAL_MS);
+    if (config.SCHEDULE_REPAIR_INTERVAL_MS > 0) {
+      stopScheduleRepair = startPeriodic(config.SCHEDULE_REPAIR_INTERVAL_MS, async () => {
+        await bullpen.schedules.repair().catch((err) => logger.warn({ err }, 'could not check the schedules; will try again'));
+      });
+    }
   }
   const server = opts.metricsServer === false ? undefined : new MetricsServer({ metrics, health: bullpen.health, config, logger });
   await server?.start();
@@ -121,6 +127,7 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
     stopped ??= (async () => {
       await server?.close();
       await stopReconciler?.();
+      await stopScheduleRepair?.();
       const result = await pool.close(graceMs);
       await heartbeat.stop();
       // After the last job ended, before the connection it writes on closes.

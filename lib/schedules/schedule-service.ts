@@ -171,6 +171,33 @@ export class ScheduleService {
    * the same stored state.
    */
   async bootstrap(): Promise<BootstrapReport> {
+    const report = await this.applyAll();
+    if (!report.applied) this.deps.logger.info('another instance holds the schedule lock and is applying the schedules; skipping');
+    else {
+      const schedules = report.schedules.map((x) => `${x.name}:${x.action}`);
+      this.deps.logger.info({ schedules, removedStale: report.removedStale }, 'schedules applied');
+    }
+    return report;
+  }
+
+  /**
+   * `bootstrap` again, run periodically by the worker (`SCHEDULE_REPAIR_INTERVAL_MS`):
+   * BullMQ drops a scheduler's next run when writing it fails, and a Redis Cluster
+   * failover can lose the write of the last moments (docs/scaling.md, "Failover"), so a
+   * schedule could stop without a word until the next worker start. A schedule in order
+   * is left alone ("unchanged"); one whose next run was missing is put back and named in
+   * a warning.
+   */
+  async repair(): Promise<BootstrapReport> {
+    const report = await this.applyAll();
+    const repaired = report.schedules.filter((s) => s.action !== 'unchanged' && s.action !== 'none');
+    if (repaired.length > 0 || report.removedStale.length > 0) {
+      this.deps.logger.warn({ repaired, removedStale: report.removedStale }, 'schedules repaired: BullMQ did not hold their state');
+    }
+    return report;
+  }
+
+  private async applyAll(): Promise<BootstrapReport> {
     await this.ready();
     const outcome = await this.lock.run(randomUUID(), 0, async () => {
       const now = this.clock();
@@ -192,12 +219,7 @@ export class ScheduleService {
       const removedStale = await this.sync.sweep(keep);
       return { applied: true, schedules, removedStale } satisfies BootstrapReport;
     });
-    if (!outcome.acquired) {
-      this.deps.logger.info('another instance holds the schedule lock and is applying the schedules; skipping');
-      return { applied: false, schedules: [], removedStale: [] };
-    }
-    this.deps.logger.info({ schedules: outcome.value.schedules, removedStale: outcome.value.removedStale }, 'schedules applied');
-    return outcome.value;
+    return outcome.acquired ? outcome.value : { applied: false, schedules: [], removedStale: [] };
   }
 
   /** Hooks for `WorkerPool({hooks})` that record each schedule's last run; `next` gets every event too. */

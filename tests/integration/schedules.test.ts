@@ -73,6 +73,35 @@ describe('schedules on BullMQ Job Schedulers', () => {
     expect(quota.nextRuns[1] - quota.nextRuns[0]).toBe(3_600_000);
   });
 
+  it('repair puts back a next run BullMQ lost and leaves schedules in order alone', async () => {
+    const { bullpen, schedules } = boot();
+    await schedules.bootstrap();
+    const queue = bullpen.queues.get('quota-check');
+    const next = (await scheduler(bullpen, 'quota-check'))!.next!;
+    const pendingId = `repeat:quota-check:${next}`;
+    expect(await queue.getJobState(pendingId)).toBe('delayed');
+
+    // Nothing lost: every schedule is left as it is, the pending job untouched.
+    const calm = await schedules.repair();
+    expect(calm.schedules.map((x) => x.action)).toEqual(DEFAULT_SCHEDULES.map(() => 'unchanged'));
+    expect(await queue.getJobState(pendingId)).toBe('delayed');
+
+    // The pending job's write lost (a failover's replication window): the scheduler is
+    // still there, but nothing would ever run again.
+    await bullpen.redis.zrem(queue.toKey('delayed'), pendingId);
+    await bullpen.redis.del(queue.toKey(pendingId));
+    expect(await queue.getJobState(pendingId)).toBe('unknown');
+
+    const repaired = await schedules.repair();
+    expect(repaired.schedules.filter((x) => x.action !== 'unchanged').map((x) => [x.name, x.action])).toEqual([['quota-check', 'updated']]);
+    const after = (await scheduler(bullpen, 'quota-check'))!;
+    expect(after.next).toBe(next);
+    expect(await queue.getJobState(`repeat:quota-check:${after.next}`)).toBe('delayed');
+    expect((await queue.getJobCounts('delayed')).delayed).toBe(1);
+    // And it is in order again.
+    expect((await schedules.repair()).schedules.every((x) => x.action === 'unchanged')).toBe(true);
+  });
+
   it('keeps an operator’s edit across a restart, over the code’s default, without resetting the next run', async () => {
     const first = boot();
     await first.schedules.bootstrap();

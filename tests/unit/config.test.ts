@@ -15,6 +15,11 @@ describe('configuration', () => {
     expect(() => loadConfig({ REDIS_URL: 'localhost:6379' })).toThrow(/REDIS_URL: must start with redis:\/\//);
     expect(() => loadConfig({ METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
     expect(() => loadConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:7000,nope' })).toThrow(/REDIS_CLUSTER_NODES.*host:port/);
+    expect(() => loadConfig({ SCHEDULE_REPAIR_INTERVAL_MS: '500' })).toThrow(
+      /SCHEDULE_REPAIR_INTERVAL_MS: either 0 \(off\) or at least 1000/,
+    );
+    expect(loadConfig({ SCHEDULE_REPAIR_INTERVAL_MS: '0' }).SCHEDULE_REPAIR_INTERVAL_MS).toBe(0);
+    expect(loadConfig({}).SCHEDULE_REPAIR_INTERVAL_MS).toBe(60_000);
   });
 
   it('parses lists and numbers', () => {
