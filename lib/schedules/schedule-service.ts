@@ -172,11 +172,9 @@ export class ScheduleService {
    */
   async bootstrap(): Promise<BootstrapReport> {
     const report = await this.applyAll();
-    if (!report.applied) this.deps.logger.info('another instance holds the schedule lock and is applying the schedules; skipping');
-    else {
-      const schedules = report.schedules.map((x) => `${x.name}:${x.action}`);
-      this.deps.logger.info({ schedules, removedStale: report.removedStale }, 'schedules applied');
-    }
+    // One line either way, `applied` saying which: the holder is applying the same stored state.
+    const schedules = report.applied ? report.schedules.map((x) => `${x.name}:${x.action}`) : 'another instance holds the schedule lock';
+    this.deps.logger.info({ applied: report.applied, schedules, removedStale: report.removedStale }, 'schedules applied');
     return report;
   }
 
