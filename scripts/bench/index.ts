@@ -11,6 +11,8 @@ import { dashboardSection, runDashboardBench } from './dashboard';
 import { durabilitySection, runDurabilityBench } from './durability';
 import { runRuntimeBench, runtimeSection } from './runtime';
 import { foreignSection, runForeignBench } from './foreign';
+import { observerSection, runObserverBench } from './observer';
+import { peerSection, runPeerBench } from './peer';
 
 /** The `## ` heading line a section starts with. */
 const heading = (section: string) => section.split('\n', 1)[0].trim();
@@ -50,6 +52,14 @@ async function main(): Promise<void> {
     if (want('foreign')) {
       console.log('dashboard beside foreign queues...');
       sections.push(foreignSection(await runForeignBench({ redis })));
+    }
+    if (want('observer')) {
+      console.log('observer effect: the runtime with and without dashboard clients...');
+      sections.push(observerSection(await runObserverBench({ redis })));
+    }
+    if (want('peer')) {
+      console.log('peer: the overview beside Bull Board on a million jobs...');
+      sections.push(peerSection(await runPeerBench({ redis })));
     }
     if (want('dashboard')) {
       console.log('dashboard benchmark...');
