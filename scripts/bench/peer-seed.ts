@@ -3,16 +3,23 @@
  * one would be: most jobs waiting (BullMQ keeps them in its `prioritized` set, since
  * every Bullpen type has a default priority), some delayed, and each queue's finished
  * jobs up to what its retention keeps (lib/jobs/queues.ts: the last 100 completed, up
- * to 1,000 failed). Waiting and delayed jobs go through the dispatcher's own bulk path
- * (validated envelopes, the type's options), 1,000 jobs per MULTI with a few in flight;
- * completed and failed ones are clones of a job run for real through the runtime
- * (dashboard-seed.ts), so both states are BullMQ's own layout.
+ * to 1,000 failed).
+ *
+ * Sending a million jobs through the dispatcher takes minutes of Node time (validation
+ * and BullMQ's per-job work), so the waiting jobs are clones, written inside Redis by a
+ * Lua script, of one job per queue that the dispatcher sent for real: its hash with a
+ * per-job tenant and request id, scored in `prioritized` by BullMQ's own formula
+ * (priority × 2³² + the queue's priority counter, includes/getPriorityScore.lua). The
+ * delayed ones go through the dispatcher's bulk path (1,000 jobs per MULTI, a few in
+ * flight); completed and failed ones are clones of jobs run for real through the
+ * runtime (dashboard-seed.ts). Everything is read back through BullMQ before use.
  */
 import type { Bullpen } from '@/lib/bullpen';
 import { RETENTION } from '@/lib/jobs/queues';
 import { MAX_DISPATCH_BULK, type BulkItemOf } from '@/lib/jobs/dispatcher';
 import { SOURCE_JOB_NAMES, type PayloadInput, type SourceJobName, type SourceJobs } from '@/jobs';
-import { cloneJobs, makeTemplate, verifyClones } from './dashboard-seed';
+import type { JobEnvelope } from '@/lib/jobs/envelope';
+import { cloneJobs, envelopeFormat, makeTemplate, verifyClones } from './dashboard-seed';
 
 /** Bulk dispatches in flight at once: enough to keep Redis busy while Node builds the next. */
 const IN_FLIGHT = 4;
@@ -22,6 +29,29 @@ const DELAYED_SHARE = 0.05;
 const FAILED_PER_QUEUE = RETENTION.failed / 2;
 const TENANTS = 40;
 const HOUR = 3_600_000;
+/** Jobs written per Lua call: tens of ms of Redis time, short enough not to starve other clients. */
+const CLONE_BATCH = 5_000;
+
+/**
+ * KEYS: job key prefix (`…:<queue>:`), the prioritized set, the priority counter, the
+ * id counter, the marker. ARGV: first id, count, base time, ms between jobs, tenants,
+ * data format (`%d` for the tenant number and the id), priority, then the template's
+ * fixed field/value pairs. Ends as BullMQ's add does: a base marker for the workers.
+ */
+const PRIORITIZED_CLONE = `
+local first, n, base, step, tenants = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local fmt, priority = ARGV[6], tonumber(ARGV[7])
+local fixed = {}
+for i = 8, #ARGV do fixed[#fixed + 1] = ARGV[i] end
+for id = first, first + n - 1 do
+  redis.call('HSET', KEYS[1] .. id, 'data', string.format(fmt, id % tenants, id), 'timestamp', base + id * step, unpack(fixed))
+  local pc = redis.call('INCR', KEYS[3])
+  redis.call('ZADD', KEYS[2], priority * 0x100000000 + pc % 0x100000000, id)
+end
+local last = first + n - 1
+if tonumber(redis.call('GET', KEYS[4]) or '0') < last then redis.call('SET', KEYS[4], last) end
+redis.call('ZADD', KEYS[5], 0, '0')
+return n`;
 
 /** A small valid payload of each type; `i` makes the jobs differ. */
 const PAYLOADS: { [K in SourceJobName]: (i: number) => PayloadInput<K> } = {
@@ -103,6 +133,38 @@ async function pooled(tasks: Array<() => Promise<void>>, limit: number): Promise
   await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, lane));
 }
 
+/**
+ * `count` waiting jobs of `type`: one sent through the dispatcher as the template, its
+ * hash cloned by PRIORITIZED_CLONE with ids from the queue's counter on, the template
+ * then removed. Checked through BullMQ: the first clone is the next job a worker would
+ * take, in state prioritized, with its own tenant.
+ */
+async function clonePrioritized(bullpen: Bullpen, type: SourceJobName, count: number): Promise<void> {
+  const queue = bullpen.queues.get(type);
+  const { jobId } = await bullpen.dispatcher.dispatch(type, PAYLOADS[type](0) as never, { tenant: { orgId: 'org-0' } });
+  const hash = await bullpen.redis.hgetall(queue.toKey(jobId));
+  await queue.remove(jobId);
+  const priority = Number(hash.priority);
+  if (!(priority > 0)) throw new Error(`the ${type} template has no priority (${hash.priority})`);
+  const fixed = Object.entries(hash)
+    .filter(([k]) => k !== 'data' && k !== 'timestamp')
+    .flat();
+  const fmt = envelopeFormat(JSON.parse(hash.data) as JobEnvelope);
+  const keys = [queue.toKey(''), queue.toKey('prioritized'), queue.toKey('pc'), queue.toKey('id'), queue.toKey('marker')];
+  const firstId = Number(jobId) + 1;
+  const base = Date.now() - (firstId + count) * 10;
+  for (let done = 0; done < count; done += CLONE_BATCH) {
+    const n = Math.min(CLONE_BATCH, count - done);
+    await bullpen.redis.eval(PRIORITIZED_CLONE, keys.length, ...keys, firstId + done, n, base, 10, TENANTS, fmt, priority, ...fixed);
+  }
+  const [next] = await queue.getJobs(['prioritized'], 0, 0, true);
+  const tenant = (next?.data as JobEnvelope | undefined)?.tenant?.orgId;
+  const state = await queue.getJobState(String(firstId));
+  if (next?.id !== String(firstId) || next.name !== type || tenant !== `org-${firstId % TENANTS}` || state !== 'prioritized') {
+    throw new Error(`the cloned ${type} jobs do not read back through BullMQ (next ${next?.id}, state ${state}, tenant ${tenant})`);
+  }
+}
+
 /** Seeds the backlog `planBacklog(total)` describes and checks every queue's counts through BullMQ. */
 export async function seedBacklog(bullpen: Bullpen, total: number, log: (line: string) => void): Promise<Backlog> {
   const queues = planBacklog(total);
@@ -122,28 +184,27 @@ export async function seedBacklog(bullpen: Bullpen, total: number, log: (line: s
   log(`finished jobs (completed, failed) of ${queues.length} queues cloned in ${(finishedMs / 1_000).toFixed(1)} s`);
 
   const t1 = performance.now();
+  for (const q of queues) await clonePrioritized(bullpen, q.type, q.prioritized);
+  log(
+    `${queues.reduce((s, q) => s + q.prioritized, 0).toLocaleString('en-US')} waiting jobs cloned in ${((performance.now() - t1) / 1_000).toFixed(1)} s`,
+  );
+  const t2 = performance.now();
   const tasks: Array<() => Promise<void>> = [];
   for (const q of queues) {
-    const n = q.prioritized + q.delayed;
-    for (let start = 0; start < n; start += MAX_DISPATCH_BULK) {
-      const size = Math.min(MAX_DISPATCH_BULK, n - start);
-      tasks.push(async () => {
-        // Every 20th job is delayed (1 to 24 hours): the delayed share of DELAYED_SHARE, spread through the queue.
-        const items = Array.from({ length: size }, (_, j) => {
-          const i = start + j;
-          const delayed = i % Math.round(1 / DELAYED_SHARE) === 0 && i / Math.round(1 / DELAYED_SHARE) < q.delayed;
-          return item(q.type, i, delayed ? HOUR + (i % 24) * HOUR : 0);
-        });
-        await bullpen.dispatcher.dispatchBulk(items);
-      });
+    for (let start = 0; start < q.delayed; start += MAX_DISPATCH_BULK) {
+      const size = Math.min(MAX_DISPATCH_BULK, q.delayed - start);
+      // Delayed by 1 to 24 hours.
+      tasks.push(() =>
+        bullpen.dispatcher
+          .dispatchBulk(Array.from({ length: size }, (_, j) => item(q.type, start + j, HOUR + ((start + j) % 24) * HOUR)))
+          .then(() => undefined),
+      );
     }
   }
-  let done = 0;
-  const progress = tasks.map((task) => async () => {
-    await task();
-    if (++done % 200 === 0) log(`${((done * MAX_DISPATCH_BULK) / 1_000).toFixed(0)}k jobs dispatched`);
-  });
-  await pooled(progress, IN_FLIGHT);
+  await pooled(tasks, IN_FLIGHT);
+  log(
+    `${queues.reduce((s, q) => s + q.delayed, 0).toLocaleString('en-US')} delayed jobs dispatched in ${((performance.now() - t2) / 1_000).toFixed(1)} s`,
+  );
   const unfinishedMs = performance.now() - t1;
 
   for (const q of queues) {
