@@ -26,12 +26,17 @@ export interface ClientsReport {
   reasons: string[];
   /** Ticks that started late because the previous tick of the same client was still waiting. */
   lateTicks: number;
+  /** Ticks started (each GETs every path once), and the seconds from 'start' to 'stop'. */
+  ticks: number;
+  seconds: number;
 }
 
 async function main(): Promise<void> {
   const args = argsSchema.parse(JSON.parse(process.argv[2] ?? '{}'));
   let running = false;
-  let report: ClientsReport = { samples: {}, failures: 0, reasons: [], lateTicks: 0 };
+  const empty = (): ClientsReport => ({ samples: {}, failures: 0, reasons: [], lateTicks: 0, ticks: 0, seconds: 0 });
+  let report = empty();
+  let startedAt = 0;
   let loops: Promise<void>[] = [];
 
   const get = async (cookie: string, path: string) => {
@@ -57,6 +62,7 @@ async function main(): Promise<void> {
       else if (wait < -args.periodMs / 10) report.lateTicks++;
       if (!running) break;
       next += args.periodMs;
+      report.ticks++;
       await Promise.all(args.paths.map((p) => get(cookie, p)));
     }
   };
@@ -64,10 +70,12 @@ async function main(): Promise<void> {
   process.on('message', async (cmd) => {
     if (cmd === 'start' && !running) {
       running = true;
-      report = { samples: {}, failures: 0, reasons: [], lateTicks: 0 };
+      report = empty();
+      startedAt = performance.now();
       loops = args.cookies.map(client);
     } else if (cmd === 'stop') {
       running = false;
+      report.seconds = (performance.now() - startedAt) / 1_000;
       await Promise.all(loops);
       process.send?.(report);
     }
