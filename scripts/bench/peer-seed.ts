@@ -54,7 +54,7 @@ redis.call('ZADD', KEYS[5], 0, '0')
 return n`;
 
 /** A small valid payload of each type; `i` makes the jobs differ. */
-const PAYLOADS: { [K in SourceJobName]: (i: number) => PayloadInput<K> } = {
+export const SEED_PAYLOADS: { [K in SourceJobName]: (i: number) => PayloadInput<K> } = {
   'memory-consolidation': (i) => ({ workspaceId: `ws-${i % 7}` }),
   'memory-cleanup': () => ({ olderThanDays: 90 }),
   'memory-importance-decay': () => ({ decayFactor: 0.97 }),
@@ -78,7 +78,7 @@ const PAYLOADS: { [K in SourceJobName]: (i: number) => PayloadInput<K> } = {
 function item<K extends SourceJobName>(type: K, i: number, delayMs: number): BulkItemOf<SourceJobs> {
   return {
     type,
-    data: PAYLOADS[type](i),
+    data: SEED_PAYLOADS[type](i),
     opts: { tenant: { orgId: `org-${i % TENANTS}` }, ...(delayMs > 0 ? { delayMs } : {}) },
   } as BulkItemOf<SourceJobs>;
 }
@@ -141,7 +141,7 @@ async function pooled(tasks: Array<() => Promise<void>>, limit: number): Promise
  */
 async function clonePrioritized(bullpen: Bullpen, type: SourceJobName, count: number): Promise<void> {
   const queue = bullpen.queues.get(type);
-  const { jobId } = await bullpen.dispatcher.dispatch(type, PAYLOADS[type](0) as never, { tenant: { orgId: 'org-0' } });
+  const { jobId } = await bullpen.dispatcher.dispatch(type, SEED_PAYLOADS[type](0) as never, { tenant: { orgId: 'org-0' } });
   const hash = await bullpen.redis.hgetall(queue.toKey(jobId));
   await queue.remove(jobId);
   const priority = Number(hash.priority);
@@ -171,8 +171,8 @@ export async function seedBacklog(bullpen: Bullpen, total: number, log: (line: s
   const t0 = performance.now();
   // Finished jobs first: the clones take ids from 100 up, the dispatches then continue from the queue's counter.
   for (const q of queues) {
-    const completed = await makeTemplate(bullpen, q.type, PAYLOADS[q.type](0), false);
-    const failed = await makeTemplate(bullpen, q.type, PAYLOADS[q.type](0), true);
+    const completed = await makeTemplate(bullpen, q.type, SEED_PAYLOADS[q.type](0), false);
+    const failed = await makeTemplate(bullpen, q.type, SEED_PAYLOADS[q.type](0), true);
     const c = { firstId: 100, count: q.completed, tenants: TENANTS };
     const f = { firstId: 100 + q.completed, count: q.failed, tenants: TENANTS };
     await cloneJobs(bullpen, completed, c);
