@@ -7,7 +7,7 @@
  * each kind and their ratio (target: under 5% loss).
  *
  * The clients sign in through the real sign-in form (http-sign-in.ts), a few viewers
- * several times each, one sign-in at a time, so the product's rate limiter and
+ * several times each, two sign-ins at a time, so the product's rate limiter and
  * password check run as they do for people. They poll from a child process of their
  * own (observer-clients.ts).
  *
@@ -118,7 +118,7 @@ function startClients(args: { url: string; cookies: string[]; paths: string[]; p
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         // Closing the IPC channel makes it leave (observer-clients.ts); the kill is the fallback.
-        child.disconnect();
+        if (child.connected) child.disconnect();
         setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
       }),
   };
