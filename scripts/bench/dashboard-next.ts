@@ -55,6 +55,8 @@ export async function ensureBuild(): Promise<BuildOutcome> {
 
 export interface RunningDashboard {
   url: string;
+  /** The server process (scripts/web-server.ts), for reading its CPU time. */
+  pid: number | undefined;
   /** `bullpen_session=…` for a signed-in viewer. */
   cookie: string;
   /** The server's output so far (for an error message). */
@@ -148,7 +150,7 @@ export async function startDashboard(bullpen: Bullpen, redisUrl: string): Promis
       if (Date.now() > deadline) throw new Error(`next start did not answer within 60 s: ${log.trim().slice(-2_000)}`);
       await new Promise((r) => setTimeout(r, 250));
     }
-    return { url, cookie: await viewerCookie(bullpen, secret), log: () => log, stop };
+    return { url, pid: child.pid, cookie: await viewerCookie(bullpen, secret), log: () => log, stop };
   } catch (err) {
     await stop();
     throw err;

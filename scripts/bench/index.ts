@@ -14,6 +14,8 @@ import { foreignSection, runForeignBench } from './foreign';
 import { runScaleOutBench } from './scale-out';
 import { scaleOutSection } from './scale-out-section';
 import { historySection, runHistoryBench } from './history';
+import { observerSection, runObserverBench } from './observer';
+import { peerSection, runPeerBench } from './peer';
 
 /** The `## ` heading line a section starts with. */
 const heading = (section: string) => section.split('\n', 1)[0].trim();
@@ -77,6 +79,14 @@ async function main(): Promise<void> {
         ceilingCalls: Number(process.env.BENCH_SCALE_CEILING_CALLS ?? 100_000),
       });
       sections.push(scaleOutSection(r));
+    }
+    if (want('observer')) {
+      console.log('observer effect: the runtime with and without dashboard clients...');
+      sections.push(observerSection(await runObserverBench({ redis })));
+    }
+    if (want('peer')) {
+      console.log('peer: the overview beside Bull Board on a million jobs...');
+      sections.push(peerSection(await runPeerBench({ redis })));
     }
     if (want('dashboard')) {
       console.log('dashboard benchmark...');

@@ -1,0 +1,364 @@
+/**
+ * Observer-effect benchmark (issue 11, item 7): the runtime's jobs/s — the production
+ * worker composition as the runtime benchmark runs it (runtime.ts) — with no dashboard
+ * client, and with 50 signed-in clients each polling the overview and a queue page
+ * every second, through `next start` on the same Redis and key prefix as the worker.
+ * Rounds alternate (0, 50, 0, 50, …) after a warm-up pair; the figure is the median of
+ * each kind and their ratio (target: under 5% loss).
+ *
+ * The clients sign in through the real sign-in form (http-sign-in.ts), a few viewers
+ * several times each, two sign-ins at a time, so the product's rate limiter and
+ * password check run as they do for people. They poll from a child process of their
+ * own (observer-clients.ts).
+ *
+ * Run alone: `node --import tsx scripts/bench/index.ts observer`. Smaller trial runs:
+ * BENCH_OBSERVER_JOBS (jobs per round, default 20000), BENCH_OBSERVER_ROUNDS (measured
+ * pairs, default 5), BENCH_OBSERVER_CLIENTS (default 50); BENCH_NO_BUILD=1 keeps a stale build.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
+import path from 'node:path';
+import { SignInService } from '@/lib/auth/sign-in';
+import { readyClient } from '@/lib/redis/connection';
+import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { ownCpuSeconds, processCpuSeconds, redisCommands, redisCpuSeconds } from './cpu-time';
+import { ensureBuild, startDashboard } from './dashboard-next';
+import { signInOverHttp } from './http-sign-in';
+import type { ClientsReport } from './observer-clients';
+import { bullpenRunner, makeBullpen, throughput } from './runtime';
+import { fmt, median, percentile } from './stats';
+
+const PREFIX = 'bench-observer';
+const TYPE = 'webhook-dispatch' as const;
+const PERIOD_MS = 1_000;
+/** The clients are this many viewers, each signed in several times (tabs on a few people's machines). */
+const VIEWERS = 10;
+const TARGET_LOSS = 0.05;
+/** Length of each idle window (no worker), after a second for the clients to settle. */
+const IDLE_MS = 5_000;
+const CHILD = path.join(__dirname, 'observer-clients.ts');
+/** What a tab on each page polls: the live routes its refetch calls (lib/dashboard/query-keys.ts). */
+const PATHS = { overview: '/api/live/overview', queue: `/api/live/queues/${TYPE}?state=prioritized` } as const;
+
+type Runner = Parameters<typeof throughput>[0];
+
+/** Cores used over a round's run, by process: seconds of CPU per second of wall time. */
+export interface CpuShare {
+  worker: number;
+  redis: number;
+  dashboard?: number;
+  clients?: number;
+}
+
+export interface ObserverRound {
+  clients: number;
+  jobsPerSec: number;
+  cpu: CpuShare;
+  /** Redis commands per second during the run. */
+  redisOps: number;
+}
+
+export interface ObserverBenchResult {
+  jobs: number;
+  clients: number;
+  viewers: number;
+  rounds: ObserverRound[];
+  warmup: ObserverRound[];
+  /** The worker stopped: what the clients alone cost, against the same window without them. */
+  idle: { quiet: ObserverRound; busy: ObserverRound; seconds: number };
+  /** Over every request of the measured client rounds, by path. */
+  responses: Record<string, { p50: number; p95: number; count: number }>;
+  failures: number;
+  lateTicks: number;
+  /** Time the clients polled in the measured rounds (fill and run), and the ticks they started in it. */
+  clientSeconds: number;
+  clientTicks: number;
+  signInMs: number;
+  cores: number;
+  load: { start: number; end: number };
+  totalS: number;
+}
+
+function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return n;
+}
+
+/** The polling clients' process: started once, told to start and stop with each client round. */
+function startClients(args: { url: string; cookies: string[]; paths: string[]; periodMs: number }) {
+  const child: ChildProcess = fork(CHILD, [JSON.stringify(args)], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const nextMessage = () =>
+    new Promise<unknown>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`the clients' process exited with ${code}`));
+      child.once('exit', onExit);
+      child.once('message', (m) => {
+        child.off('exit', onExit);
+        resolve(m);
+      });
+    });
+  const ready = nextMessage();
+  return {
+    pid: child.pid,
+    ready,
+    start: () => child.send('start'),
+    async stop(): Promise<ClientsReport> {
+      const report = nextMessage();
+      child.send('stop');
+      return (await report) as ClientsReport;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        // Closing the IPC channel makes it leave (observer-clients.ts); the kill is the fallback.
+        if (child.connected) child.disconnect();
+        setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+      }),
+  };
+}
+
+/** A runner that notes the CPU and Redis counters when the worker starts and after it stops. */
+function metered(inner: Runner, read: () => Promise<number[]>): { runner: Runner; result: () => number[] } {
+  let before: number[] = [];
+  let after: number[] = [];
+  return {
+    runner: {
+      async start(onJob) {
+        before = [performance.now() / 1_000, ...(await read())];
+        await inner.start(onJob);
+      },
+      async stop() {
+        await inner.stop();
+        after = [performance.now() / 1_000, ...(await read())];
+      },
+    },
+    result: () => after.map((a, i) => a - before[i]),
+  };
+}
+
+export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<ObserverBenchResult> {
+  const jobs = envInt('BENCH_OBSERVER_JOBS', 20_000);
+  const pairs = envInt('BENCH_OBSERVER_ROUNDS', 5);
+  const clients = envInt('BENCH_OBSERVER_CLIENTS', 50);
+  const started = performance.now();
+  const loadStart = loadavg()[0];
+  const bullpen = makeBullpen(opts.redis, PREFIX);
+  await readyClient(bullpen.redis);
+  const build = await ensureBuild();
+  if (build.unusable) throw new Error(`no usable dashboard build: ${build.unusable}`);
+  const dashboard = await startDashboard(bullpen, opts.redis.url);
+  let pollers: ReturnType<typeof startClients> | undefined;
+  try {
+    // A few viewers, each signed in several times through the form.
+    const auth = new SignInService(bullpen.redis, bullpen.keys);
+    const viewers = Array.from({ length: Math.min(VIEWERS, clients) }, (_, i) => ({
+      username: `observer-${i}`,
+      password: randomBytes(18).toString('base64url'),
+    }));
+    for (const v of viewers) await auth.users.create({ ...v, role: 'viewer' });
+    const t0 = performance.now();
+    const cookies: string[] = new Array(clients);
+    let nextSignIn = 0;
+    const signInLane = async () => {
+      while (nextSignIn < clients) {
+        const i = nextSignIn++;
+        const v = viewers[i % viewers.length];
+        cookies[i] = await signInOverHttp(dashboard.url, v.username, v.password);
+      }
+    };
+    // Two at a time: the sign-in checks at most two passwords at once per process (lib/auth/sign-in.ts).
+    await Promise.all([signInLane(), signInLane()]);
+    const signInMs = performance.now() - t0;
+    console.log(`  ${clients} sessions of ${viewers.length} viewers signed in through the form in ${fmt(signInMs / 1_000, 1)} s`);
+
+    const p = startClients({ url: dashboard.url, cookies, paths: Object.values(PATHS), periodMs: PERIOD_MS });
+    pollers = p;
+    await p.ready;
+    const queue = bullpen.queues.get(TYPE);
+    const samples: Record<string, number[]> = {};
+    let failures = 0;
+    let lateTicks = 0;
+    let clientSeconds = 0;
+    let clientTicks = 0;
+
+    const read = async () => [
+      ownCpuSeconds(),
+      await redisCpuSeconds(bullpen),
+      processCpuSeconds(dashboard.pid) ?? NaN,
+      processCpuSeconds(p.pid) ?? NaN,
+      await redisCommands(bullpen),
+    ];
+    /** Stops the clients; keeps their response times when `keep` (the rounds with the worker running). */
+    const collect = async (keep: boolean) => {
+      const report = await p.stop();
+      if (keep) {
+        for (const [k, xs] of Object.entries(report.samples)) samples[k] = [...(samples[k] ?? []), ...xs];
+        clientTicks += report.ticks;
+        clientSeconds += report.seconds;
+      }
+      failures += report.failures;
+      lateTicks += report.lateTicks;
+      if (report.failures) throw new Error(`${report.failures} client requests failed: ${report.reasons.join('; ')}`);
+    };
+    /** Counter differences (wall time first) as cores and commands per second. */
+    const toRound = (withClients: boolean, jobsPerSec: number, [wall, worker, redis, dash, cli, commands]: number[]): ObserverRound => {
+      const share = (s: number) => (Number.isFinite(s) ? s / wall : undefined);
+      return {
+        clients: withClients ? clients : 0,
+        jobsPerSec,
+        cpu: { worker: worker / wall, redis: redis / wall, dashboard: share(dash), clients: share(cli) },
+        redisOps: commands / wall,
+      };
+    };
+    const round = async (withClients: boolean): Promise<ObserverRound> => {
+      const m = metered(bullpenRunner(opts.redis, PREFIX), read);
+      if (withClients) p.start();
+      const jobsPerSec = await throughput(m.runner, queue, jobs);
+      if (withClients) await collect(true);
+      return toRound(withClients, jobsPerSec, m.result());
+    };
+    const idleWindow = async (withClients: boolean): Promise<ObserverRound> => {
+      if (withClients) p.start();
+      await new Promise((r) => setTimeout(r, 1_000));
+      const before = [performance.now() / 1_000, ...(await read())];
+      await new Promise((r) => setTimeout(r, IDLE_MS));
+      const after = [performance.now() / 1_000, ...(await read())];
+      if (withClients) await collect(false);
+      return toRound(
+        withClients,
+        0,
+        after.map((a, i) => a - before[i]),
+      );
+    };
+    const show = (r: ObserverRound, label: string) =>
+      console.log(
+        `  ${label} ${String(r.clients).padStart(2)} clients: ${fmt(r.jobsPerSec, 0)} jobs/s (cores: worker ${fmt(r.cpu.worker, 2)}, redis ${fmt(r.cpu.redis, 2)}, dashboard ${fmt(r.cpu.dashboard ?? NaN, 2)}, clients ${fmt(r.cpu.clients ?? NaN, 2)})`,
+      );
+
+    const warmup: ObserverRound[] = [];
+    for (const withClients of [false, true]) {
+      const r = await round(withClients);
+      warmup.push(r);
+      show(r, 'warm-up');
+    }
+    // The warm-up's samples include each route's first requests: not counted.
+    for (const k of Object.keys(samples)) delete samples[k];
+    lateTicks = 0;
+    clientSeconds = 0;
+    clientTicks = 0;
+    const rounds: ObserverRound[] = [];
+    for (let i = 0; i < 2 * pairs; i++) {
+      const r = await round(i % 2 === 1);
+      rounds.push(r);
+      show(r, `round ${String(i + 1).padStart(2)}`);
+    }
+    const idle = { quiet: await idleWindow(false), busy: await idleWindow(true), seconds: IDLE_MS / 1_000 };
+    console.log(
+      `  worker stopped: Redis ${fmt(idle.quiet.redisOps, 0)} → ${fmt(idle.busy.redisOps, 0)} commands/s, dashboard ${fmt(idle.busy.cpu.dashboard ?? NaN, 2)} cores with the clients`,
+    );
+    const responses: ObserverBenchResult['responses'] = {};
+    for (const [k, xs] of Object.entries(samples)) {
+      const sorted = [...xs].sort((a, b) => a - b);
+      responses[k] = { p50: percentile(sorted, 50), p95: percentile(sorted, 95), count: sorted.length };
+    }
+    return {
+      jobs,
+      clients,
+      viewers: viewers.length,
+      rounds,
+      warmup,
+      idle,
+      responses,
+      failures,
+      lateTicks,
+      clientSeconds,
+      clientTicks,
+      signInMs,
+      cores: cpus().length,
+      load: { start: loadStart, end: loadavg()[0] },
+      totalS: (performance.now() - started) / 1_000,
+    };
+  } finally {
+    await pollers?.close();
+    await dashboard.stop();
+    await bullpen.queues.get(TYPE).obliterate({ force: true });
+    await bullpen.close();
+  }
+}
+
+const medianOf = (rounds: ObserverRound[], f: (r: ObserverRound) => number | undefined) =>
+  median(rounds.map(f).filter((x): x is number => x !== undefined && Number.isFinite(x)));
+
+export function observerSection(r: ObserverBenchResult): string {
+  const quiet = r.rounds.filter((x) => x.clients === 0);
+  const busy = r.rounds.filter((x) => x.clients > 0);
+  const q = medianOf(quiet, (x) => x.jobsPerSec);
+  const b = medianOf(busy, (x) => x.jobsPerSec);
+  const ratio = b / q;
+  const loss = 1 - ratio;
+  const cores = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '–' : fmt(x, 2));
+  const rows = r.rounds.map(
+    (x, i) =>
+      `| ${i + 1} | ${x.clients} | ${fmt(x.jobsPerSec, 0)} | ${cores(x.cpu.worker)} | ${cores(x.cpu.redis)} | ${cores(x.cpu.dashboard)} | ${cores(x.cpu.clients)} |`,
+  );
+  const resp = (key: keyof typeof PATHS) => {
+    const s = r.responses[PATHS[key]];
+    return s
+      ? `| \`${PATHS[key]}\` | ${fmt(s.p50, 1)} | ${fmt(s.p95, 1)} | ${s.count.toLocaleString('en-US')} |`
+      : `| \`${PATHS[key]}\` | – | – | 0 |`;
+  };
+  const med = (f: (x: ObserverRound) => number | undefined) => `${cores(medianOf(quiet, f))} → ${cores(medianOf(busy, f))}`;
+  const perViewer = Math.ceil(r.clients / r.viewers);
+  const { quiet: iq, busy: ib } = r.idle;
+  return [
+    '## Observer effect: the runtime with dashboard clients polling',
+    '',
+    'Command: `node --import tsx scripts/bench/index.ts observer`. The worker is the runtime benchmark’s Bullpen side (the',
+    `production worker process, \`WORKER_TYPES=${TYPE}\`, no-op handler, concurrency 50), ${r.jobs.toLocaleString('en-US')} jobs pre-filled per round.`,
+    'The dashboard is `next start` on the same Redis and key prefix. In the client rounds',
+    `${r.clients} clients — ${r.viewers} viewers, each signed in ${perViewer} time${perViewer === 1 ? '' : 's'} through the sign-in form, so the rate limiter and password`,
+    `check run as for people — each GET \`${PATHS.overview}\` and \`${PATHS.queue}\` once a second, what an`,
+    'open overview tab and an open queue tab poll (every tab’s poll within 1.5 s is served from one Redis read), from a',
+    'process of their own. A warm-up pair runs first and is not counted; the rounds then alternate 0 and',
+    `${r.clients} clients. Cores: CPU seconds per second of a round’s run (worker start to stop), by process; the worker’s figure is`,
+    'the benchmark process, in which the worker runs.',
+    '',
+    '| round | clients | jobs/s | cores: worker | Redis | dashboard | clients |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+    '',
+    `**Median: ${fmt(b, 0)} jobs/s with ${r.clients} clients, ${fmt(q, 0)} without; ratio ${fmt(ratio, 3)}, ${fmt(loss * 100, 1)}% loss** (target under ${fmt(TARGET_LOSS * 100, 0)}%: ${loss < TARGET_LOSS ? 'met' : '**not met**'}).`,
+    `Medians without → with the clients, in cores: the worker ${med((x) => x.cpu.worker)}, Redis ${med((x) => x.cpu.redis)},`,
+    `the dashboard ${med((x) => x.cpu.dashboard)}, the clients ${med((x) => x.cpu.clients)}.`,
+    '',
+    `The clients’ response times over the measured client rounds, ${fmt(r.clientSeconds, 0)} s of polling (ms). ${r.clients} clients at one tick a`,
+    `second would start ${fmt((r.clients * 1_000) / PERIOD_MS, 0)} ticks/s; they started ${fmt(r.clientTicks / r.clientSeconds, 1)} (${r.lateTicks} ticks late, the previous answer still awaited),`,
+    `each GETting both paths; ${r.failures} requests failed.`,
+    '',
+    '| path | p50 | p95 | requests |',
+    '|---|---:|---:|---:|',
+    resp('overview'),
+    resp('queue'),
+    '',
+    `What the clients cost with the worker stopped (${r.idle.seconds} s without them, then ${r.idle.seconds} s with them): Redis`,
+    `${fmt(iq.redisOps, 0)} → ${fmt(ib.redisOps, 0)} commands/s and ${fmt(iq.cpu.redis, 3)} → ${fmt(ib.cpu.redis, 3)} cores; the dashboard ${cores(iq.cpu.dashboard)} → ${cores(ib.cpu.dashboard)} cores; the`,
+    `clients’ own process ${cores(ib.cpu.clients)} cores.`,
+    '',
+    `What this machine can and cannot show: it has ${r.cores} cores, and the worker, redis-server, the dashboard server and the`,
+    'clients all run on them. Every CPU second the dashboard and the clients spend is taken from the worker and Redis, so',
+    'the loss above is mostly the price of sharing the cores, not of the dashboard’s reads reaching the worker through',
+    'Redis. With the dashboard on cores of its own (its own host, or a machine with cores to spare) only its Redis',
+    'commands, the figures just above, reach the worker; this machine cannot measure that case, since it has no core',
+    'to give the dashboard alone.',
+    `Load average (1 min) ${fmt(r.load.start, 2)} at the start, ${fmt(r.load.end, 2)} at the end; the section took ${fmt(r.totalS, 0)} s, of which the`,
+    `${r.clients} sign-ins ${fmt(r.signInMs / 1_000, 1)} s.`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { RETENTION } from '@/lib/jobs/queues';
+import { JOB_TYPE_NAMES, jobType } from '../helpers/source-jobs';
+import { hiddenFields } from '@/scripts/bench/http-sign-in';
+import { type ObserverBenchResult, type ObserverRound, observerSection } from '@/scripts/bench/observer';
+import { type PeerBenchResult, peerSection } from '@/scripts/bench/peer';
+import { planBacklog, SEED_PAYLOADS } from '@/scripts/bench/peer-seed';
+
+describe('the peer backlog plan', () => {
+  const plan = planBacklog(1_000_000);
+  const total = (q: (typeof plan)[number]) => q.prioritized + q.delayed + q.completed + q.failed;
+
+  it('spreads exactly the million jobs over every queue, the busiest first', () => {
+    expect(plan.map((q) => q.type).sort()).toEqual([...JOB_TYPE_NAMES].sort());
+    expect(plan.reduce((s, q) => s + total(q), 0)).toBe(1_000_000);
+    expect(plan[0].type).toBe('webhook-dispatch');
+    const unfinished = plan.map((q) => q.prioritized + q.delayed);
+    for (let i = 1; i < unfinished.length; i++) expect(unfinished[i]).toBeLessThanOrEqual(unfinished[i - 1]);
+  });
+
+  it('keeps finished jobs within each queue’s retention, and a twentieth of the unfinished delayed', () => {
+    for (const q of plan) {
+      expect(q.completed).toBe(RETENTION.completed);
+      expect(q.failed).toBeLessThanOrEqual(RETENTION.failed);
+      expect(q.delayed).toBe(Math.round((q.prioritized + q.delayed) * 0.05));
+    }
+    const waiting = plan.reduce((s, q) => s + q.prioritized, 0);
+    expect(waiting / 1_000_000).toBeGreaterThan(0.9);
+  });
+
+  it('refuses a total smaller than the finished jobs alone', () => {
+    expect(() => planBacklog(5_000)).toThrow(/smaller than the queues' finished jobs/);
+  });
+
+  it('every seed payload is valid for its type, as the dispatcher will check', () => {
+    for (const type of JOB_TYPE_NAMES) {
+      for (const i of [0, 1, 41, 999_999]) {
+        const parsed = jobType(type).schema.safeParse(SEED_PAYLOADS[type](i));
+        expect(parsed.success, `${type} #${i}: ${parsed.success ? '' : parsed.error.message}`).toBe(true);
+      }
+    }
+  });
+});
+
+describe('the sign-in form over HTTP', () => {
+  // As `next start` renders it (React's progressive-enhancement fields for a useActionState form).
+  const html =
+    '<form data-testid="sign-in-form" action="" encType="multipart/form-data" method="POST">' +
+    '<input type="hidden" name="$ACTION_REF_1"/>' +
+    '<input type="hidden" name="$ACTION_1:0" value="{&quot;id&quot;:&quot;60b9f1&quot;,&quot;bound&quot;:&quot;$@1&quot;}"/>' +
+    '<input type="hidden" name="$ACTION_1:1" value="[null]"/>' +
+    '<input type="hidden" name="$ACTION_KEY" value="k0fc0b4"/>' +
+    '<input type="hidden" name="next" value="/queues?a=1&amp;b=2"/>' +
+    '<input id="username" autoComplete="username" name="username" value=""/>' +
+    '<input id="password" type="password" name="password"/></form>';
+
+  it('posts back every hidden field, decoded, and none of the visible ones', () => {
+    expect(hiddenFields(html)).toEqual([
+      ['$ACTION_REF_1', ''],
+      ['$ACTION_1:0', '{"id":"60b9f1","bound":"$@1"}'],
+      ['$ACTION_1:1', '[null]'],
+      ['$ACTION_KEY', 'k0fc0b4'],
+      ['next', '/queues?a=1&b=2'],
+    ]);
+  });
+
+  it('fails loudly on a page without the form or without the action’s fields', () => {
+    expect(() => hiddenFields('<p>Sign in</p>')).toThrow(/no sign-in form/);
+    expect(() => hiddenFields('<form data-testid="sign-in-form"><input type="hidden" name="next" value="/"/></form>')).toThrow(
+      /no server action fields/,
+    );
+  });
+});
+
+function peerResult(oursMs: number[], theirsMs: number[]): PeerBenchResult {
+  const samples = (ms: number[], commands: number, bytes: number) => ms.map((x) => ({ ms: x, commands, bytes }));
+  return {
+    backlog: { queues: planBacklog(1_000_000), total: 1_000_000, ms: { finished: 1_000, unfinished: 20_000 } },
+    redisMemory: '1.00G',
+    samples: oursMs.length,
+    timings: {
+      ours: samples(oursMs, 345, 57_000),
+      oursCached: samples([1, 1, 1], 1, 57_000),
+      theirs: samples(theirsMs, 288, 10_000),
+      oursRead: samples([4, 4, 4], 343, 57_000),
+      theirsRead: samples([2, 2, 2], 288, 10_000),
+    },
+    cores: 2,
+    load: { start: 0.5, end: 0.7 },
+    seedS: 30,
+    boardVersion: '9.10.1',
+    cleanupS: 14,
+    totalS: 120,
+  };
+}
+
+describe('the peer section', () => {
+  it('compares the medians of the HTTP rows and judges the 0.5 target', () => {
+    const met = peerSection(peerResult([9, 10, 60], [20, 25, 30]));
+    expect(met.split('\n', 1)[0]).toBe('## Peer: the overview beside Bull Board');
+    expect(met).toContain('**Ratio of medians over HTTP, ours / theirs: 0.40** (target ≤ 0.5: met)');
+    expect(met).toContain('In-process, ours / theirs: 2.00.');
+    const missed = peerSection(peerResult([30, 31, 32], [20, 25, 30]));
+    expect(missed).toContain('ours / theirs: 1.24** (target ≤ 0.5: **not met**)');
+  });
+});
+
+describe('the observer section', () => {
+  const round = (clients: number, jobsPerSec: number): ObserverRound => ({
+    clients,
+    jobsPerSec,
+    cpu: { worker: 1, redis: 0.5, dashboard: clients ? 0.3 : 0, clients: clients ? 0.1 : 0 },
+    redisOps: 1_000,
+  });
+  const result = (quiet: number[], busy: number[]): ObserverBenchResult => ({
+    jobs: 20_000,
+    clients: 50,
+    viewers: 10,
+    rounds: quiet.flatMap((q, i) => [round(0, q), round(50, busy[i])]),
+    warmup: [round(0, 1), round(50, 1)],
+    idle: { quiet: round(0, 0), busy: round(50, 0), seconds: 5 },
+    responses: { '/api/live/overview': { p50: 20, p95: 80, count: 1_000 } },
+    failures: 0,
+    lateTicks: 0,
+    clientSeconds: 20,
+    clientTicks: 990,
+    signInMs: 12_000,
+    cores: 2,
+    load: { start: 0.5, end: 0.5 },
+    totalS: 150,
+  });
+
+  it('states the loss of the medians against the 5% target', () => {
+    const met = observerSection(result([10_000, 9_000, 11_000], [9_800, 9_700, 9_900]));
+    expect(met.split('\n', 1)[0]).toBe('## Observer effect: the runtime with dashboard clients polling');
+    expect(met).toContain('**Median: 9,800 jobs/s with 50 clients, 10,000 without; ratio 0.980, 2.0% loss** (target under 5%: met)');
+    const missed = observerSection(result([10_000, 9_000, 11_000], [8_000, 8_500, 9_000]));
+    expect(missed).toContain('15.0% loss** (target under 5%: **not met**)');
+  });
+
+  it('says plainly that the cores are shared', () => {
+    expect(observerSection(result([1], [1]))).toContain('it has 2 cores, and the worker, redis-server, the dashboard server and the');
+  });
+});
