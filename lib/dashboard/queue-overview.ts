@@ -4,7 +4,7 @@ import type { Bullpen } from '../bullpen';
 import { healthStatusSchema } from '../health/health-status';
 import { seriesPointSchema, summarise, sumSeries, toSeries } from './chart-series';
 import { JOB_STATES } from './job-summary';
-import { countWorkers } from './workers-count';
+import { type ClientNames, readClientNames, workersOf } from '../redis/client-list';
 
 export const stateCountsSchema = z.object({
   waiting: z.number().int(),
@@ -62,16 +62,25 @@ export async function readStateCounts(queue: Queue): Promise<StateCounts> {
   };
 }
 
-/** One queue's tile: counts, paused flag, workers and the last hour of throughput. */
-export async function readQueueOverview(bullpen: Bullpen, type: string, nowMs: number): Promise<QueueOverview> {
+/**
+ * One queue's tile: counts, paused flag, workers and the last hour of throughput.
+ * `clientNames`: the server's client names, read once for every tile of a page (null: unknowable).
+ */
+export async function readQueueOverview(
+  bullpen: Bullpen,
+  type: string,
+  nowMs: number,
+  clientNames: Promise<ClientNames | null> = readClientNames(bullpen.redis),
+): Promise<QueueOverview> {
   const queue = bullpen.queues.get(type);
-  const [counts, paused, workers, completed, failed] = await Promise.all([
+  const [clients, counts, paused, completed, failed] = await Promise.all([
+    clientNames.catch(() => null),
     readStateCounts(queue),
     queue.isPaused(),
-    countWorkers(queue),
     queue.getMetrics('completed', 0, 59),
     queue.getMetrics('failed', 0, 59),
   ]);
+  const workers = clients && workersOf(clients, queue);
   const series = toSeries({ completed, failed }, nowMs);
   const def = bullpen.jobs.get(type);
   return {
@@ -80,8 +89,8 @@ export async function readQueueOverview(bullpen: Bullpen, type: string, nowMs: n
     description: def.description,
     counts,
     paused,
-    workers: workers?.count ?? null,
-    workerNames: workers?.names ?? [],
+    workers: workers?.length ?? null,
+    workerNames: workers ?? [],
     series,
     ...summarise(series),
   };
@@ -93,8 +102,9 @@ export async function readQueueOverview(bullpen: Bullpen, type: string, nowMs: n
  * optional extras: if either fails the page still shows the queues.
  */
 export async function readOverview(bullpen: Bullpen, nowMs: number): Promise<Overview> {
+  const clients = readClientNames(bullpen.redis).catch(() => null);
   const [queues, deadLetters, health] = await Promise.all([
-    Promise.all(bullpen.jobs.names.map((t) => readQueueOverview(bullpen, t, nowMs))),
+    Promise.all(bullpen.jobs.names.map((t) => readQueueOverview(bullpen, t, nowMs, clients))),
     bullpen.dlq.pendingCount().catch(() => null),
     bullpen.health
       .publicSummary()

@@ -143,7 +143,7 @@ export class HealthChecker {
     const ready = opts.redis.status === 'ready' ? Promise.resolve() : readyClient(opts.redis, limits.checkTimeoutMs).catch(() => undefined);
     const runs: Array<Promise<CheckResult>> = [
       this.run('redis', () => ready.then(() => checkRedis(opts.redis, limits.redisDegradedMs))),
-      this.run('workers', () => ready.then(() => checkWorkers(opts.queues, this.types, limits.minWorkers))),
+      this.run('workers', () => ready.then(() => checkWorkers(opts.redis, opts.queues, this.types, limits.minWorkers))),
       this.run('queues', () =>
         ready.then(() =>
           checkQueues(

@@ -289,6 +289,12 @@ describe('bulk operations and the overview', () => {
     expect(q.series).toHaveLength(60);
     expect(overview.queues).toHaveLength(18);
     expect(overview.deadLetters).toBe(0);
+    // The 18 tiles' workers come from one CLIENT LIST, not one per queue (the health
+    // status the overview shows reads its own, at most once per its cache TTL).
+    await bullpen.redis.config('RESETSTAT');
+    await readOverview(bullpen, Date.now());
+    const clientLists = /cmdstat_client\|list:calls=(\d+)/.exec(await bullpen.redis.info('commandstats'))?.[1];
+    expect(Number(clientLists)).toBeLessThanOrEqual(2);
     await worker.close();
     conn.disconnect();
   });

@@ -314,10 +314,11 @@ describe('HealthChecker against a real redis-server', () => {
     expect(new Set(reports).size).toBe(1);
     await health.publicSummary();
     await health.check();
-    // One PING and one CLIENT LIST per handled queue for all 27 callers (the RESETSTAT
-    // and INFO themselves are the only other commands).
+    // One PING and one CLIENT LIST (for every handled queue at once) for all 27 callers
+    // (the RESETSTAT and INFO themselves are the only other commands).
+    expect(TYPES.length).toBeGreaterThan(1);
     expect(await commandCalls(bullpen, 'ping')).toBe(1);
-    expect(await commandCalls(bullpen, 'client|list')).toBe(TYPES.length);
+    expect(await commandCalls(bullpen, 'client|list')).toBe(1);
 
     const short = checker({ cacheTtlMs: 50 });
     await bullpen.redis.config('RESETSTAT');
