@@ -1,4 +1,3 @@
-import type { Queue } from 'bullmq';
 import type { RedisClient } from './connection';
 
 /** What a Redis server says when CLIENT LIST is not allowed (ACL, managed services). */
@@ -40,7 +39,7 @@ export function parseClientNames(list: string): string[] {
  * `...:w:<worker name>`; on a cluster, the node with the most of them (the queue's own).
  * Returns the worker names (the pool's `bullpen:<host>:<pid>`, or the connection name).
  */
-export function workersOf(names: ClientNames, queue: Pick<Queue, 'name' | 'opts'>): string[] {
+export function workersOf(names: ClientNames, queue: { name: string; opts: { prefix?: string } }): string[] {
   const base = `${queue.opts.prefix ?? 'bull'}:${Buffer.from(queue.name).toString('base64')}`;
   const named = `${base}:w:`;
   let best: string[] = [];
