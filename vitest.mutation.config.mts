@@ -19,6 +19,7 @@ export const MUTATION_TEST_FILES = [
   'tests/unit/auth-password.test.ts',
   'tests/unit/ssrf-guard.test.ts',
   'tests/integration/dlq-store.test.ts',
+  'tests/integration/dlq-store-rules.test.ts',
   'tests/integration/auth-rate-limiter.test.ts',
 ];
 

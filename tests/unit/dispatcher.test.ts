@@ -144,6 +144,16 @@ describe('dispatcher: what it enqueues', () => {
     await expect(d.dispatch('webhook-dispatch', webhook)).rejects.toThrow('BullMQ returned no id for a webhook-dispatch job');
   });
 
+  it('a job with a key that is gone when read back (already removed) is not ours: reported as a duplicate, the dispatch still succeeds', async () => {
+    const { registry } = memoryRegistry();
+    const gone = {
+      ...registry,
+      get: (type: string) => ({ ...registry.get(type), getJob: async () => undefined }),
+    } as unknown as QueueRegistry;
+    const r = await new Dispatcher(gone, new Set(['webhook-dispatch'])).dispatch('webhook-dispatch', webhook, { idempotencyKey: 'k-gone' });
+    expect(r).toEqual({ jobId: jobIdForKey('idem', 'k-gone'), type: 'webhook-dispatch', deduplicated: true });
+  });
+
   it('bulk: one result per item in the items’ order, across queues, duplicates named', async () => {
     const { registry, added } = memoryRegistry();
     const d = new Dispatcher(registry, new Set(['webhook-dispatch', 'slack-sync']));
