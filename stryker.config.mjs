@@ -38,6 +38,10 @@ export default {
   timeoutMS: 10_000,
   // The sandbox is a copy of the project: leave out what no test run reads.
   ignorePatterns: ['.next', '.next-*', '.data', 'test-results', 'playwright-report', 'reports', 'tests/e2e', 'docs', 'deploy'],
+  // A second run re-tests only the mutants whose code or covering tests changed; without
+  // the file (a clean checkout) every mutant runs.
+  incremental: true,
+  incrementalFile: 'reports/mutation/stryker-incremental.json',
   reporters: ['progress', 'clear-text', 'json', 'html'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   htmlReporter: { fileName: 'reports/mutation/index.html' },

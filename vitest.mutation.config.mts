@@ -18,6 +18,7 @@ export const MUTATION_TEST_FILES = [
   'tests/unit/schedule-resolve.test.ts',
   'tests/unit/auth-password.test.ts',
   'tests/unit/ssrf-guard.test.ts',
+  'tests/unit/ip-ranges.test.ts',
   'tests/integration/dlq-store.test.ts',
   'tests/integration/dlq-store-rules.test.ts',
   'tests/integration/auth-rate-limiter.test.ts',

@@ -56,6 +56,18 @@ describe('sign-in rate limiter: defaults', () => {
     expect(await l.reserve('zed', 'unknown', now)).toMatchObject({ allowed: false, scope: 'pair' });
   });
 
+  it('counts under the auth keys the dashboard and the audit read: pair by lower-cased name and client, client, global', async () => {
+    const b = await server.readyBullpen();
+    const l = new SignInRateLimiter(b.redis, b.keys);
+    await l.reserve('Eve', '203.0.113.7', 1_000);
+    await l.reserve('eve', '', 1_000);
+    expect(await b.redis.hget(b.keys.tagged('auth', 'fail', 'pair', 'eve', '203.0.113.7'), 'fails')).toBe('1');
+    expect(await b.redis.hget(b.keys.tagged('auth', 'fail', 'pair', 'eve', 'unknown'), 'fails')).toBe('1');
+    expect(await b.redis.get(b.keys.tagged('auth', 'fail', 'client', '203.0.113.7'))).toBe('1');
+    expect(await b.redis.get(b.keys.tagged('auth', 'fail', 'client', 'unknown'))).toBe('1');
+    expect(await b.redis.get(b.keys.tagged('auth', 'fail', 'global'))).toBe('2');
+  });
+
   it('a release starts the pair over', async () => {
     const l = await limiter();
     const now = 7_000_000;

@@ -154,6 +154,25 @@ describe('processor: a job that completes', () => {
   });
 });
 
+describe('processor: durations', () => {
+  const slow = (outcome: 'ok' | 'fail') => async () => {
+    await new Promise((r) => setTimeout(r, 5));
+    if (outcome === 'fail') throw netError();
+    return 'ok';
+  };
+
+  it('the metrics get the attempt’s duration in seconds, the hooks in milliseconds, on both paths', async () => {
+    for (const outcome of ['ok', 'fail'] as const) {
+      const h = harness({ handler: slow(outcome) });
+      await h.process(fakeJob().job).catch(() => undefined);
+      const ms = h.events[1][1].durationMs as number;
+      expect(ms, outcome).toBeGreaterThanOrEqual(4);
+      expect(ms, outcome).toBeLessThan(30_000);
+      expect(h.stats.durationSum, outcome).toBe(ms / 1000);
+    }
+  });
+});
+
 describe('processor: a failed attempt with attempts left', () => {
   it('rethrows the handler’s own error for BullMQ to retry, and writes no dead letter', async () => {
     const err = netError();
@@ -341,5 +360,56 @@ describe('processor: jobs it refuses before the handler', () => {
     expect(thrown.message).toMatch(/^Invalid slack-sync payload: .*channelId/s);
     expect(h.records[0].error).toMatchObject({ errorClass: 'validation' });
     expect(h.stats).toMatchObject({ failed: 1, retried: 0, completed: 0 });
+  });
+});
+
+describe('processor: optional parts', () => {
+  const bare = (definition: ProcessorDeps['definition'], handler: ProcessorDeps['handler']) =>
+    buildProcessor({
+      type: TYPE,
+      definition,
+      handler,
+      sink: { record: async () => ({ id: 'dlq-1', created: true }) },
+      alerter: { raise: () => undefined } as unknown as Alerter,
+      logger: createLogger('test', 'silent'),
+    });
+
+  it('runs without metrics or hooks, on both paths', async () => {
+    const def = SOURCE_CATALOG.get(TYPE);
+    expect(await bare(def, async () => 'ok')(fakeJob().job)).toBe('ok');
+    const err = netError();
+    expect(await rejection(bare(def, async () => Promise.reject(err))(fakeJob().job))).toBe(err);
+  });
+
+  it('runs with hooks that define none of the callbacks', async () => {
+    const process = buildProcessor({
+      type: TYPE,
+      definition: SOURCE_CATALOG.get(TYPE),
+      handler: async () => 'ok',
+      sink: { record: async () => ({ id: 'dlq-1', created: true }) },
+      alerter: { raise: () => undefined } as unknown as Alerter,
+      logger: createLogger('test', 'silent'),
+      hooks: {},
+    });
+    expect(await process(fakeJob().job)).toBe('ok');
+    await rejection(
+      buildProcessor({
+        ...({} as ProcessorDeps),
+        type: TYPE,
+        definition: SOURCE_CATALOG.get(TYPE),
+        handler: async () => Promise.reject(new PermanentError('no')),
+        sink: { record: async () => ({ id: 'd', created: true }) },
+        alerter: { raise: () => undefined } as unknown as Alerter,
+        logger: createLogger('test', 'silent'),
+        hooks: {},
+      })(fakeJob().job),
+    );
+  });
+
+  it('takes the time limit from the type’s definition unless one is given', async () => {
+    const def = { ...SOURCE_CATALOG.get(TYPE), timeoutMs: 20 };
+    const e = await rejection(bare(def, () => new Promise(() => undefined))(fakeJob().job));
+    expect(e).toBeInstanceOf(TimeoutError);
+    expect(e.message).toBe('attempt timed out after 20 ms');
   });
 });
