@@ -7,8 +7,10 @@ import { DeadLetterStore } from '@/lib/dlq/dead-letter-store';
 import { MAX_ERROR_MESSAGE, MAX_ERROR_STACK } from '@/lib/dlq/entry';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
-import { silentLogger } from '@/lib/logging/logger';
+import { Writable } from 'node:stream';
+import { createLogger, silentLogger } from '@/lib/logging/logger';
 import { makeBullpen } from '../helpers/bullpen';
+import { uniquePrefix } from '../helpers/redis';
 
 /**
  * The dead-letter store's rules one by one, beside dlq-store.test.ts's scenarios: what
@@ -57,9 +59,11 @@ class CapturingAlerter extends Alerter {
 
 describe('DeadLetterStore rules', () => {
   let bullpen: Bullpen;
+  let prefix: string;
   const server = useTestRedis();
   beforeEach(() => {
-    bullpen = makeBullpen(server.redis);
+    prefix = uniquePrefix();
+    bullpen = makeBullpen(server.redis, { prefix });
   });
   afterEach(async () => {
     await bullpen.close();
@@ -289,5 +293,92 @@ describe('DeadLetterStore rules', () => {
     await bullpen.dlq.unclaimQueueRetry({ outcome: 'refused', id, status: 'replayed', reason: 'x' }, a.jobId);
     await bullpen.dlq.unclaimQueueRetry({ outcome: 'none' }, a.jobId);
     expect(await bullpen.dlq.get(id)).toEqual(before);
+  });
+
+  it('every call waits for the connection to be ready, so it may be a process’s first', async () => {
+    const a = input();
+    const { id } = await bullpen.dlq.record(a);
+    const b = input();
+    await bullpen.dlq.record(b);
+    const other = input();
+    other.jobData = { ...(other.jobData as JobEnvelope), tenant: { orgId: 'org-gone' } };
+    await bullpen.dlq.record(other);
+    const first = async <T>(call: (store: DeadLetterStore) => Promise<T>): Promise<T> => {
+      const fresh = makeBullpen(server.redis, { prefix });
+      try {
+        return await call(fresh.dlq);
+      } finally {
+        await fresh.close();
+      }
+    };
+    expect((await first((s) => s.get(id)))?.id).toBe(id);
+    expect(await first((s) => s.getMany([id]))).toHaveLength(1);
+    expect((await first((s) => s.list())).total).toBe(3);
+    expect(await first((s) => s.pendingCount())).toBe(3);
+    expect((await first((s) => s.counts())).total).toBe(3);
+    expect([...(await first((s) => s.recordStatuses('webhook-dispatch', [a.jobId])))]).toEqual([[a.jobId, 'pending']]);
+    expect(await first((s) => s.claimQueueRetry('webhook-dispatch', 'no-record', 'ops'))).toEqual({ outcome: 'none' });
+    expect((await first((s) => s.replay(id, { by: 'ops' }))).status).toBe('replayed');
+    expect((await first((s) => s.discard(id, 'ops'))).status).toBe('discarded');
+    expect(await first((s) => s.prune({ now: Date.now() + 40 * 86_400_000 }))).toBe(1);
+    expect(await first((s) => s.purgeTenant({ orgId: 'org-gone' }, { by: 'ops' }))).toBe(1);
+    expect((await first((s) => s.replayMany({ type: 'slack-sync' }, { by: 'ops' }))).processed).toBe(0);
+    expect((await first((s) => s.discardMany({}, { by: 'ops' }))).processed).toBe(1);
+    expect(await first((s) => s.purge({ status: 'discarded' }, { by: 'ops' }))).toBe(1);
+  });
+
+  it('bulk discard and a tenant’s purge reach only what they name', async () => {
+    const ours = [input(), input()];
+    for (const i of ours) (i.jobData as JobEnvelope).tenant = { orgId: 'org-d' };
+    const [x, y] = [await bullpen.dlq.record(ours[0]), await bullpen.dlq.record(ours[1])];
+    const kept = await bullpen.dlq.record(input());
+    expect(await bullpen.dlq.discardMany({ tenant: 'org-d' }, { by: 'ops' })).toMatchObject({ processed: 2, succeeded: 2, failed: 0 });
+    expect((await bullpen.dlq.get(x.id))?.status).toBe('discarded');
+    expect((await bullpen.dlq.get(kept.id))?.status).toBe('pending');
+    expect(await bullpen.dlq.purgeTenant({ orgId: 'org-d' }, { by: 'ops' })).toBe(2);
+    expect(await bullpen.dlq.getMany([x.id, y.id, kept.id])).toHaveLength(1);
+  });
+
+  it('logs a written dead letter at debug and a replay at info, under the dlq component', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = createLogger(
+      'test',
+      'debug',
+      new Writable({
+        write(chunk, _enc, done) {
+          lines.push(JSON.parse(String(chunk)));
+          done();
+        },
+      }),
+    );
+    const store = new DeadLetterStore({
+      redis: bullpen.redis,
+      keys: bullpen.keys,
+      queues: bullpen.queues,
+      alerter: new CapturingAlerter(),
+      logger,
+    });
+    const i = input();
+    const { id } = await store.record(i);
+    await store.record(i);
+    const written = lines.filter((l) => l.msg === 'dead letter written');
+    expect(written).toHaveLength(1);
+    expect(written[0]).toMatchObject({
+      level: 'debug',
+      component: 'dlq',
+      dlqId: id,
+      queue: 'webhook-dispatch',
+      jobId: i.jobId,
+      outcome: 1,
+    });
+    await store.replay(id, { by: 'alice' });
+    expect(lines.find((l) => l.msg === 'dead letter replayed')).toMatchObject({
+      level: 'info',
+      component: 'dlq',
+      dlqId: id,
+      jobId: `replay-${id}-1`,
+      by: 'alice',
+      edited: false,
+    });
   });
 });
