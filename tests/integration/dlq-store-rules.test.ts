@@ -381,4 +381,74 @@ describe('DeadLetterStore rules', () => {
       edited: false,
     });
   });
+
+  it('names what it refused: the record, the filter, the page, the replay options, the actor', async () => {
+    const bad = { ...input(), attempts: -1 };
+    expect((await appError(bullpen.dlq.record(bad))).message).toMatch(/^Invalid dead letter: /);
+    expect((await appError(bullpen.dlq.list({ status: 'lost' as never }))).message).toMatch(/^Invalid dead-letter filter: /);
+    expect((await appError(bullpen.dlq.list({}, { limit: 0 }))).message).toMatch(/^Invalid page: /);
+    const { id } = await bullpen.dlq.record(input());
+    expect((await appError(bullpen.dlq.replay(id, { by: '' }))).message).toMatch(/^Invalid replay options: /);
+    expect((await appError(bullpen.dlq.discard(id, ''))).message).toMatch(/^Invalid actor: /);
+    expect((await appError(bullpen.dlq.claimQueueRetry('webhook-dispatch', 'x', ''))).message).toMatch(/^Invalid actor: /);
+    const missing = await appError(bullpen.dlq.discard('dlq-000000000000000000000000', 'ops'));
+    expect(missing).toMatchObject({ code: 'NOT_FOUND', message: 'No dead letter dlq-000000000000000000000000' });
+  });
+
+  it('a discarded entry cannot be replayed, whatever count is passed', async () => {
+    const { id } = await bullpen.dlq.record(input());
+    await bullpen.dlq.discard(id, 'ops');
+    const e = await appError(bullpen.dlq.replay(id, { by: 'alice' }));
+    expect(e.message).toBe(`Dead letter ${id} is discarded with 0 replays; it cannot be replayed now`);
+  });
+
+  it('an invalid edit carries the schema’s issues; an unreplayable payload’s message is zod’s on one line', async () => {
+    const { id } = await bullpen.dlq.record(input());
+    const e = await appError(bullpen.dlq.replay(id, { by: 'alice', payload: { webhookId: 'wh-1', event: '' } }));
+    expect((e.details?.issues as unknown[]).length).toBeGreaterThan(0);
+    const stuck = (await bullpen.dlq.record(input({ payload: { webhookId: 'wh-1', event: '', payload: {} } }))).id;
+    const one = await appError(bullpen.dlq.replay(stuck, { by: 'alice' }));
+    expect(one.message).toContain(' → at event)');
+    expect(one.message).toContain('Too small');
+  });
+
+  it('a record without an error message stores an empty one', async () => {
+    const i = input();
+    const { id } = await bullpen.dlq.record({ ...i, error: { errorClass: 'server' } as never });
+    expect((await bullpen.dlq.get(id))?.error.message).toBe('');
+  });
+
+  it('a key of the wrong type where an entry should be is an error, not a missing entry', async () => {
+    const i = input();
+    const { id } = await bullpen.dlq.record(i);
+    await bullpen.redis.del(bullpen.dlq.keys.entry(id));
+    await bullpen.redis.set(bullpen.dlq.keys.entry(id), 'not a hash');
+    await expect(bullpen.dlq.getMany([id])).rejects.toThrow(/WRONGTYPE/);
+    await expect(bullpen.dlq.recordStatuses('webhook-dispatch', [i.jobId])).rejects.toThrow(/WRONGTYPE/);
+  });
+
+  it('a tenant’s purge leaves an entry whose replay is in progress', async () => {
+    const i = input();
+    (i.jobData as JobEnvelope).tenant = { orgId: 'org-busy' };
+    const { id } = await bullpen.dlq.record(i);
+    const queue = bullpen.queues.get('webhook-dispatch');
+    const original = queue.add.bind(queue);
+    let release!: () => void;
+    queue.add = (async (...args: Parameters<typeof queue.add>) => {
+      await new Promise<void>((r) => {
+        release = r;
+      });
+      return original(...args);
+    }) as typeof queue.add;
+    const replaying = bullpen.dlq.replay(id, { by: 'alice' });
+    try {
+      await expect.poll(async () => (await bullpen.dlq.get(id))?.status).toBe('replaying');
+      expect(await bullpen.dlq.purgeTenant({ orgId: 'org-busy' }, { by: 'ops' })).toBe(0);
+    } finally {
+      release();
+      queue.add = original;
+    }
+    await replaying;
+    expect(await bullpen.dlq.purgeTenant({ orgId: 'org-busy' }, { by: 'ops' })).toBe(1);
+  });
 });

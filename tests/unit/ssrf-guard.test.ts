@@ -85,6 +85,22 @@ describe('address classes', () => {
     expect(embeddedIpv4('::1')).toBeUndefined();
   });
 
+  it('reads nothing from text that is not one IPv6 address, and keeps the compatible form', () => {
+    expect(embeddedIpv4('::2')).toBe('0.0.0.2');
+    expect(embeddedIpv4('0:0:0:0:0:ffff:7f00:1')).toBe('127.0.0.1');
+    expect(embeddedIpv4('0:0:0:0:0::ffff:7f00:1')).toBe('127.0.0.1');
+    for (const ip of [
+      '::ffff:7f00:1::',
+      '0:0:0:0:0:ffff:7f00',
+      '0:0:0:0:0:0::ffff:7f00:1',
+      '::ffff:7f00:10000',
+      '::ffff:1:102:304',
+      'not an address',
+    ]) {
+      expect(embeddedIpv4(ip), ip).toBeUndefined();
+    }
+  });
+
   it('refuses what is not an IP address', () => {
     expect(blockedAddressReason('localhost')).toBe('not an IP address');
   });
