@@ -49,3 +49,73 @@ describe('roles and redirects', () => {
     expect(safeNextPath(undefined)).toBe('/');
   });
 });
+
+describe('password hashing: the stored format and its checks', () => {
+  /** A stored hash with cheap parameters, made the way the format says: scrypt$N$r$p$salt$key. */
+  async function cheapHash(password: string, N = 1024, r = 8, p = 1): Promise<string> {
+    const { scryptSync } = await import('node:crypto');
+    const salt = Buffer.from('0123456789abcdef');
+    const key = scryptSync(password, salt, 32, { N, r, p });
+    return ['scrypt', N, r, p, salt.toString('base64'), key.toString('base64')].join('$');
+  }
+
+  it('stores a 16-byte salt and a 32-byte key', async () => {
+    const parts = (await hashPassword('correct horse battery')).split('$');
+    expect(parts).toHaveLength(6);
+    expect(Buffer.from(parts[4], 'base64')).toHaveLength(16);
+    expect(Buffer.from(parts[5], 'base64')).toHaveLength(32);
+  });
+
+  it('verifies with the parameters stored beside the hash, so they can be raised later', async () => {
+    const stored = await cheapHash('old password 1');
+    expect(await verifyPassword('old password 1', stored)).toBe(true);
+    expect(await verifyPassword('old password 2', stored)).toBe(false);
+  });
+
+  it('refuses each malformed part', async () => {
+    const good = await cheapHash('pw-0123456789');
+    const [, N, r, p, salt, key] = good.split('$');
+    const variants = [
+      `bcrypt$${N}$${r}$${p}$${salt}$${key}`,
+      `scrypt$${N}$${r}$${p}$${salt}$${key}$extra`,
+      `scrypt$${N}$${r}$${p}$${salt}`,
+      `scrypt$1024.5$${r}$${p}$${salt}$${key}`,
+      `scrypt$${N}$0$${p}$${salt}$${key}`,
+      `scrypt$${N}$${r}$-1$${salt}$${key}`,
+      `scrypt$${N}$x$${p}$${salt}$${key}`,
+      `scrypt$${2 ** 21}$${r}$${p}$${salt}$${key}`,
+      `scrypt$${N}$${r}$${p}$${salt}$`,
+    ];
+    for (const v of variants) expect(await verifyPassword('pw-0123456789', v), v).toBe(false);
+    expect(await verifyPassword('pw-0123456789', good)).toBe(true);
+  });
+
+  it('generates 18 random bytes by default, or as many as asked, URL-safe', async () => {
+    const { MIN_PASSWORD_LENGTH } = await import('@/lib/auth/password');
+    expect(MIN_PASSWORD_LENGTH).toBe(10);
+    expect(Buffer.from(generatePassword(), 'base64url')).toHaveLength(18);
+    expect(Buffer.from(generatePassword(3), 'base64url')).toHaveLength(3);
+    expect(generatePassword(30)).toMatch(/^[A-Za-z0-9_-]{40}$/);
+  });
+});
+
+describe('roles', () => {
+  it('each role may do what the ones below it may, and nothing above', async () => {
+    const { ROLES, roleSchema } = await import('@/lib/auth/roles');
+    expect(ROLES).toEqual(['viewer', 'operator', 'admin']);
+    const table = ROLES.map((role) => ROLES.map((min) => roleAtLeast(role, min)));
+    expect(table).toEqual([
+      [true, false, false],
+      [true, true, false],
+      [true, true, true],
+    ]);
+    expect(roleSchema.safeParse('owner').success).toBe(false);
+  });
+
+  it('describes in words what each role adds (ROLE_GRANTS, exported for display)', async () => {
+    const { ROLE_GRANTS } = await import('@/lib/auth/roles');
+    expect(ROLE_GRANTS.viewer).toMatch(/read/);
+    expect(ROLE_GRANTS.operator).toMatch(/retry, replay/);
+    expect(ROLE_GRANTS.admin).toMatch(/manage users/);
+  });
+});

@@ -39,3 +39,35 @@ describe('full-jitter backoff', () => {
     expect(() => backoffStrategy(1, 'mystery', undefined, job)).toThrow(/Unknown backoff type/);
   });
 });
+
+describe('full-jitter backoff: its edges', () => {
+  it('doubles per attempt from the base', () => {
+    expect([1, 2, 3, 4].map((n) => exponentialCeiling(n, 250, HOUR))).toEqual([250, 500, 1_000, 2_000]);
+    // The cap applies the moment the doubling passes it, not later.
+    expect(exponentialCeiling(3, 250, 900)).toBe(900);
+  });
+
+  it('refuses an attempt that is not a whole number >= 1, naming it', () => {
+    expect(() => exponentialCeiling(1.5, 1_000, HOUR)).toThrow('attempt must be an integer >= 1, got 1.5');
+    expect(() => exponentialCeiling(-2, 1_000, HOUR)).toThrow(RangeError);
+    expect(exponentialCeiling(1, 1_000, HOUR)).toBe(1_000);
+  });
+
+  it('refuses a negative base or cap, and takes zero for either', () => {
+    expect(() => fullJitterDelay({ attempt: 1, baseMs: -1, capMs: HOUR, random: () => 0.5 })).toThrow('baseMs and capMs must be >= 0');
+    expect(() => fullJitterDelay({ attempt: 1, baseMs: 100, capMs: -1, random: () => 0.5 })).toThrow(RangeError);
+    expect(fullJitterDelay({ attempt: 1, baseMs: 0, capMs: HOUR, random: () => 0.5 })).toBe(0);
+    expect(fullJitterDelay({ attempt: 3, baseMs: 100, capMs: 0, random: () => 0.5 })).toBe(0);
+  });
+
+  it('rounds the draw down to a whole millisecond', () => {
+    expect(fullJitterDelay({ attempt: 2, baseMs: 3, capMs: HOUR, random: () => 0.5 })).toBe(3);
+    expect(fullJitterDelay({ attempt: 1, baseMs: 7, capMs: HOUR, random: () => 0.99 })).toBe(6);
+  });
+
+  it('caps every backoff at one hour under the name BullMQ stores', async () => {
+    const { BACKOFF_CAP_MS } = await import('@/lib/jobs/backoff');
+    expect(BACKOFF_CAP_MS).toBe(HOUR);
+    expect(FULL_JITTER).toBe('full-jitter');
+  });
+});

@@ -112,6 +112,62 @@ describe('previewCron', () => {
   });
 });
 
+describe('cron checks: each refusal’s field and words', () => {
+  it('pattern: empty, too long, an alias, a field count', () => {
+    expect(checkPattern(' ')).toEqual({ ok: false, field: 'pattern', reason: 'the pattern is empty' });
+    expect(checkPattern(`0 0 0 * * * ${' '.repeat(10)}${'x'.repeat(200)}`)).toEqual({
+      ok: false,
+      field: 'pattern',
+      reason: 'the pattern is longer than 200 characters',
+    });
+    // Exactly 200 characters is allowed.
+    const exact = `${Array.from({ length: 60 }, (_, i) => i).join(',')} 0,1,2,3,4,5,6,7,8,9,10 0 * * *`;
+    expect(exact).toHaveLength(200);
+    expect(checkPattern(exact)).toEqual({ ok: true, pattern: exact });
+    expect(checkPattern('@daily')).toEqual({
+      ok: false,
+      field: 'pattern',
+      reason: 'aliases like @daily are not accepted; write the 6 fields, e.g. "0 0 0 * * *" for every day at midnight',
+    });
+    expect(checkPattern('0 0 0 * * * *')).toEqual({
+      ok: false,
+      field: 'pattern',
+      reason: 'expected 6 fields (seconds minutes hours day-of-month month day-of-week), got 7',
+    });
+  });
+
+  it('time zone: trimmed, empty, too long, not a name, unknown', () => {
+    expect(checkTimezone(' Europe/Berlin ')).toEqual({ ok: true, tz: 'Europe/Berlin' });
+    expect(checkTimezone('  ')).toEqual({ ok: false, field: 'timezone', reason: 'the time zone is empty' });
+    const notAName = (tz: string) => ({
+      ok: false,
+      field: 'timezone',
+      reason: `"${tz}" is not an IANA time zone name such as UTC or Europe/Berlin`,
+    });
+    const unknown = (tz: string) => ({
+      ok: false,
+      field: 'timezone',
+      reason: `unknown time zone "${tz}"; use an IANA name such as UTC or Europe/Berlin`,
+    });
+    expect(checkTimezone('A'.repeat(65))).toEqual(notAName('A'.repeat(65)));
+    expect(checkTimezone('A'.repeat(64))).toEqual(unknown('A'.repeat(64)));
+    expect(checkTimezone('_UTC')).toEqual(notAName('_UTC'));
+    expect(checkTimezone('Europe/Berlin!')).toEqual(notAName('Europe/Berlin!'));
+    expect(checkTimezone('Etc/GMT+2')).toEqual({ ok: true, tz: 'Etc/GMT+2' });
+  });
+
+  it('preview: five fire times by default, up to 100, a count outside that named', () => {
+    const base = { pattern: '0 0 3 * * *', tz: 'UTC', now: 0 };
+    const five = previewCron(base);
+    expect(five.ok && five.nextRuns.length).toBe(5);
+    const hundred = previewCron({ ...base, count: 100 });
+    expect(hundred.ok && hundred.nextRuns.length).toBe(100);
+    expect(() => previewCron({ ...base, count: 101 })).toThrow('count must be an integer from 1 to 100, got 101');
+    expect(() => previewCron({ ...base, count: 2.5 })).toThrow(RangeError);
+    expect(previewCron({ ...base, tz: 'Nowhere/City' })).toMatchObject({ ok: false, field: 'timezone' });
+  });
+});
+
 describe('default schedules', () => {
   it('are the five of the requirements, each a valid pattern, zone and payload for its job type', () => {
     expect(DEFAULT_SCHEDULES.map((s) => [s.name, s.jobType, s.pattern, s.tz])).toEqual([

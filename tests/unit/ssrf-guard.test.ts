@@ -85,6 +85,22 @@ describe('address classes', () => {
     expect(embeddedIpv4('::1')).toBeUndefined();
   });
 
+  it('reads nothing from text that is not one IPv6 address, and keeps the compatible form', () => {
+    expect(embeddedIpv4('::2')).toBe('0.0.0.2');
+    expect(embeddedIpv4('0:0:0:0:0:ffff:7f00:1')).toBe('127.0.0.1');
+    expect(embeddedIpv4('0:0:0:0:0::ffff:7f00:1')).toBe('127.0.0.1');
+    for (const ip of [
+      '::ffff:7f00:1::',
+      '0:0:0:0:0:ffff:7f00',
+      '0:0:0:0:0:0::ffff:7f00:1',
+      '::ffff:7f00:10000',
+      '::ffff:1:102:304',
+      'not an address',
+    ]) {
+      expect(embeddedIpv4(ip), ip).toBeUndefined();
+    }
+  });
+
   it('refuses what is not an IP address', () => {
     expect(blockedAddressReason('localhost')).toBe('not an IP address');
   });
@@ -200,5 +216,150 @@ describe('SsrfGuard.lookup (what the pinned dispatcher connects with)', () => {
     const { err } = await lookup(guard, 'rebind.test', true);
     expect(err).toBeInstanceOf(PermanentError);
     expect((err as PermanentError & { detail?: { range: string } }).detail?.range).toMatch(/loopback/);
+  });
+});
+
+describe('SsrfGuard: what each refusal says', () => {
+  const dns = fakeDns({ 'internal.corp': ['10.0.0.5'], 'empty.test': [], 'dual.test': ['93.184.216.34', '2606:4700:4700::1111'] });
+
+  it('a literal address "is", a name "resolves to"; both start "Request refused: "', async () => {
+    const guard = new SsrfGuard({ resolve: dns.resolve });
+    expect((await refusal(guard.check('http://10.0.0.1/'))).message).toBe(
+      'Request refused: 10.0.0.1 is a private or reserved address; add the host to WEBHOOK_ALLOW_HOSTS to allow it',
+    );
+    expect((await refusal(guard.check('http://internal.corp/'))).message).toBe(
+      'Request refused: internal.corp resolves to a private or reserved address; add the host to WEBHOOK_ALLOW_HOSTS to allow it',
+    );
+    expect((await refusal(guard.check('ftp://example.com/'))).message).toBe(
+      'Request refused: only http and https URLs may be requested, not ftp:',
+    );
+    expect((await refusal(guard.check('nope'))).message).toBe('Request refused: "nope" is not a valid URL');
+    expect((await refusal(guard.check('http://empty.test/'))).message).toBe('Request refused: empty.test resolves to no address');
+  });
+
+  it('a refusal of a URL that does not parse carries no detail; a private address’s does', async () => {
+    const guard = new SsrfGuard({ resolve: dns.resolve });
+    expect('detail' in (await refusal(guard.check('nope')))).toBe(false);
+    expect((await refusal(guard.check('http://10.0.0.1/'))) as unknown).toMatchObject({
+      detail: { hostname: '10.0.0.1', address: '10.0.0.1' },
+    });
+  });
+
+  it('takes a URL object as well as a string, and passes https', async () => {
+    const guard = new SsrfGuard({ resolve: dns.resolve });
+    await expect(guard.check(new URL('https://dual.test/x'))).resolves.toMatchObject({ hostname: 'dual.test' });
+  });
+});
+
+describe('SsrfGuard: its defaults', () => {
+  it('refuses with the code logs and dead letters filter on', () => {
+    expect(SSRF_REFUSED).toBe('SSRF_REFUSED');
+  });
+
+  it('resolves with the system resolver, every address of the name (localhost: from the hosts file, no network)', async () => {
+    const err = await refusal(new SsrfGuard().check('http://localhost:9/'));
+    expect(err.message).toBe(
+      'Request refused: localhost resolves to a private or reserved address; add the host to WEBHOOK_ALLOW_HOSTS to allow it',
+    );
+    expect((err as PermanentError & { detail?: { range: string } }).detail?.range).toBe('loopback');
+    const allowed = await new SsrfGuard({ allowHosts: ['localhost'] }).check('http://localhost:9/');
+    expect(allowed.addresses.length).toBeGreaterThan(0);
+    expect(allowed.addresses.every((a) => blockedAddressReason(a.address) === 'loopback')).toBe(true);
+  });
+});
+
+describe('SsrfGuard: the allow-list', () => {
+  const dns = fakeDns({ 'hook.internal': ['10.1.1.1'], 'v6.internal': ['fd00::5'] });
+
+  it('normalises hosts: case, spaces, brackets and a trailing dot do not matter', async () => {
+    const guard = new SsrfGuard({ resolve: dns.resolve, allowHosts: ['  Hook.Internal. ', '[FD00::5]'] });
+    await expect(guard.check('http://hook.internal/')).resolves.toMatchObject({
+      allowListed: true,
+      addresses: [{ address: '10.1.1.1', family: 4 }],
+    });
+    await expect(guard.check('http://v6.internal/')).resolves.toMatchObject({ allowListed: false });
+    expect(guard.addressRefusal('fd00::5')).toBeUndefined();
+    expect(guard.addressRefusal('fd00::6')).toBe('unique-local');
+  });
+
+  it('takes IPv4 prefixes 0..32 and IPv6 prefixes 0..128, and names the bound it broke', () => {
+    for (const ok of ['10.0.0.0/0', '10.0.0.0/32', '::/0', 'fd00::/128'])
+      expect(() => new SsrfGuard({ allowHosts: [ok] }), ok).not.toThrow();
+    expect(() => new SsrfGuard({ allowHosts: ['10.0.0.0/33'] })).toThrow('Allow-list entry "10.0.0.0/33": the prefix length must be 0..32');
+    expect(() => new SsrfGuard({ allowHosts: ['fd00::/129'] })).toThrow('Allow-list entry "fd00::/129": the prefix length must be 0..128');
+    expect(() => new SsrfGuard({ allowHosts: ['10.0.0.0/-1'] })).toThrow('the prefix length must be 0..32');
+    expect(() => new SsrfGuard({ allowHosts: ['10.0.0.0/8.5'] })).toThrow('the prefix length must be 0..32');
+    expect(() => new SsrfGuard({ allowHosts: ['10.0.0.0/x'] })).toThrow('the prefix length must be 0..32');
+  });
+
+  it('an IPv6 range allows the addresses inside it only', () => {
+    const guard = new SsrfGuard({ allowHosts: ['fd00::/16'] });
+    expect(guard.addressRefusal('fd00::1234')).toBeUndefined();
+    expect(guard.addressRefusal('fd01::1')).toBe('unique-local');
+    const v4 = new SsrfGuard({ allowHosts: ['10.0.0.0/8'] });
+    expect(v4.addressRefusal('10.200.0.1')).toBeUndefined();
+    expect(v4.addressRefusal('11.0.0.1')).toBeUndefined();
+    expect(v4.addressRefusal('192.168.0.1')).toBe('private (RFC 1918)');
+    expect(v4.addressRefusal('not-an-ip')).toBe('not an IP address');
+  });
+});
+
+describe('SsrfGuard.lookup: address families and failures', () => {
+  const guard = () =>
+    new SsrfGuard({
+      resolve: fakeDns({
+        'dual.test': ['93.184.216.34', '2606:4700:4700::1111'],
+        'v6first.test': ['2606:4700:4700::1111', '93.184.216.34'],
+        'v4.test': ['93.184.216.34'],
+      }).resolve,
+    });
+  function lookup(host: string, options: { all?: boolean; family?: number } | undefined) {
+    return new Promise<{ err: NodeJS.ErrnoException | null; address: unknown; family: unknown }>((resolve) => {
+      guard().lookup(
+        host,
+        options as never,
+        ((err: NodeJS.ErrnoException | null, address: unknown, family: unknown) => resolve({ err, address, family })) as never,
+      );
+    });
+  }
+
+  it('answers with the family asked for, or every address', async () => {
+    expect(await lookup('dual.test', { family: 6 })).toEqual({ err: null, address: '2606:4700:4700::1111', family: 6 });
+    expect(await lookup('dual.test', { family: 4 })).toEqual({ err: null, address: '93.184.216.34', family: 4 });
+    expect(await lookup('dual.test', { family: 0 })).toEqual({ err: null, address: '93.184.216.34', family: 4 });
+    expect((await lookup('dual.test', { all: true, family: 6 })).address).toEqual([{ address: '2606:4700:4700::1111', family: 6 }]);
+    expect((await lookup('Dual.Test.', undefined)).address).toBe('93.184.216.34');
+    expect(await lookup('v6first.test', { family: 4 })).toEqual({ err: null, address: '93.184.216.34', family: 4 });
+    expect(await lookup('v6first.test', { family: 0 })).toEqual({ err: null, address: '2606:4700:4700::1111', family: 6 });
+  });
+
+  it('no address of the family asked for is ENOTFOUND, saying which family', async () => {
+    const { err, address, family } = await lookup('v4.test', { family: 6 });
+    expect(err).toMatchObject({ code: 'ENOTFOUND', message: 'v4.test has no IPv6 address' });
+    expect([address, family]).toEqual(['', 0]);
+  });
+
+  it('hands on a DNS failure and a refusal as the connection’s error', async () => {
+    const missing = await lookup('nowhere.test', { all: true });
+    expect(missing.err).toMatchObject({ code: 'ENOTFOUND' });
+    expect([missing.address, missing.family]).toEqual(['', 0]);
+    const empty = await lookup('', { all: true });
+    expect(empty.err).toBeInstanceOf(PermanentError);
+    expect(empty.err?.message).toBe('Request refused: the URL has no host');
+  });
+});
+
+describe('SsrfGuard.dispatcher', () => {
+  it('is one pinned dispatcher per guard until closed, then a new one', async () => {
+    const guard = new SsrfGuard();
+    const first = guard.dispatcher();
+    expect(first).toBeDefined();
+    expect(guard.dispatcher()).toBe(first);
+    await guard.close();
+    const second = guard.dispatcher();
+    expect(second).toBeDefined();
+    expect(second).not.toBe(first);
+    await guard.close();
+    await guard.close();
   });
 });

@@ -1,0 +1,50 @@
+// @ts-check
+/**
+ * Mutation testing (`npm run mutation`, docs/testing.md#mutation-testing): a report of
+ * how much of the core logic the tests would notice breaking, not part of `npm test`.
+ * The modules in scope are MUTATED below; the tests run against each mutant are the
+ * files vitest.mutation.config.mts lists.
+ */
+
+/** The core logic issue 12 scopes the score to, one row each in the per-module table. */
+export const MUTATED = [
+  'lib/runtime/processor.ts',
+  'lib/errors/classify.ts',
+  'lib/jobs/backoff.ts',
+  'lib/retry/retry-policy.ts',
+  'lib/jobs/dispatcher.ts',
+  'lib/dlq/dead-letter-store.ts',
+  'lib/schedules/resolve-schedule.ts',
+  'lib/schedules/schedule-changes.ts',
+  'lib/schedules/cron-preview.ts',
+  'lib/auth/password.ts',
+  'lib/auth/rate-limiter.ts',
+  'lib/auth/roles.ts',
+  'lib/http/ssrf-guard.ts',
+  'lib/http/ip-ranges.ts',
+];
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  mutate: MUTATED,
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutation.config.mts', related: false },
+  checkers: ['typescript'],
+  tsconfigFile: 'tsconfig.mutation.json',
+  typescriptChecker: { prioritizePerformanceOverAccuracy: true },
+  coverageAnalysis: 'perTest',
+  // Two cores, shared: one test runner and one checker at a time would leave a core idle.
+  concurrency: 2,
+  timeoutMS: 10_000,
+  // The sandbox is a copy of the project: leave out what no test run reads.
+  ignorePatterns: ['.next', '.next-*', '.data', 'test-results', 'playwright-report', 'reports', 'tests/e2e', 'docs', 'deploy'],
+  // A second run re-tests only the mutants whose code or covering tests changed; without
+  // the file (a clean checkout) every mutant runs.
+  incremental: true,
+  incrementalFile: 'reports/mutation/stryker-incremental.json',
+  reporters: ['progress', 'clear-text', 'json', 'html'],
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  htmlReporter: { fileName: 'reports/mutation/index.html' },
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: true,
+};

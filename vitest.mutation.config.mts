@@ -1,0 +1,36 @@
+import { defineConfig } from 'vitest/config';
+import path from 'node:path';
+
+/**
+ * The tests `npm run mutation` runs against each mutant (stryker.config.mjs): only the
+ * files that pin the modules in scope, unit and integration together in one project
+ * (Stryker's vitest runner runs one). The integration files start their own
+ * redis-server (tests/helpers/use-test-redis.ts), as they do under `npm test`.
+ */
+export const MUTATION_TEST_FILES = [
+  'tests/unit/processor.test.ts',
+  'tests/unit/classify.test.ts',
+  'tests/unit/backoff.test.ts',
+  'tests/unit/with-retry.test.ts',
+  'tests/unit/retry-policy.test.ts',
+  'tests/unit/dispatcher.test.ts',
+  'tests/unit/cron-preview.test.ts',
+  'tests/unit/schedule-resolve.test.ts',
+  'tests/unit/auth-password.test.ts',
+  'tests/unit/ssrf-guard.test.ts',
+  'tests/unit/ip-ranges.test.ts',
+  'tests/integration/dlq-store.test.ts',
+  'tests/integration/dlq-store-rules.test.ts',
+  'tests/integration/auth-rate-limiter.test.ts',
+];
+
+export default defineConfig({
+  resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
+  test: {
+    // MUTATION_TESTS=a.test.ts,b.test.ts narrows the list while working on one module.
+    include: process.env.MUTATION_TESTS ? process.env.MUTATION_TESTS.split(',') : MUTATION_TEST_FILES,
+    environment: 'node',
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});
