@@ -23,15 +23,29 @@ const TYPE = 'slack-sync';
 const tenant = { orgId: 'acme' };
 const envelope = (payload: unknown = { channelId: 'C1' }) => ({ payload, tenant, requestId: 'req-1', dispatchedAt: 1 });
 
-function fakeJob(over: { name?: string; data?: unknown; attemptsMade?: number; attempts?: number; failLog?: boolean } = {}) {
+function fakeJob(
+  over: {
+    name?: string;
+    data?: unknown;
+    attemptsMade?: number;
+    attempts?: number;
+    failLog?: boolean;
+    timestamp?: number;
+    delay?: number;
+    processedOn?: number;
+    stacktrace?: string[];
+  } = {},
+) {
   const logs: string[] = [];
   const job = {
     id: 'job-1',
     name: over.name ?? TYPE,
     data: over.data ?? envelope(),
     attemptsMade: over.attemptsMade ?? 0,
-    opts: { attempts: over.attempts ?? 3 },
-    timestamp: 1,
+    opts: { attempts: over.attempts ?? 3, ...(over.delay !== undefined ? { delay: over.delay } : {}) },
+    timestamp: over.timestamp ?? 1,
+    processedOn: over.processedOn,
+    stacktrace: over.stacktrace ?? [],
     log: async (line: string) => {
       if (over.failLog) throw new Error('log write failed');
       logs.push(line);
@@ -44,7 +58,13 @@ function fakeJob(over: { name?: string; data?: unknown; attemptsMade?: number; a
 
 /** Everything the processor touches, recorded. */
 function harness(
-  opts: { handler?: ProcessorDeps['handler']; critical?: boolean; sink?: DeadLetterSink['record']; timeoutMs?: number } = {},
+  opts: {
+    handler?: ProcessorDeps['handler'];
+    critical?: boolean;
+    sink?: DeadLetterSink['record'];
+    timeoutMs?: number;
+    history?: ProcessorDeps['history'];
+  } = {},
 ) {
   const records: DeadLetterInput[] = [];
   const alerts: Alert[] = [];
@@ -84,6 +104,7 @@ function harness(
     metrics: { forType: (t: string) => (t === TYPE ? stats : new JobStats()) } as unknown as WorkerMetrics,
     hooks,
     timeoutMs: opts.timeoutMs,
+    history: opts.history,
   });
   return { process, records, alerts, lines, events, stats };
 }
@@ -411,5 +432,59 @@ describe('processor: optional parts', () => {
     const e = await rejection(bare(def, () => new Promise(() => undefined))(fakeJob().job));
     expect(e).toBeInstanceOf(TimeoutError);
     expect(e.message).toBe('attempt timed out after 20 ms');
+  });
+});
+
+describe('processor: the hourly history (BULLPEN_HISTORY)', () => {
+  /** A harness whose history records each attempt as [queue, outcome, has a duration, wait]. */
+  function withHistory(handler?: ProcessorDeps['handler']) {
+    const recorded: Array<[string, string, boolean, number | undefined]> = [];
+    const h = harness({
+      handler,
+      history: { record: (queue, outcome, durationMs, waitMs) => recorded.push([queue, outcome, (durationMs ?? -1) >= 0, waitMs]) },
+    });
+    return { ...h, recorded };
+  }
+
+  it('records a first attempt’s wait from when it could run (creation plus its delay) to its start', async () => {
+    const h = withHistory();
+    await h.process(fakeJob({ timestamp: 1_000, delay: 500, processedOn: 4_000 }).job);
+    expect(h.recorded).toEqual([[TYPE, 'completed', true, 2_500]]);
+  });
+
+  it('never records a negative wait (a worker clock behind the producer’s), nor one without a start time', async () => {
+    const h = withHistory();
+    await h.process(fakeJob({ timestamp: 5_000, processedOn: 4_000 }).job);
+    await h.process(fakeJob({ timestamp: 5_000 }).job);
+    expect(h.recorded).toEqual([
+      [TYPE, 'completed', true, 0],
+      [TYPE, 'completed', true, undefined],
+    ]);
+  });
+
+  it('records no wait for a later attempt, or for a job an operator retried (its creation time is old)', async () => {
+    const h = withHistory(async () => {
+      throw netError();
+    });
+    await rejection(h.process(fakeJob({ attemptsMade: 1, timestamp: 1_000, processedOn: 9_000 }).job));
+    await rejection(h.process(fakeJob({ attemptsMade: 2, timestamp: 1_000, processedOn: 9_000 }).job));
+    await rejection(h.process(fakeJob({ timestamp: 1_000, processedOn: 9_000, stacktrace: ['Error: earlier'] }).job));
+    expect(h.recorded).toEqual([
+      [TYPE, 'retried', true, undefined],
+      [TYPE, 'failed', true, undefined],
+      [TYPE, 'retried', true, undefined],
+    ]);
+  });
+
+  it('records a first attempt that fails with its wait, and one refused before the handler as failed', async () => {
+    const h = withHistory(async () => {
+      throw netError();
+    });
+    await rejection(h.process(fakeJob({ timestamp: 1_000, processedOn: 1_300 }).job));
+    await rejection(h.process(fakeJob({ name: 'other-type', timestamp: 1_000, processedOn: 1_300 }).job));
+    expect(h.recorded).toEqual([
+      [TYPE, 'retried', true, 300],
+      [TYPE, 'failed', true, 300],
+    ]);
   });
 });
