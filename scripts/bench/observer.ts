@@ -27,7 +27,7 @@ import { ensureBuild, startDashboard } from './dashboard-next';
 import { signInOverHttp } from './http-sign-in';
 import type { ClientsReport } from './observer-clients';
 import { bullpenRunner, makeBullpen, throughput } from './runtime';
-import { fmt, median, percentile } from './stats';
+import { fmt, median, percentile, envInt } from './stats';
 
 const PREFIX = 'bench-observer';
 const TYPE = 'webhook-dispatch' as const;
@@ -78,14 +78,6 @@ export interface ObserverBenchResult {
   cores: number;
   load: { start: number; end: number };
   totalS: number;
-}
-
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return n;
 }
 
 /** The polling clients' process: started once, told to start and stop with each client round. */

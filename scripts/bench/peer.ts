@@ -31,7 +31,7 @@ import { redisCommands } from './cpu-time';
 import { ensureBuild, startDashboard, type RunningDashboard } from './dashboard-next';
 import { type Backlog, seedBacklog } from './peer-seed';
 import { makeBullpen } from './runtime';
-import { fmt, median, percentile } from './stats';
+import { fmt, median, percentile, envInt } from './stats';
 
 const PREFIX = 'bench-peer';
 const CHILD = path.join(__dirname, 'peer-board.ts');
@@ -68,14 +68,6 @@ export interface PeerBenchResult {
   /** Removing the backlog afterwards. */
   cleanupS: number;
   totalS: number;
-}
-
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return n;
 }
 
 /** Bull Board in its own process; resolves with its URL once it listens. */

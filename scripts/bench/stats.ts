@@ -15,3 +15,12 @@ export function median(values: number[]): number {
 export function fmt(n: number, digits = 1): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
+
+/** A positive integer from the environment (a benchmark's size knob), else `fallback`; anything else is refused. */
+export function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return n;
+}
