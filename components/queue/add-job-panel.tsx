@@ -1,18 +1,16 @@
 'use client';
 
 import { useQueryClient } from '@tanstack/react-query';
-import Link from 'next/link';
 import { useId, useState } from 'react';
 import { z } from 'zod';
 import { PayloadCheckNote } from '@/components/dead-letters/payload-check-note';
 import { usePayloadCheck } from '@/components/dead-letters/use-payload-check';
 import { Button } from '@/components/ui/button';
-import { InlineResult } from '@/components/ui/inline-result';
+import { AddJobFooter } from './add-job-footer';
 import { FieldErrors } from '@/components/ui/field-errors';
 import { useAction } from '@/components/ui/use-action';
 import { type AddJobDefaults, addJobRequestSchema, DELAY_UNIT_NAMES, type DelayUnit, maxDelayIn } from '@/lib/dashboard/add-job-form';
 import { queryKeys } from '@/lib/dashboard/query-keys';
-import { jobPageHref } from '@/lib/dashboard/schedules-view';
 import { PRIORITY_NAMES, type PriorityName } from '@/lib/jobs/priority';
 import type { AddJobAction } from './types';
 
@@ -180,25 +178,16 @@ function AddJobForm({ queue, defaults, add, onClose }: AddJobPanelProps & { onCl
           <FieldErrors errors={errorsOf('workspaceId')} />
         </div>
       </div>
-      <div className="row">
-        <Button type="submit" variant="primary" aria-disabled={!ready || action.pending || undefined} data-testid="add-job-submit">
-          {action.pending ? 'Adding…' : 'Add the job'}
-        </Button>
-        <Button onClick={onClose} data-testid="add-job-close">
-          Close
-        </Button>
-      </div>
-      {action.result?.ok ? (
-        <p className="result ok" role="status" data-testid="add-job-result" data-ok="true">
-          Added{' '}
-          <Link href={jobPageHref(queue, action.result.data.jobId)} className="mono" data-testid="added-job-link">
-            job {action.result.data.jobId}
-          </Link>
-          {action.result.data.delayMs > 0 ? `, delayed ${Math.round(action.result.data.delayMs / 1000).toLocaleString('en')} s` : ''}.
-        </p>
-      ) : (
-        <InlineResult result={action.result} />
-      )}
+      <AddJobFooter
+        queue={queue}
+        testId="add-job"
+        linkTestId="added-job-link"
+        ready={ready}
+        pending={action.pending}
+        result={action.result}
+        onClose={onClose}
+        addedNote={(d) => (d.delayMs > 0 ? `, delayed ${Math.round(d.delayMs / 1000).toLocaleString('en')} s` : '')}
+      />
     </form>
   );
 }

@@ -1,17 +1,15 @@
 'use client';
 
 import { useQueryClient } from '@tanstack/react-query';
-import Link from 'next/link';
 import { useId, useState } from 'react';
 import { z } from 'zod';
 import { Button } from '@/components/ui/button';
-import { InlineResult } from '@/components/ui/inline-result';
+import { AddJobFooter } from './add-job-footer';
 import { FieldErrors } from '@/components/ui/field-errors';
 import { useAction } from '@/components/ui/use-action';
 import { addRawJobSchema, MAX_BULLMQ_PRIORITY } from '@/lib/dashboard/add-raw-job';
 import { parseJsonText } from '@/lib/dashboard/dead-letters-payload';
 import { queryKeys } from '@/lib/dashboard/query-keys';
-import { jobPageHref } from '@/lib/dashboard/schedules-view';
 import type { AddRawJobAction } from './types';
 
 type Field = 'name' | 'data' | 'delaySeconds' | 'priority' | 'attempts';
@@ -111,25 +109,15 @@ function AddRawJobForm({ queue, add, onClose }: { queue: string; add: AddRawJobA
         />
         <FieldErrors errors={dataErrors} testId="add-raw-job-data-errors" />
       </div>
-      <div className="row">
-        <Button type="submit" variant="primary" aria-disabled={!ready || action.pending || undefined} data-testid="add-raw-job-submit">
-          {action.pending ? 'Adding…' : 'Add the job'}
-        </Button>
-        <Button onClick={onClose} data-testid="add-raw-job-close">
-          Close
-        </Button>
-      </div>
-      {action.result?.ok ? (
-        <p className="result ok" role="status" data-testid="add-raw-job-result" data-ok="true">
-          Added{' '}
-          <Link href={jobPageHref(queue, action.result.data.jobId)} className="mono" data-testid="added-raw-job-link">
-            job {action.result.data.jobId}
-          </Link>
-          .
-        </p>
-      ) : (
-        <InlineResult result={action.result} />
-      )}
+      <AddJobFooter
+        queue={queue}
+        testId="add-raw-job"
+        linkTestId="added-raw-job-link"
+        ready={ready}
+        pending={action.pending}
+        result={action.result}
+        onClose={onClose}
+      />
     </form>
   );
 }
