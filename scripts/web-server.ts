@@ -3,7 +3,9 @@
  * server, so the app can know its client. Next does not expose the socket's address to
  * server actions, and a client can send any X-Forwarded-For; here the client is resolved
  * from the socket and the headers of TRUSTED_PROXIES only (lib/http/client-address.ts)
- * and handed to the app in a header no browser can forge. `npm run web` runs this.
+ * and handed to the app in a header no browser can forge. It also answers a tab's poll
+ * of a live route from the live cache when it can (lib/dashboard/live-fast-path.ts),
+ * before the framework's per-request work. `npm run web` runs this.
  *
  *   PORT=3000 HOST=127.0.0.1 node --import tsx scripts/web-server.ts
  */
@@ -11,7 +13,14 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import next from 'next';
+import { CookieSessions } from '@/lib/auth/session-check';
+import { resolveSessionSecret } from '@/lib/auth/session-secret';
+import { UserStore } from '@/lib/auth/user-store';
 import { loadConfigOrExit } from '@/lib/config';
+import { sharedLiveCache } from '@/lib/dashboard/live-cache';
+import { createLiveFastPath } from '@/lib/dashboard/live-fast-path';
+import { createRedis, redisTarget } from '@/lib/redis/connection';
+import { Keyspace } from '@/lib/redis/keys';
 import { TrustedProxies, resolveClient } from '@/lib/http/client-address';
 import { CLIENT_HEADER, CLIENT_TOKEN_ENV, encodeClientHeader } from '@/lib/http/client-header';
 
@@ -27,7 +36,23 @@ async function main(): Promise<void> {
   const handle = app.getRequestHandler();
   await app.prepare();
 
-  const server = http.createServer((req, res) => {
+  // The fast path's own connection for the session checks (the app's Bullpen lives in
+  // Next's copy of lib/); it shares the app's live cache through globalThis.
+  const redis = createRedis(redisTarget(config), 'producer');
+  const cache = sharedLiveCache();
+  const users = new UserStore(redis, new Keyspace(config.BULLPEN_PREFIX));
+  const sessions = new CookieSessions({
+    secret: await resolveSessionSecret(config),
+    lookups: {
+      isOpen: (sid, username) => users.sessions.isOpen(sid, username),
+      // The key and lifetime the app's session check uses (app/_lib/session.ts): one read for both.
+      user: (username) => cache.get(`user:${username}`, 1_000, () => users.get(username)),
+    },
+  });
+  const fastPath = createLiveFastPath({ cache, userOf: (cookie) => sessions.userOf(cookie) });
+
+  /** Hands the request to Next.js with its client, resolved here (a client's own header of that name is overwritten). */
+  const toNext = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const forwarded = (name: string) => {
       const v = req.headers[name];
       return Array.isArray(v) ? v.join(',') : v;
@@ -39,7 +64,16 @@ async function main(): Promise<void> {
       Boolean((req.socket as TLSSocket).encrypted),
     );
     req.headers[CLIENT_HEADER] = encodeClientHeader(client, token);
-    void handle(req, res);
+    return handle(req, res);
+  };
+
+  const server = http.createServer((req, res) => {
+    void fastPath(req, res).then(
+      async (answered) => {
+        if (!answered) await toNext(req, res);
+      },
+      () => toNext(req, res),
+    );
   });
   server.listen(config.PORT, host, () => {
     console.log(`dashboard listening on http://${host}:${config.PORT}`);
@@ -51,6 +85,8 @@ async function main(): Promise<void> {
     closing = true;
     // Open keep-alive connections (a polling tab) would hold close() forever.
     server.closeIdleConnections();
+    cache.close();
+    redis.disconnect();
     server.close(() => process.exit(0));
     setTimeout(() => process.exit(0), 5_000).unref();
   };

@@ -1,7 +1,7 @@
 import 'server-only';
 import { sourceApp } from '@/jobs';
 import { type Bullpen, createBullpen } from '@/lib/bullpen';
-import { LiveCache } from '@/lib/dashboard/live-cache';
+import { type LiveCache, sharedLiveCache } from '@/lib/dashboard/live-cache';
 
 /**
  * Everything the dashboard process holds for its lifetime: the composition root of the
@@ -23,7 +23,7 @@ interface DashboardProcess {
 const holder = globalThis as typeof globalThis & { __bullpenDashboard?: DashboardProcess };
 
 function dashboardProcess(): DashboardProcess {
-  holder.__bullpenDashboard ??= { bullpen: createBullpen(sourceApp), liveCache: new LiveCache(), scoped: new Map() };
+  holder.__bullpenDashboard ??= { bullpen: createBullpen(sourceApp), liveCache: sharedLiveCache(), scoped: new Map() };
   return holder.__bullpenDashboard;
 }
 
@@ -32,7 +32,7 @@ export function getBullpen(): Bullpen {
   return dashboardProcess().bullpen;
 }
 
-/** The process-wide cache the dashboard's route handlers and pages share. */
+/** The process-wide cache the dashboard's route handlers, pages and server (scripts/web-server.ts) share. */
 export function liveCache(): LiveCache {
   return dashboardProcess().liveCache;
 }

@@ -1,12 +1,13 @@
 import 'server-only';
 import { getBullpen, liveCache, readyBullpen } from '@/app/_lib/bullpen';
 import type { Bullpen } from '@/lib/bullpen';
-import { serializeDeadLetterFilters, type DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
+import type { DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
 import { readDeadLetterList, type DeadLetterList } from '@/lib/dashboard/dead-letters-read';
 import { readJobPage, type JobPage } from '@/lib/dashboard/job-page';
-import { LIVE_TTL_MS } from '@/lib/dashboard/live-cache';
+import { LIVE_TTL_MS, LIVE_WATCH_MS } from '@/lib/dashboard/live-cache';
+import { liveKeys } from '@/lib/dashboard/live-keys';
 import { readOverview, readStateCounts, type Overview, type StateCounts } from '@/lib/dashboard/queue-overview';
-import { serializeQueueFilters, type QueueFilters } from '@/lib/dashboard/queue-filters';
+import type { QueueFilters } from '@/lib/dashboard/queue-filters';
 import { readQueuePage, type QueuePage } from '@/lib/dashboard/queue-page';
 import { readSearchStep, type SearchStep } from '@/lib/dashboard/payload-search';
 import { serializeSearchStep, type SearchStepParams } from '@/lib/dashboard/payload-search-params';
@@ -21,30 +22,38 @@ import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
 
 /**
  * The one way a page or a live route reads: the read model, on the ready Bullpen, through
- * the live cache under `key`, so a page render and every tab's poll within ~1.5 s cost
- * Redis one read. Keys start with `live:` (actions clear that prefix after a change).
+ * the live cache under `key` (lib/dashboard/live-keys.ts), so a page render and every
+ * tab's poll within ~1.5 s cost Redis one read. A polled read is kept fresh in the
+ * background while tabs poll it (`watch`, lib/dashboard/live-cache.ts); a one-off (a
+ * search step) is not.
  */
-function liveRead<T>(key: `live:${string}`, read: (bullpen: Bullpen, now: number) => Promise<T>): Promise<T> {
-  return liveCache().get(key, LIVE_TTL_MS, async () => read(await readyBullpen(), Date.now()));
+function liveRead<T>(
+  key: `live:${string}`,
+  read: (bullpen: Bullpen, now: number) => Promise<T>,
+  watch: 'polled' | 'once' = 'polled',
+): Promise<T> {
+  return liveCache().get(key, LIVE_TTL_MS, async () => read(await readyBullpen(), Date.now()), {
+    watchMs: watch === 'polled' ? LIVE_WATCH_MS : 0,
+  });
 }
 
 export function loadOverview(): Promise<Overview> {
-  return liveRead('live:overview', readOverview);
+  return liveRead(liveKeys.overview(), readOverview);
 }
 
 export function loadQueuePage(name: string, filters: QueueFilters): Promise<QueuePage> {
-  return liveRead(`live:queue:${name}?${serializeQueueFilters(filters)}&state=${filters.state}`, (b) => readQueuePage(b, name, filters));
+  return liveRead(liveKeys.queuePage(name, filters), (b) => readQueuePage(b, name, filters));
 }
 
 /** One step of a payload search (tabs searching the same thing at the same point share it). */
 export function loadSearchStep(name: string, p: SearchStepParams): Promise<SearchStep> {
   const match = p.path !== undefined ? `${p.path}=${p.value ?? ''}` : undefined;
-  return liveRead(`live:search:${name}?${serializeSearchStep({ ...p, match })}`, (b) => readSearchStep(b, name, p));
+  return liveRead(`live:search:${name}?${serializeSearchStep({ ...p, match })}`, (b) => readSearchStep(b, name, p), 'once');
 }
 
 /** A queue's count per state (O(1) each): what the page needs to choose the tab it opens on. */
 export function loadQueueCounts(name: string): Promise<StateCounts> {
-  return liveRead(`live:queue-counts:${name}`, async (b) => readStateCounts((await resolveQueue(b, name)).queue));
+  return liveRead(liveKeys.queueCounts(name), async (b) => readStateCounts((await resolveQueue(b, name)).queue));
 }
 
 /** Whether a URL's queue is one the dashboard shows: the job table's, or a foreign queue that exists under a configured prefix. */
@@ -60,7 +69,7 @@ export async function queueExists(name: string): Promise<boolean> {
 
 /** One queue's throughput, failures and percentiles over a range (NOT_FOUND for an unknown queue). */
 export function loadQueueHistory(name: string, range: HistoryRange): Promise<QueueHistory> {
-  return liveRead(`live:history:${name}:${range}`, (b, now) => readQueueHistory(b, name, range, now));
+  return liveRead(liveKeys.queueHistory(name, range), (b, now) => readQueueHistory(b, name, range, now));
 }
 
 /**
@@ -69,7 +78,7 @@ export function loadQueueHistory(name: string, range: HistoryRange): Promise<Que
  * for both widgets), so its chart and its tiles always agree.
  */
 export function loadOverallHistory(range: HistoryRange): Promise<OverallHistory> {
-  return liveRead(`live:history:*:${range}`, async (b) => {
+  return liveRead(liveKeys.overallHistory(range), async (b) => {
     if (range !== '1h') return readOverallHistory(b, range, Date.now());
     const overview = await loadOverview();
     return readOverallHistory(b, range, overview.generatedAt, new Map(overview.queues.map((q) => [q.name, q.series])));
@@ -78,26 +87,26 @@ export function loadOverallHistory(range: HistoryRange): Promise<OverallHistory>
 
 /** Every worker process and what it runs now. */
 export function loadWorkers(): Promise<WorkersView> {
-  return liveRead('live:workers', (b, now) => readWorkersView(b, now));
+  return liveRead(liveKeys.workers(), (b, now) => readWorkersView(b, now));
 }
 
 /** The BullMQ queues the job table does not define, with their counts. */
 export function loadForeignQueues(): Promise<ForeignQueues> {
-  return liveRead('live:foreign-queues', (b) => readForeignQueues(b));
+  return liveRead(liveKeys.foreignQueues(), (b) => readForeignQueues(b));
 }
 
 export function loadJobPage(queue: string, id: string, logsPage = 1): Promise<JobPage | null> {
-  return liveRead(`live:job:${queue}:${id}:${logsPage}`, (b) => readJobPage(b, queue, id, logsPage));
+  return liveRead(liveKeys.job(queue, id, logsPage), (b) => readJobPage(b, queue, id, logsPage));
 }
 
 /** One page of dead letters; the key is the serialised filters, so equal filters share it whatever order the URL had. */
 export function loadDeadLetterList(filters: DeadLetterFilters): Promise<DeadLetterList> {
-  return liveRead(`live:dlq?${serializeDeadLetterFilters(filters)}`, (b, now) => readDeadLetterList(b, filters, now));
+  return liveRead(liveKeys.deadLetters(filters), (b, now) => readDeadLetterList(b, filters, now));
 }
 
 /** Every schedule with its next fire times and last run. */
 export function loadSchedules(): Promise<ScheduleSummary[]> {
-  return liveRead('live:schedules', (b, now) => b.schedules.list(now));
+  return liveRead(liveKeys.schedules(), (b, now) => b.schedules.list(now));
 }
 
 /**

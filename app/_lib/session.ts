@@ -2,7 +2,8 @@ import 'server-only';
 import { getIronSession, type IronSession } from 'iron-session';
 import { cookies, headers } from 'next/headers';
 import { cache } from 'react';
-import { sessionDataSchema, sessionOptions, type SessionData } from '@/lib/auth/session-options';
+import { type SessionLookups, sessionUser } from '@/lib/auth/session-check';
+import { sessionOptions, type SessionData } from '@/lib/auth/session-options';
 import type { User } from '@/lib/auth/user-store';
 import { readyBullpen } from '@/app/_lib/bullpen';
 import { liveCache } from '@/app/_lib/bullpen';
@@ -26,25 +27,26 @@ export async function getSession(): Promise<IronSession<SessionData>> {
 }
 
 /**
- * The signed-in user of this request, or null. The cookie names a server-side session
- * that must still be open (sign-out closes it at once, lib/auth/session-registry.ts) and
- * the user: the record is re-read from Redis (through a 1 s cache, so many tabs do not
- * multiply reads) and its current role is used; a removed user or one whose password or
- * role changed since sign-in (another session epoch) counts as signed out.
+ * The signed-in user of this request, or null, by the one session rule
+ * (lib/auth/session-check.ts). The user record is read through a 1 s cache, so many
+ * tabs do not multiply reads; whether the session is open is asked every time.
  */
 export const currentUser = cache(async (): Promise<User | null> => {
   const session = await getSession();
-  const data = sessionDataSchema.safeParse({ ...session });
-  if (!data.success) return null;
-  const { sid, username, sessionEpoch } = data.data;
-  const [open, user] = await Promise.all([
-    // Not cached: a closed session must stop working on its very next request.
-    readyBullpen().then(() => signInService().sessions.isOpen(sid, username)),
-    liveCache().get(`user:${username}`, 1_000, async () => {
-      await readyBullpen();
-      return signInService().users.get(username);
-    }),
-  ]);
-  if (!open || !user || user.sessionEpoch !== sessionEpoch) return null;
-  return user;
+  return sessionUser({ ...session }, sessionLookups());
 });
+
+/** The session checks against Redis, shared by every request of this process. */
+export function sessionLookups(): SessionLookups {
+  return {
+    isOpen: async (sid, username) => {
+      await readyBullpen();
+      return signInService().sessions.isOpen(sid, username);
+    },
+    user: (username) =>
+      liveCache().get(`user:${username}`, 1_000, async () => {
+        await readyBullpen();
+        return signInService().users.get(username);
+      }),
+  };
+}

@@ -9,6 +9,7 @@
  * IPC in: 'start' (begin polling), 'stop' (finish the ticks in flight, then report).
  * IPC out: { ready: true } once up; after 'stop', the response times by path and the failures.
  */
+import http from 'node:http';
 import { z } from 'zod';
 
 const argsSchema = z.object({
@@ -39,12 +40,43 @@ async function main(): Promise<void> {
   let startedAt = 0;
   let loops: Promise<void>[] = [];
 
+  // One keep-alive connection per client, as a tab keeps its connection to the dashboard.
+  // node:http rather than fetch: the load generator shares the machine's two cores with
+  // what it measures, and fetch (undici, streams, decompression) cost several times the
+  // CPU of the requests it sent. The body arrives gzipped, as a browser asks for it, and
+  // is not unpacked: what is measured is the dashboard's answer, not this process's.
+  const base = new URL(args.url);
+  const agents = new Map<string, http.Agent>();
+  const request = (cookie: string, path: string) =>
+    new Promise<number>((resolve, reject) => {
+      let agent = agents.get(cookie);
+      if (!agent) {
+        agent = new http.Agent({ keepAlive: true, maxSockets: args.paths.length });
+        agents.set(cookie, agent);
+      }
+      const req = http.get(
+        {
+          host: base.hostname,
+          port: base.port,
+          path,
+          agent,
+          headers: { cookie, accept: 'application/json', 'accept-encoding': 'gzip' },
+        },
+        (res) => {
+          let bytes = 0;
+          res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+          res.on('end', () => (res.statusCode === 200 ? resolve(bytes) : reject(new Error(`GET ${path} answered ${res.statusCode}`))));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+    });
+
   const get = async (cookie: string, path: string) => {
     const t0 = performance.now();
     try {
-      const res = await fetch(`${args.url}${path}`, { headers: { cookie, accept: 'application/json' }, redirect: 'manual' });
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}`);
+      const bytes = await request(cookie, path);
+      if (bytes === 0) throw new Error(`GET ${path} answered an empty body`);
       const list = report.samples[path] ?? [];
       list.push(performance.now() - t0);
       report.samples[path] = list;

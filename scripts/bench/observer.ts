@@ -2,9 +2,11 @@
  * Observer-effect benchmark (issue 11, item 7): the runtime's jobs/s — the production
  * worker composition as the runtime benchmark runs it (runtime.ts) — with no dashboard
  * client, and with 50 signed-in clients each polling the overview and a queue page
- * every second, through `next start` on the same Redis and key prefix as the worker.
- * Rounds alternate (0, 50, 0, 50, …) after a warm-up pair; the figure is the median of
- * each kind and their ratio (target: under 5% loss).
+ * every second, through the dashboard's production server on the same Redis and key
+ * prefix as the worker. A third kind of round has the same clients poll a bare server
+ * (observer-floor.ts) answering the same bytes from memory: what the polls cost the
+ * machine whatever answers them. Rounds cycle (none, dashboard, bare, …) after warm-ups;
+ * the figure is the median of each kind and their ratio (target: under 5% loss).
  *
  * The clients sign in through the real sign-in form (http-sign-in.ts), a few viewers
  * several times each, two sign-ins at a time, so the product's rate limiter and
@@ -17,8 +19,10 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { SignInService } from '@/lib/auth/sign-in';
 import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
@@ -38,6 +42,7 @@ const TARGET_LOSS = 0.05;
 /** Length of each idle window (no worker), after a second for the clients to settle. */
 const IDLE_MS = 5_000;
 const CHILD = path.join(__dirname, 'observer-clients.ts');
+const FLOOR = path.join(__dirname, 'observer-floor.ts');
 /** What a tab on each page polls: the live routes its refetch calls (lib/dashboard/query-keys.ts). */
 const PATHS = { overview: '/api/live/overview', queue: `/api/live/queues/${TYPE}?state=prioritized` } as const;
 
@@ -51,7 +56,11 @@ export interface CpuShare {
   clients?: number;
 }
 
+/** What the clients poll in a round: nothing (no clients), the dashboard, or the bare server (observer-floor.ts). */
+export type PollTarget = 'none' | 'dashboard' | 'floor';
+
 export interface ObserverRound {
+  target: PollTarget;
   clients: number;
   jobsPerSec: number;
   cpu: CpuShare;
@@ -116,6 +125,40 @@ function startClients(args: { url: string; cookies: string[]; paths: string[]; p
   };
 }
 
+/** The bare server of the floor rounds, answering each path with `bodies`; resolves once it listens. */
+function startFloor(bodies: Record<string, Buffer>): Promise<{ url: string; pid: number | undefined; close(): Promise<void> }> {
+  const child: ChildProcess = fork(FLOOR, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const close = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      if (child.connected) child.disconnect();
+      setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+    });
+  child.send({ bodies: Object.fromEntries(Object.entries(bodies).map(([k, b]) => [k, b.toString('base64')])) });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the bare server's process exited with ${code}`)));
+    child.once('message', (m) => resolve({ url: (m as { url: string }).url, pid: child.pid, close }));
+  });
+}
+
+/** What the dashboard answers a signed-in client for `path`, gzipped as a browser asks for it. */
+function gzippedAnswer(url: string, cookie: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers: { cookie, accept: 'application/json', 'accept-encoding': 'gzip' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          if (res.statusCode !== 200) return reject(new Error(`GET ${url} answered ${res.statusCode}`));
+          resolve(res.headers['content-encoding'] === 'gzip' ? body : gzipSync(body));
+        });
+      })
+      .on('error', reject);
+  });
+}
+
 /** A runner that notes the CPU and Redis counters when the worker starts and after it stops. */
 function metered(inner: Runner, read: () => Promise<number[]>): { runner: Runner; result: () => number[] } {
   let before: number[] = [];
@@ -146,7 +189,8 @@ export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<
   const build = await ensureBuild();
   if (build.unusable) throw new Error(`no usable dashboard build: ${build.unusable}`);
   const dashboard = await startDashboard(bullpen, opts.redis.url);
-  let pollers: ReturnType<typeof startClients> | undefined;
+  const pollers: Array<ReturnType<typeof startClients>> = [];
+  let floor: Awaited<ReturnType<typeof startFloor>> | undefined;
   try {
     // A few viewers, each signed in several times through the form.
     const auth = new SignInService(bullpen.redis, bullpen.keys);
@@ -171,7 +215,7 @@ export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<
     console.log(`  ${clients} sessions of ${viewers.length} viewers signed in through the form in ${fmt(signInMs / 1_000, 1)} s`);
 
     const p = startClients({ url: dashboard.url, cookies, paths: Object.values(PATHS), periodMs: PERIOD_MS });
-    pollers = p;
+    pollers.push(p);
     await p.ready;
     const queue = bullpen.queues.get(TYPE);
     const samples: Record<string, number[]> = {};
@@ -179,79 +223,99 @@ export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<
     let lateTicks = 0;
     let clientSeconds = 0;
     let clientTicks = 0;
+    /** Who serves each kind of round, and whose clients poll it; the floor's are added after the warm-up. */
+    const servers: Partial<Record<PollTarget, { pid: number | undefined; clients: ReturnType<typeof startClients> }>> = {
+      dashboard: { pid: dashboard.pid, clients: p },
+    };
 
-    const read = async () => [
+    const read = (target: PollTarget) => async () => [
       ownCpuSeconds(),
       await redisCpuSeconds(bullpen),
-      processCpuSeconds(dashboard.pid) ?? NaN,
-      processCpuSeconds(p.pid) ?? NaN,
+      processCpuSeconds(servers[target]?.pid) ?? NaN,
+      processCpuSeconds(servers[target]?.clients.pid) ?? NaN,
       await redisCommands(bullpen),
     ];
-    /** Stops the clients; keeps their response times when `keep` (the rounds with the worker running). */
-    const collect = async (keep: boolean) => {
-      const report = await p.stop();
+    /** Stops the clients; keeps their response times when `keep` (the dashboard rounds with the worker running). */
+    const collect = async (c: ReturnType<typeof startClients>, keep: boolean) => {
+      const report = await c.stop();
       if (keep) {
         for (const [k, xs] of Object.entries(report.samples)) samples[k] = [...(samples[k] ?? []), ...xs];
         clientTicks += report.ticks;
         clientSeconds += report.seconds;
+        lateTicks += report.lateTicks;
       }
       failures += report.failures;
-      lateTicks += report.lateTicks;
       if (report.failures) throw new Error(`${report.failures} client requests failed: ${report.reasons.join('; ')}`);
     };
     /** Counter differences (wall time first) as cores and commands per second. */
-    const toRound = (withClients: boolean, jobsPerSec: number, [wall, worker, redis, dash, cli, commands]: number[]): ObserverRound => {
+    const toRound = (target: PollTarget, jobsPerSec: number, [wall, worker, redis, dash, cli, commands]: number[]): ObserverRound => {
       const share = (s: number) => (Number.isFinite(s) ? s / wall : undefined);
       return {
-        clients: withClients ? clients : 0,
+        target,
+        clients: target === 'none' ? 0 : clients,
         jobsPerSec,
         cpu: { worker: worker / wall, redis: redis / wall, dashboard: share(dash), clients: share(cli) },
         redisOps: commands / wall,
       };
     };
-    const round = async (withClients: boolean): Promise<ObserverRound> => {
-      const m = metered(bullpenRunner(opts.redis, PREFIX), read);
-      if (withClients) p.start();
+    const round = async (target: PollTarget): Promise<ObserverRound> => {
+      const m = metered(bullpenRunner(opts.redis, PREFIX), read(target));
+      const polling = servers[target]?.clients;
+      polling?.start();
       const jobsPerSec = await throughput(m.runner, queue, jobs);
-      if (withClients) await collect(true);
-      return toRound(withClients, jobsPerSec, m.result());
+      if (polling) await collect(polling, target === 'dashboard');
+      return toRound(target, jobsPerSec, m.result());
     };
-    const idleWindow = async (withClients: boolean): Promise<ObserverRound> => {
-      if (withClients) p.start();
+    const idleWindow = async (target: PollTarget): Promise<ObserverRound> => {
+      const polling = servers[target]?.clients;
+      polling?.start();
       await new Promise((r) => setTimeout(r, 1_000));
-      const before = [performance.now() / 1_000, ...(await read())];
+      const before = [performance.now() / 1_000, ...(await read(target)())];
       await new Promise((r) => setTimeout(r, IDLE_MS));
-      const after = [performance.now() / 1_000, ...(await read())];
-      if (withClients) await collect(false);
+      const after = [performance.now() / 1_000, ...(await read(target)())];
+      if (polling) await collect(polling, false);
       return toRound(
-        withClients,
+        target,
         0,
         after.map((a, i) => a - before[i]),
       );
     };
+    const LABEL: Record<PollTarget, string> = { none: 'no clients     ', dashboard: 'the dashboard  ', floor: 'the bare server' };
     const show = (r: ObserverRound, label: string) =>
       console.log(
-        `  ${label} ${String(r.clients).padStart(2)} clients: ${fmt(r.jobsPerSec, 0)} jobs/s (cores: worker ${fmt(r.cpu.worker, 2)}, redis ${fmt(r.cpu.redis, 2)}, dashboard ${fmt(r.cpu.dashboard ?? NaN, 2)}, clients ${fmt(r.cpu.clients ?? NaN, 2)})`,
+        `  ${label} ${r.clients} clients on ${LABEL[r.target]}: ${fmt(r.jobsPerSec, 0)} jobs/s (cores: worker ${fmt(r.cpu.worker, 2)}, redis ${fmt(r.cpu.redis, 2)}, server ${fmt(r.cpu.dashboard ?? NaN, 2)}, clients ${fmt(r.cpu.clients ?? NaN, 2)})`,
       );
 
     const warmup: ObserverRound[] = [];
-    for (const withClients of [false, true]) {
-      const r = await round(withClients);
+    for (const target of ['none', 'dashboard'] as const) {
+      const r = await round(target);
       warmup.push(r);
-      show(r, 'warm-up');
+      show(r, 'warm-up ');
     }
+    // The floor's server answers with the bytes the dashboard answers now, and its own clients poll it.
+    const bodies: Record<string, Buffer> = {};
+    for (const path of Object.values(PATHS)) bodies[path] = await gzippedAnswer(`${dashboard.url}${path}`, cookies[0]);
+    floor = await startFloor(bodies);
+    const pf = startClients({ url: floor.url, cookies, paths: Object.values(PATHS), periodMs: PERIOD_MS });
+    pollers.push(pf);
+    await pf.ready;
+    servers.floor = { pid: floor.pid, clients: pf };
+    const fw = await round('floor');
+    warmup.push(fw);
+    show(fw, 'warm-up ');
     // The warm-up's samples include each route's first requests: not counted.
     for (const k of Object.keys(samples)) delete samples[k];
     lateTicks = 0;
     clientSeconds = 0;
     clientTicks = 0;
     const rounds: ObserverRound[] = [];
-    for (let i = 0; i < 2 * pairs; i++) {
-      const r = await round(i % 2 === 1);
+    const cycle: PollTarget[] = ['none', 'dashboard', 'floor'];
+    for (let i = 0; i < cycle.length * pairs; i++) {
+      const r = await round(cycle[i % cycle.length]);
       rounds.push(r);
       show(r, `round ${String(i + 1).padStart(2)}`);
     }
-    const idle = { quiet: await idleWindow(false), busy: await idleWindow(true), seconds: IDLE_MS / 1_000 };
+    const idle = { quiet: await idleWindow('none'), busy: await idleWindow('dashboard'), seconds: IDLE_MS / 1_000 };
     console.log(
       `  worker stopped: Redis ${fmt(idle.quiet.redisOps, 0)} → ${fmt(idle.busy.redisOps, 0)} commands/s, dashboard ${fmt(idle.busy.cpu.dashboard ?? NaN, 2)} cores with the clients`,
     );
@@ -278,7 +342,8 @@ export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<
       totalS: (performance.now() - started) / 1_000,
     };
   } finally {
-    await pollers?.close();
+    for (const c of pollers) await c.close();
+    await floor?.close();
     await dashboard.stop();
     await bullpen.queues.get(TYPE).obliterate({ force: true });
     await bullpen.close();
@@ -289,16 +354,21 @@ const medianOf = (rounds: ObserverRound[], f: (r: ObserverRound) => number | und
   median(rounds.map(f).filter((x): x is number => x !== undefined && Number.isFinite(x)));
 
 export function observerSection(r: ObserverBenchResult): string {
-  const quiet = r.rounds.filter((x) => x.clients === 0);
-  const busy = r.rounds.filter((x) => x.clients > 0);
+  const of = (t: PollTarget) => r.rounds.filter((x) => x.target === t);
+  const quiet = of('none');
+  const busy = of('dashboard');
+  const bare = of('floor');
   const q = medianOf(quiet, (x) => x.jobsPerSec);
   const b = medianOf(busy, (x) => x.jobsPerSec);
+  const f = medianOf(bare, (x) => x.jobsPerSec);
   const ratio = b / q;
   const loss = 1 - ratio;
+  const floorLoss = 1 - f / q;
   const cores = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '–' : fmt(x, 2));
+  const polled: Record<PollTarget, string> = { none: '–', dashboard: 'the dashboard', floor: 'bare server' };
   const rows = r.rounds.map(
     (x, i) =>
-      `| ${i + 1} | ${x.clients} | ${fmt(x.jobsPerSec, 0)} | ${cores(x.cpu.worker)} | ${cores(x.cpu.redis)} | ${cores(x.cpu.dashboard)} | ${cores(x.cpu.clients)} |`,
+      `| ${i + 1} | ${polled[x.target]} | ${x.clients} | ${fmt(x.jobsPerSec, 0)} | ${cores(x.cpu.worker)} | ${cores(x.cpu.redis)} | ${cores(x.cpu.dashboard)} | ${cores(x.cpu.clients)} |`,
   );
   const resp = (key: keyof typeof PATHS) => {
     const s = r.responses[PATHS[key]];
@@ -306,7 +376,7 @@ export function observerSection(r: ObserverBenchResult): string {
       ? `| \`${PATHS[key]}\` | ${fmt(s.p50, 1)} | ${fmt(s.p95, 1)} | ${s.count.toLocaleString('en-US')} |`
       : `| \`${PATHS[key]}\` | – | – | 0 |`;
   };
-  const med = (f: (x: ObserverRound) => number | undefined) => `${cores(medianOf(quiet, f))} → ${cores(medianOf(busy, f))}`;
+  const med = (rounds: ObserverRound[], f: (x: ObserverRound) => number | undefined) => cores(medianOf(rounds, f));
   const perViewer = Math.ceil(r.clients / r.viewers);
   const { quiet: iq, busy: ib } = r.idle;
   return [
@@ -314,23 +384,29 @@ export function observerSection(r: ObserverBenchResult): string {
     '',
     'Command: `node --import tsx scripts/bench/index.ts observer`. The worker is the runtime benchmark’s Bullpen side (the',
     `production worker process, \`WORKER_TYPES=${TYPE}\`, no-op handler, concurrency 50), ${r.jobs.toLocaleString('en-US')} jobs pre-filled per round.`,
-    'The dashboard is `next start` on the same Redis and key prefix. In the client rounds',
+    'The dashboard is its production server (`scripts/web-server.ts`: Next.js, with polls of live routes answered from the',
+    'live cache, `lib/dashboard/live-fast-path.ts`) on the same Redis and key prefix. In the dashboard rounds',
     `${r.clients} clients — ${r.viewers} viewers, each signed in ${perViewer} time${perViewer === 1 ? '' : 's'} through the sign-in form, so the rate limiter and password`,
     `check run as for people — each GET \`${PATHS.overview}\` and \`${PATHS.queue}\` once a second, what an`,
-    'open overview tab and an open queue tab poll (every tab’s poll within 1.5 s is served from one Redis read), from a',
-    'process of their own. A warm-up pair runs first and is not counted; the rounds then alternate 0 and',
-    `${r.clients} clients. Cores: CPU seconds per second of a round’s run (worker start to stop), by process; the worker’s figure is`,
-    'the benchmark process, in which the worker runs.',
+    'open overview tab and an open queue tab poll, over a keep-alive connection each, asking for gzip as a browser does, from a',
+    'process of their own (`observer-clients.ts`, node:http). In the bare-server rounds the same clients poll a bare node:http',
+    'server (`observer-floor.ts`) that answers the same paths with the bytes the dashboard answered, from memory, with no',
+    'session check and no read: the least any Node.js server can do for these polls. Warm-up rounds run first and are not',
+    `counted; the rounds then cycle no clients, the dashboard, the bare server, ${r.rounds.length / 3} times. Cores: CPU seconds per second of a`,
+    'round’s run (worker start to stop), by process; the worker’s figure is the benchmark process, in which the worker runs;',
+    '“server” is the dashboard or the bare server, whichever the clients poll.',
     '',
-    '| round | clients | jobs/s | cores: worker | Redis | dashboard | clients |',
-    '|---|---:|---:|---:|---:|---:|---:|',
+    '| round | polled | clients | jobs/s | cores: worker | Redis | server | clients |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
     ...rows,
     '',
-    `**Median: ${fmt(b, 0)} jobs/s with ${r.clients} clients, ${fmt(q, 0)} without; ratio ${fmt(ratio, 3)}, ${fmt(loss * 100, 1)}% loss** (target under ${fmt(TARGET_LOSS * 100, 0)}%: ${loss < TARGET_LOSS ? 'met' : '**not met**'}).`,
-    `Medians without → with the clients, in cores: the worker ${med((x) => x.cpu.worker)}, Redis ${med((x) => x.cpu.redis)},`,
-    `the dashboard ${med((x) => x.cpu.dashboard)}, the clients ${med((x) => x.cpu.clients)}.`,
+    `**Median: ${fmt(b, 0)} jobs/s with ${r.clients} clients polling the dashboard, ${fmt(q, 0)} without; ratio ${fmt(ratio, 3)}, ${fmt(loss * 100, 1)}% loss** (target under ${fmt(TARGET_LOSS * 100, 0)}%: ${loss < TARGET_LOSS ? 'met' : '**not met**'}).`,
+    `With the same clients polling the bare server: ${fmt(f, 0)} jobs/s, ${fmt(floorLoss * 100, 1)}% loss — what the polls cost this machine whatever answers them.`,
+    `Medians in cores, without clients / dashboard / bare server: the worker ${med(quiet, (x) => x.cpu.worker)} / ${med(busy, (x) => x.cpu.worker)} / ${med(bare, (x) => x.cpu.worker)},`,
+    `Redis ${med(quiet, (x) => x.cpu.redis)} / ${med(busy, (x) => x.cpu.redis)} / ${med(bare, (x) => x.cpu.redis)}, the server polled ${med(busy, (x) => x.cpu.dashboard)} (dashboard) / ${med(bare, (x) => x.cpu.dashboard)} (bare),`,
+    `the clients ${med(busy, (x) => x.cpu.clients)} / ${med(bare, (x) => x.cpu.clients)}.`,
     '',
-    `The clients’ response times over the measured client rounds, ${fmt(r.clientSeconds, 0)} s of polling (ms). ${r.clients} clients at one tick a`,
+    `The clients’ response times from the dashboard over the measured rounds, ${fmt(r.clientSeconds, 0)} s of polling (ms). ${r.clients} clients at one tick a`,
     `second would start ${fmt((r.clients * 1_000) / PERIOD_MS, 0)} ticks/s; they started ${fmt(r.clientTicks / r.clientSeconds, 1)} (${r.lateTicks} ticks late, the previous answer still awaited),`,
     `each GETting both paths; ${r.failures} requests failed.`,
     '',
@@ -339,16 +415,16 @@ export function observerSection(r: ObserverBenchResult): string {
     resp('overview'),
     resp('queue'),
     '',
-    `What the clients cost with the worker stopped (${r.idle.seconds} s without them, then ${r.idle.seconds} s with them): Redis`,
+    `What the clients cost with the worker stopped (${r.idle.seconds} s without them, then ${r.idle.seconds} s with them polling the dashboard): Redis`,
     `${fmt(iq.redisOps, 0)} → ${fmt(ib.redisOps, 0)} commands/s and ${fmt(iq.cpu.redis, 3)} → ${fmt(ib.cpu.redis, 3)} cores; the dashboard ${cores(iq.cpu.dashboard)} → ${cores(ib.cpu.dashboard)} cores; the`,
     `clients’ own process ${cores(ib.cpu.clients)} cores.`,
     '',
-    `What this machine can and cannot show: it has ${r.cores} cores, and the worker, redis-server, the dashboard server and the`,
-    'clients all run on them. Every CPU second the dashboard and the clients spend is taken from the worker and Redis, so',
-    'the loss above is mostly the price of sharing the cores, not of the dashboard’s reads reaching the worker through',
-    'Redis. With the dashboard on cores of its own (its own host, or a machine with cores to spare) only its Redis',
-    'commands, the figures just above, reach the worker; this machine cannot measure that case, since it has no core',
-    'to give the dashboard alone.',
+    `What this machine can and cannot show: it has ${r.cores} cores, and the worker, redis-server, the server polled and the`,
+    'clients all run on them, the worker and Redis already using nearly both. Every CPU second the server and the clients',
+    'spend is taken from the worker and Redis, so the loss is the price of sharing the cores, not of the dashboard’s reads',
+    'reaching the worker through Redis; the bare-server rounds show what that sharing alone costs, with a server that reads',
+    'nothing. With the dashboard and its users’ browsers on machines of their own only the dashboard’s Redis commands, the',
+    'figures just above, reach the worker; this machine cannot measure that case, since it has no core to give them.',
     `Load average (1 min) ${fmt(r.load.start, 2)} at the start, ${fmt(r.load.end, 2)} at the end; the section took ${fmt(r.totalS, 0)} s, of which the`,
     `${r.clients} sign-ins ${fmt(r.signInMs / 1_000, 1)} s.`,
     '',

@@ -29,6 +29,37 @@ test('sign-out revokes the session: a copy of the cookie stops working at once',
   }
 });
 
+test('a poll the server answers from its cache says what the route says, and only to an open session', async ({
+  page,
+  signIn,
+  e2e,
+  browser,
+}) => {
+  await signIn('viewer');
+  // A filter no page has asked for: the first request is the route handler's (which loads it), the next the server's.
+  const path = `/api/live/queues/webhook-dispatch?state=completed&tenant=e2e-${Date.now()}`;
+  const first = await page.request.get(path);
+  const second = await page.request.get(path);
+  expect(first.status()).toBe(200);
+  expect(second.status()).toBe(200);
+  expect(first.headers()['server-timing']).toBeUndefined();
+  expect(second.headers()['server-timing']).toContain('live-cache');
+  // Within the cache's 1.5 s both are the same read: the same bytes, the same headers that matter.
+  expect(await second.text()).toBe(await first.text());
+  for (const h of ['content-type', 'cache-control', 'x-content-type-options', 'x-frame-options']) {
+    expect(second.headers()[h], h).toBe(first.headers()[h]);
+  }
+  // No cookie: the route's own 401, not the cached value.
+  const stranger = await browser.newContext({ baseURL: e2e.baseURL });
+  try {
+    const refused = await stranger.request.get(path);
+    expect(refused.status()).toBe(401);
+    expect(refused.headers()['server-timing']).toBeUndefined();
+  } finally {
+    await stranger.close();
+  }
+});
+
 test('pages carry a nonce script CSP without unsafe-inline, and still hydrate under it', async ({ page, signIn }) => {
   const violations: string[] = [];
   page.on('console', (m) => {
