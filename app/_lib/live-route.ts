@@ -5,6 +5,7 @@ import type { User } from '@/lib/auth/user-store';
 import { isAppError } from '@/lib/errors/app-error';
 import { errorReference } from '@/lib/errors/error-reference';
 import { getBullpen } from '@/app/_lib/bullpen';
+import { asPoll } from './reads';
 import { currentUser } from './session';
 
 const noStore = { 'Cache-Control': 'no-store' };
@@ -27,7 +28,8 @@ export async function liveJson(load: (user: User) => Promise<unknown>, minRole: 
     return NextResponse.json({ code: 'FORBIDDEN', message: `Requires the ${minRole} role` }, { status: 403, headers: noStore });
   }
   try {
-    return NextResponse.json(await load(user), { headers: noStore });
+    // A tab's poll: what it reads is kept fresh for its next one (app/_lib/reads.ts).
+    return NextResponse.json(await asPoll(() => load(user)), { headers: noStore });
   } catch (err) {
     if (isAppError(err)) {
       return NextResponse.json({ code: err.code, message: err.message }, { status: err.status, headers: noStore });

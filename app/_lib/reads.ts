@@ -1,4 +1,5 @@
 import 'server-only';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { getBullpen, liveCache, readyBullpen } from '@/app/_lib/bullpen';
 import type { Bullpen } from '@/lib/bullpen';
 import type { DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
@@ -20,20 +21,32 @@ import { isAppError } from '@/lib/errors/app-error';
 import type { HealthReport } from '@/lib/health/health-status';
 import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
 
+/** Set while a live route answers a tab's poll (`asPoll`): what it reads is kept fresh for the next poll. */
+const polling = new AsyncLocalStorage<true>();
+
+/**
+ * Runs a live route's read as a tab's poll: every key it reads is kept fresh in the
+ * background while tabs keep polling (lib/dashboard/live-cache.ts, `watchMs`). A page
+ * render does not start that (its tab polls next, through a route, if it stays open), so
+ * a page nobody keeps open costs no background reads.
+ */
+export function asPoll<T>(read: () => Promise<T>): Promise<T> {
+  return polling.run(true, read);
+}
+
 /**
  * The one way a page or a live route reads: the read model, on the ready Bullpen, through
  * the live cache under `key` (lib/dashboard/live-keys.ts), so a page render and every
- * tab's poll within ~1.5 s cost Redis one read. A polled read is kept fresh in the
- * background while tabs poll it (`watch`, lib/dashboard/live-cache.ts); a one-off (a
- * search step) is not.
+ * tab's poll within ~1.5 s cost Redis one read. A one-off read (a search step) is never
+ * kept fresh, even when polled.
  */
 function liveRead<T>(
   key: `live:${string}`,
   read: (bullpen: Bullpen, now: number) => Promise<T>,
-  watch: 'polled' | 'once' = 'polled',
+  kind: 'live' | 'once' = 'live',
 ): Promise<T> {
   return liveCache().get(key, LIVE_TTL_MS, async () => read(await readyBullpen(), Date.now()), {
-    watchMs: watch === 'polled' ? LIVE_WATCH_MS : 0,
+    watchMs: kind === 'live' && polling.getStore() ? LIVE_WATCH_MS : 0,
   });
 }
 

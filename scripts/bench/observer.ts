@@ -5,7 +5,8 @@
  * every second, through the dashboard's production server on the same Redis and key
  * prefix as the worker. A third kind of round has the same clients poll a bare server
  * (observer-floor.ts) answering the same bytes from memory: what the polls cost the
- * machine whatever answers them. Rounds cycle (none, dashboard, bare, …) after warm-ups;
+ * machine whatever answers them. Rounds cycle through the three kinds after warm-ups, each
+ * cycle starting one kind later;
  * the figure is the median of each kind and their ratio (target: under 5% loss).
  *
  * The clients sign in through the real sign-in form (http-sign-in.ts), a few viewers
@@ -14,8 +15,8 @@
  * own (observer-clients.ts).
  *
  * Run alone: `node --import tsx scripts/bench/index.ts observer`. Smaller trial runs:
- * BENCH_OBSERVER_JOBS (jobs per round, default 20000), BENCH_OBSERVER_ROUNDS (measured
- * pairs, default 5), BENCH_OBSERVER_CLIENTS (default 50); BENCH_NO_BUILD=1 keeps a stale build.
+ * BENCH_OBSERVER_JOBS (jobs per round, default 30000), BENCH_OBSERVER_ROUNDS (measured
+ * cycles of the three kinds, default 7), BENCH_OBSERVER_CLIENTS (default 50); BENCH_NO_BUILD=1 keeps a stale build.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -179,8 +180,8 @@ function metered(inner: Runner, read: () => Promise<number[]>): { runner: Runner
 }
 
 export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<ObserverBenchResult> {
-  const jobs = envInt('BENCH_OBSERVER_JOBS', 20_000);
-  const pairs = envInt('BENCH_OBSERVER_ROUNDS', 5);
+  const jobs = envInt('BENCH_OBSERVER_JOBS', 30_000);
+  const pairs = envInt('BENCH_OBSERVER_ROUNDS', 7);
   const clients = envInt('BENCH_OBSERVER_CLIENTS', 50);
   const started = performance.now();
   const loadStart = loadavg()[0];
@@ -309,9 +310,12 @@ export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<
     clientSeconds = 0;
     clientTicks = 0;
     const rounds: ObserverRound[] = [];
-    const cycle: PollTarget[] = ['none', 'dashboard', 'floor'];
-    for (let i = 0; i < cycle.length * pairs; i++) {
-      const r = await round(cycle[i % cycle.length]);
+    // Each cycle starts one kind later than the one before, so a drift of the machine's speed over the section
+    // (other tenants, Redis's memory) does not always favour the same kind.
+    const kinds: PollTarget[] = ['none', 'dashboard', 'floor'];
+    for (let i = 0; i < kinds.length * pairs; i++) {
+      const cycle = Math.floor(i / kinds.length);
+      const r = await round(kinds[(i + cycle) % kinds.length]);
       rounds.push(r);
       show(r, `round ${String(i + 1).padStart(2)}`);
     }
@@ -392,7 +396,8 @@ export function observerSection(r: ObserverBenchResult): string {
     'process of their own (`observer-clients.ts`, node:http). In the bare-server rounds the same clients poll a bare node:http',
     'server (`observer-floor.ts`) that answers the same paths with the bytes the dashboard answered, from memory, with no',
     'session check and no read: the least any Node.js server can do for these polls. Warm-up rounds run first and are not',
-    `counted; the rounds then cycle no clients, the dashboard, the bare server, ${r.rounds.length / 3} times. Cores: CPU seconds per second of a`,
+    `counted; the rounds then cycle through no clients, the dashboard and the bare server ${r.rounds.length / 3} times, each cycle starting one kind`,
+    'later than the one before (so a drift in the machine’s speed does not favour one kind). Cores: CPU seconds per second of a',
     'round’s run (worker start to stop), by process; the worker’s figure is the benchmark process, in which the worker runs;',
     '“server” is the dashboard or the bare server, whichever the clients poll.',
     '',
