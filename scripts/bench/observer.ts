@@ -232,8 +232,9 @@ export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<
     const read = (target: PollTarget) => async () => [
       ownCpuSeconds(),
       await redisCpuSeconds(bullpen),
-      processCpuSeconds(servers[target]?.pid) ?? NaN,
-      processCpuSeconds(servers[target]?.clients.pid) ?? NaN,
+      // With nobody polling, the dashboard still runs beside the worker: its idle cost is shown too.
+      processCpuSeconds(servers[target === 'none' ? 'dashboard' : target]?.pid) ?? NaN,
+      processCpuSeconds(servers[target === 'none' ? 'dashboard' : target]?.clients.pid) ?? NaN,
       await redisCommands(bullpen),
     ];
     /** Stops the clients; keeps their response times when `keep` (the dashboard rounds with the worker running). */
@@ -399,7 +400,7 @@ export function observerSection(r: ObserverBenchResult): string {
     `counted; the rounds then cycle through no clients, the dashboard and the bare server ${r.rounds.length / 3} times, each cycle starting one kind`,
     'later than the one before (so a drift in the machine’s speed does not favour one kind). Cores: CPU seconds per second of a',
     'round’s run (worker start to stop), by process; the worker’s figure is the benchmark process, in which the worker runs;',
-    '“server” is the dashboard or the bare server, whichever the clients poll.',
+    '“server” is the dashboard or the bare server, whichever the clients poll (the idle dashboard in rounds without clients).',
     '',
     '| round | polled | clients | jobs/s | cores: worker | Redis | server | clients |',
     '|---|---|---:|---:|---:|---:|---:|---:|',
