@@ -44,7 +44,8 @@ interface Entry {
  * as long as someone polls it, so a poll is answered from memory with data never older
  * than the TTL — the way Oban Web refreshes its views on a timer rather than on each
  * viewer's request. Nobody polling, nothing is read. `maxWatched` bounds what one
- * viewer can make the dashboard read by asking for many distinct keys.
+ * viewer can make the dashboard read by asking for many distinct keys
+ * (docs/decisions/0009-polls-from-memory.md).
  */
 export class LiveCache {
   private readonly entries = new Map<string, Entry>();

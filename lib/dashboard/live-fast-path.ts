@@ -50,7 +50,7 @@ const MAX_URLS = 1_000;
  * background read, so a poll only writes bytes). Everything else — a cold key,
  * no or a closed session, an error, Redis down — goes on to the app's route handler,
  * which loads the value into the same cache and owns every error answer; so this path
- * only ever says 200 with what that handler would have said.
+ * only ever says 200 with what that handler would have said (docs/decisions/0009-polls-from-memory.md).
  *
  * Resolves to true when it answered.
  */
