@@ -25,6 +25,7 @@ import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { SignInService } from '@/lib/auth/sign-in';
+import { LIVE_TTL_MS, LIVE_WATCH_MS } from '@/lib/dashboard/live-cache';
 import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { ownCpuSeconds, processCpuSeconds, redisCommands, redisCpuSeconds } from './cpu-time';
@@ -42,6 +43,12 @@ const VIEWERS = 10;
 const TARGET_LOSS = 0.05;
 /** Length of each idle window (no worker), after a second for the clients to settle. */
 const IDLE_MS = 5_000;
+/**
+ * After its last poll the dashboard keeps the polled keys fresh for the watch window
+ * (lib/dashboard/live-cache.ts): a round of another kind waits this long after a
+ * dashboard round, so it does not carry the dashboard's background reads.
+ */
+const COOL_DOWN_MS = LIVE_WATCH_MS + LIVE_TTL_MS + 500;
 const CHILD = path.join(__dirname, 'observer-clients.ts');
 const FLOOR = path.join(__dirname, 'observer-floor.ts');
 /** What a tab on each page polls: the live routes its refetch calls (lib/dashboard/query-keys.ts). */
@@ -260,15 +267,24 @@ export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<
         redisOps: commands / wall,
       };
     };
+    let dashboardPolledAt = Number.NEGATIVE_INFINITY;
+    const coolDown = async (target: PollTarget) => {
+      if (target === 'dashboard') return;
+      const wait = dashboardPolledAt + COOL_DOWN_MS - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    };
     const round = async (target: PollTarget): Promise<ObserverRound> => {
+      await coolDown(target);
       const m = metered(bullpenRunner(opts.redis, PREFIX), read(target));
       const polling = servers[target]?.clients;
       polling?.start();
       const jobsPerSec = await throughput(m.runner, queue, jobs);
       if (polling) await collect(polling, target === 'dashboard');
+      if (target === 'dashboard') dashboardPolledAt = performance.now();
       return toRound(target, jobsPerSec, m.result());
     };
     const idleWindow = async (target: PollTarget): Promise<ObserverRound> => {
+      await coolDown(target);
       const polling = servers[target]?.clients;
       polling?.start();
       await new Promise((r) => setTimeout(r, 1_000));
@@ -398,7 +414,8 @@ export function observerSection(r: ObserverBenchResult): string {
     'server (`observer-floor.ts`) that answers the same paths with the bytes the dashboard answered, from memory, with no',
     'session check and no read: the least any Node.js server can do for these polls. Warm-up rounds run first and are not',
     `counted; the rounds then cycle through no clients, the dashboard and the bare server ${r.rounds.length / 3} times, each cycle starting one kind`,
-    'later than the one before (so a drift in the machine’s speed does not favour one kind). Cores: CPU seconds per second of a',
+    'later than the one before (so a drift in the machine’s speed does not favour one kind). A round of another kind waits',
+    `${fmt(COOL_DOWN_MS / 1_000, 1)} s after a dashboard round, until the dashboard has stopped keeping the polled reads fresh. Cores: CPU seconds per second of a`,
     'round’s run (worker start to stop), by process; the worker’s figure is the benchmark process, in which the worker runs;',
     '“server” is the dashboard or the bare server, whichever the clients poll (the idle dashboard in rounds without clients).',
     '',
