@@ -37,7 +37,8 @@ const HEADERS = {
   // Says which path answered (the app's own route sends none): for operators and tests.
   'server-timing': 'live-cache;desc="hit"',
 } as const;
-const GZIP_HEADERS = { ...HEADERS, 'content-encoding': 'gzip' } as const;
+/** The headers of a gzipped answer (the benchmark's bare server sends the same: scripts/bench/observer-floor.ts). */
+export const GZIP_HEADERS = { ...HEADERS, 'content-encoding': 'gzip' } as const;
 /** Distinct URLs whose key is remembered. */
 const MAX_URLS = 1_000;
 

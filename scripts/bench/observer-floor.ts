@@ -12,6 +12,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
+import { GZIP_HEADERS } from '@/lib/dashboard/live-fast-path';
 
 const messageSchema = z.object({ bodies: z.record(z.string().startsWith('/'), z.string()) });
 
@@ -20,17 +21,7 @@ process.once('message', (m) => {
   const server = http.createServer((req, res) => {
     const body = bodies.get(req.url ?? '');
     if (!body) return void res.writeHead(404).end();
-    res.writeHead(200, {
-      'content-type': 'application/json',
-      'content-encoding': 'gzip',
-      'cache-control': 'no-store',
-      'x-frame-options': 'DENY',
-      'x-content-type-options': 'nosniff',
-      'referrer-policy': 'same-origin',
-      'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
-      vary: 'Accept-Encoding',
-      'content-length': String(body.length),
-    });
+    res.writeHead(200, { ...GZIP_HEADERS, 'content-length': String(body.length) });
     res.end(body);
   });
   server.listen(0, '127.0.0.1', () => process.send?.({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));

@@ -28,6 +28,7 @@ import { SignInService } from '@/lib/auth/sign-in';
 import { LIVE_TTL_MS, LIVE_WATCH_MS } from '@/lib/dashboard/live-cache';
 import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { closeChild } from './child';
 import { ownCpuSeconds, processCpuSeconds, redisCommands, redisCpuSeconds } from './cpu-time';
 import { ensureBuild, startDashboard } from './dashboard-next';
 import { signInOverHttp } from './http-sign-in';
@@ -122,27 +123,14 @@ function startClients(args: { url: string; cookies: string[]; paths: string[]; p
       child.send('stop');
       return (await report) as ClientsReport;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        // Closing the IPC channel makes it leave (observer-clients.ts); the kill is the fallback.
-        if (child.connected) child.disconnect();
-        setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
-      }),
+    close: () => closeChild(child),
   };
 }
 
 /** The bare server of the floor rounds, answering each path with `bodies`; resolves once it listens. */
 function startFloor(bodies: Record<string, Buffer>): Promise<{ url: string; pid: number | undefined; close(): Promise<void> }> {
   const child: ChildProcess = fork(FLOOR, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const close = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      if (child.connected) child.disconnect();
-      setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
-    });
+  const close = () => closeChild(child);
   child.send({ bodies: Object.fromEntries(Object.entries(bodies).map(([k, b]) => [k, b.toString('base64')])) });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the bare server's process exited with ${code}`)));

@@ -31,6 +31,7 @@ import { LIVE_REFETCH_MS } from '@/lib/dashboard/query-keys';
 import { type Overview, readOverview } from '@/lib/dashboard/queue-overview';
 import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { closeChild } from './child';
 import { redisCommands } from './cpu-time';
 import { ensureBuild, startDashboard, type RunningDashboard } from './dashboard-next';
 import { type Backlog, seedBacklog } from './peer-seed';
@@ -82,14 +83,7 @@ function startBoard(redisPort: number, prefix: string): Promise<{ url: string; s
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      // Closing the IPC channel makes it close its server and leave (peer-board.ts); the kill is the fallback.
-      if (child.connected) child.disconnect();
-      setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
-    });
+  const stop = () => closeChild(child);
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`Bull Board's process exited with ${code}`)));
     child.once('message', (m) => resolve({ url: (m as { url: string }).url, stop }));
