@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { cli } from './redis-cluster';
 
 /**
  * A Redis Cluster of three masters, each with one replica, on loopback: what a failover
@@ -41,16 +42,6 @@ export interface ReplicatedShard {
 interface ShardReply {
   slots: number[];
   nodes: Array<{ ip: string; port: number; role: string; health: string }>;
-}
-
-/** Runs redis-cli against one node (not in cluster mode) and returns its output; throws on failure. */
-function cli(node: string, ...args: string[]): string {
-  const [host, port] = node.split(':');
-  const out = spawnSync('redis-cli', ['-h', host, '-p', port, ...args], { encoding: 'utf8' });
-  if (out.status !== 0 || out.stdout.startsWith('ERR') || out.stdout.startsWith('MOVED')) {
-    throw new Error(`redis-cli ${args.join(' ')} on ${node}: ${out.stderr || out.stdout}`);
-  }
-  return out.stdout;
 }
 
 function fields(text: string): Record<string, string> {

@@ -2,7 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { sourceApp } from '@/jobs';
+import { type Bullpen, type BullpenOptions, createBullpen } from '@/lib/bullpen';
+import { loadConfig } from '@/lib/config';
+import { silentLogger } from '@/lib/logging/logger';
 import { freePort, startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { uniquePrefix } from './redis';
 
 export interface TestCluster {
   /** `host:port` of each master. */
@@ -25,7 +30,7 @@ export interface ClusterShard {
 }
 
 /** Runs redis-cli against one node (not in cluster mode) and returns its output; throws on failure. */
-function cli(node: string, ...args: string[]): string {
+export function cli(node: string, ...args: string[]): string {
   const [host, port] = node.split(':');
   const out = spawnSync('redis-cli', ['-h', host, '-p', port, ...args], { encoding: 'utf8' });
   if (out.status !== 0 || out.stdout.startsWith('ERR') || out.stdout.startsWith('MOVED')) {
@@ -86,4 +91,15 @@ export async function startTestCluster(): Promise<TestCluster> {
     keysOn: (node, pattern) => cli(node, '--scan', '--pattern', pattern).split('\n').filter(Boolean),
     stop: async () => void (await Promise.all(servers.map((s) => s.stop()))),
   };
+}
+
+/** A Bullpen for the source job table on `cluster` under a unique prefix, with quiet logs. */
+export function clusterBullpen(cluster: TestCluster, tag: string, overrides: Partial<BullpenOptions> = {}): Bullpen {
+  return createBullpen({
+    ...sourceApp,
+    config: loadConfig({ REDIS_CLUSTER_NODES: cluster.nodes.join(','), LOG_LEVEL: 'silent' }),
+    prefix: uniquePrefix(tag),
+    logger: silentLogger,
+    ...overrides,
+  });
 }

@@ -1,14 +1,13 @@
 import { useTestRedis } from '../helpers/use-test-redis';
+import { CapturingAlerter } from '../helpers/capturing-alerter';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Alerter, type Alert } from '@/lib/alerts/alerter';
 import type { Bullpen } from '@/lib/bullpen';
 import { AppError } from '@/lib/errors/app-error';
 import { DeadLetterStore } from '@/lib/dlq/dead-letter-store';
 import { MAX_ERROR_MESSAGE, MAX_ERROR_STACK } from '@/lib/dlq/entry';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
-import { Writable } from 'node:stream';
-import { createLogger, silentLogger } from '@/lib/logging/logger';
+import { capturingLogger } from '../helpers/capturing-logger';
 import { makeBullpen } from '../helpers/bullpen';
 import { uniquePrefix } from '../helpers/redis';
 
@@ -47,14 +46,25 @@ async function appError(p: Promise<unknown>): Promise<AppError> {
   return e as AppError;
 }
 
-class CapturingAlerter extends Alerter {
-  readonly alerts: Alert[] = [];
-  constructor() {
-    super(silentLogger);
-  }
-  override raise(alert: Alert): void {
-    this.alerts.push(alert);
-  }
+/**
+ * Holds every job the queue is asked to add until `release()`, so a replay stays in its
+ * `replaying` state for the test to act on; `restore()` puts the queue's own add back.
+ */
+function holdAdds(queue: ReturnType<Bullpen['queues']['get']>) {
+  const original = queue.add.bind(queue);
+  let release!: () => void;
+  queue.add = (async (...args: Parameters<typeof queue.add>) => {
+    await new Promise<void>((r) => {
+      release = r;
+    });
+    return original(...args);
+  }) as typeof queue.add;
+  return {
+    release: () => release(),
+    restore: () => {
+      queue.add = original;
+    },
+  };
 }
 
 describe('DeadLetterStore rules', () => {
@@ -237,14 +247,7 @@ describe('DeadLetterStore rules', () => {
     const other = (await bullpen.dlq.record(input())).id;
     // A replay in progress: its claim stands until it finishes or goes stale.
     const queue = bullpen.queues.get('webhook-dispatch');
-    const original = queue.add.bind(queue);
-    let release!: () => void;
-    queue.add = (async (...args: Parameters<typeof queue.add>) => {
-      await new Promise<void>((r) => {
-        release = r;
-      });
-      return original(...args);
-    }) as typeof queue.add;
+    const { release, restore } = holdAdds(queue);
     const replaying = bullpen.dlq.replay(other, { by: 'alice' });
     try {
       await expect.poll(async () => (await bullpen.dlq.get(other))?.status).toBe('replaying');
@@ -258,7 +261,7 @@ describe('DeadLetterStore rules', () => {
       expect(retry).toEqual({ outcome: 'refused', id: other, status: 'replaying', reason: 'its dead letter is being replayed right now' });
     } finally {
       release();
-      queue.add = original;
+      restore();
     }
     await replaying;
   });
@@ -340,17 +343,7 @@ describe('DeadLetterStore rules', () => {
   });
 
   it('logs a written dead letter at debug and a replay at info, under the dlq component', async () => {
-    const lines: Array<Record<string, unknown>> = [];
-    const logger = createLogger(
-      'test',
-      'debug',
-      new Writable({
-        write(chunk, _enc, done) {
-          lines.push(JSON.parse(String(chunk)));
-          done();
-        },
-      }),
-    );
+    const { logger, lines } = capturingLogger();
     const store = new DeadLetterStore({
       redis: bullpen.redis,
       keys: bullpen.keys,
@@ -432,21 +425,14 @@ describe('DeadLetterStore rules', () => {
     (i.jobData as JobEnvelope).tenant = { orgId: 'org-busy' };
     const { id } = await bullpen.dlq.record(i);
     const queue = bullpen.queues.get('webhook-dispatch');
-    const original = queue.add.bind(queue);
-    let release!: () => void;
-    queue.add = (async (...args: Parameters<typeof queue.add>) => {
-      await new Promise<void>((r) => {
-        release = r;
-      });
-      return original(...args);
-    }) as typeof queue.add;
+    const { release, restore } = holdAdds(queue);
     const replaying = bullpen.dlq.replay(id, { by: 'alice' });
     try {
       await expect.poll(async () => (await bullpen.dlq.get(id))?.status).toBe('replaying');
       expect(await bullpen.dlq.purgeTenant({ orgId: 'org-busy' }, { by: 'ops' })).toBe(0);
     } finally {
       release();
-      queue.add = original;
+      restore();
     }
     await replaying;
     expect(await bullpen.dlq.purgeTenant({ orgId: 'org-busy' }, { by: 'ops' })).toBe(1);

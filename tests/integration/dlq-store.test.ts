@@ -1,6 +1,6 @@
 import { useTestRedis } from '../helpers/use-test-redis';
+import { CapturingAlerter } from '../helpers/capturing-alerter';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Alerter, type Alert } from '@/lib/alerts/alerter';
 import type { Bullpen } from '@/lib/bullpen';
 import { AppError } from '@/lib/errors/app-error';
 import type { ErrorClass } from '@/lib/errors/classify';
@@ -9,7 +9,6 @@ import { deadLetterId, type DeadLetterEntry } from '@/lib/dlq/entry';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
 import { jobType } from '../helpers/source-jobs';
-import { silentLogger } from '@/lib/logging/logger';
 import { makeBullpen } from '../helpers/bullpen';
 
 const T0 = 1_700_000_000_000;
@@ -43,16 +42,6 @@ function makeInput(overrides: Partial<DeadLetterInput> & { orgId?: string; error
 /** Jobs waiting to run, whatever their priority (a prioritized job is not in `waiting`). */
 function queued(queue: ReturnType<Bullpen['queues']['get']>): Promise<number> {
   return queue.getJobCountByTypes('waiting', 'prioritized', 'delayed');
-}
-
-class CapturingAlerter extends Alerter {
-  readonly alerts: Alert[] = [];
-  constructor() {
-    super(silentLogger);
-  }
-  override raise(alert: Alert): void {
-    this.alerts.push(alert);
-  }
 }
 
 async function expectAppError(p: Promise<unknown>, code: AppError['code']): Promise<AppError> {

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createBullpen, type Bullpen } from '@/lib/bullpen';
+import type { Bullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { JobOperations } from '@/lib/dashboard/job-operations';
 import { readOverallHistory, readQueueHistory } from '@/lib/dashboard/queue-history';
@@ -12,10 +12,8 @@ import { HistoryRecorder } from '@/lib/metrics/history-recorder';
 import { readHistoryHours } from '@/lib/metrics/history-store';
 import type { JobContext } from '@/lib/runtime/handler';
 import type { RunningWorker } from '@/lib/runtime/worker-process';
-import { sourceApp } from '@/jobs';
 import { startWorkerProcess } from '@/worker/worker-process';
-import { startTestCluster, type TestCluster } from '../helpers/redis-cluster';
-import { uniquePrefix } from '../helpers/redis';
+import { clusterBullpen, startTestCluster, type TestCluster } from '../helpers/redis-cluster';
 import { useTestRedis } from '../helpers/use-test-redis';
 
 const TYPE = 'webhook-dispatch';
@@ -229,12 +227,7 @@ describe('the hourly history on a Redis Cluster', () => {
   let bullpen: Bullpen;
   beforeAll(async () => {
     cluster = await startTestCluster();
-    bullpen = createBullpen({
-      ...sourceApp,
-      config: loadConfig({ REDIS_CLUSTER_NODES: cluster.nodes.join(','), LOG_LEVEL: 'silent' }),
-      prefix: uniquePrefix('hist'),
-      logger: silentLogger,
-    });
+    bullpen = clusterBullpen(cluster, 'hist');
     await bullpen.ready(20_000);
   }, 60_000);
   afterAll(async () => {

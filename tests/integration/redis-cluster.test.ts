@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sourceApp } from '@/jobs';
-import { type Bullpen, createBullpen } from '@/lib/bullpen';
-import { loadConfig } from '@/lib/config';
+import type { Bullpen } from '@/lib/bullpen';
 import { silentLogger } from '@/lib/logging/logger';
 import { JOB_TYPE_NAMES, type JobTypeName } from '../helpers/source-jobs';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
-import { uniquePrefix } from '../helpers/redis';
-import { startTestCluster, type TestCluster } from '../helpers/redis-cluster';
+import { clusterBullpen, startTestCluster, type TestCluster } from '../helpers/redis-cluster';
 
 describe('on a Redis Cluster', () => {
   let cluster: TestCluster;
@@ -14,13 +11,7 @@ describe('on a Redis Cluster', () => {
 
   beforeAll(async () => {
     cluster = await startTestCluster();
-    bullpen = createBullpen({
-      ...sourceApp,
-      config: loadConfig({ REDIS_CLUSTER_NODES: cluster.nodes.join(','), LOG_LEVEL: 'silent' }),
-      prefix: uniquePrefix('cl'),
-      logger: silentLogger,
-      handledTypes: ['webhook-dispatch', 'quota-check', 'session-cleanup'],
-    });
+    bullpen = clusterBullpen(cluster, 'cl', { handledTypes: ['webhook-dispatch', 'quota-check', 'session-cleanup'] });
   }, 60_000);
   afterAll(async () => {
     await bullpen?.close();

@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import type { Alert, Alerter } from '@/lib/alerts/alerter';
@@ -11,6 +10,7 @@ import { JobStats } from '@/lib/metrics/job-stats';
 import type { WorkerMetrics } from '@/lib/metrics/worker-metrics';
 import { buildProcessor, type ProcessorDeps } from '@/lib/runtime/processor';
 import type { RuntimeHooks } from '@/lib/runtime/runtime-hooks';
+import { capturingLogger } from '../helpers/capturing-logger';
 import { SOURCE_CATALOG } from '../helpers/source-jobs';
 
 /**
@@ -68,19 +68,9 @@ function harness(
 ) {
   const records: DeadLetterInput[] = [];
   const alerts: Alert[] = [];
-  const lines: Array<Record<string, any>> = [];
   const events: Array<[string, any]> = [];
   const stats = new JobStats();
-  const logger = createLogger(
-    'test',
-    'debug',
-    new Writable({
-      write(chunk, _enc, done) {
-        lines.push(JSON.parse(String(chunk)));
-        done();
-      },
-    }),
-  );
+  const { logger, lines } = capturingLogger();
   const hooks: RuntimeHooks = {
     onStart: (c) => events.push(['start', c]),
     onComplete: (c) => events.push(['complete', c]),
