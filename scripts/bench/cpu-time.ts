@@ -1,7 +1,8 @@
 /**
  * CPU time of the benchmark's processes, to say where a round's cores went: this
  * process (process.cpuUsage), another process by PID (Linux /proc/<pid>/stat: user +
- * system time of all its threads) and the redis-server (INFO cpu).
+ * system time of all its threads), the redis-server (INFO cpu), and what the hypervisor
+ * took from this machine (steal time, /proc/stat).
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -49,4 +50,18 @@ export async function redisCpuSeconds(bullpen: Bullpen): Promise<number> {
 export async function redisCommands(bullpen: Bullpen): Promise<number> {
   const info = await bullpen.redis.info('stats');
   return Number(/^total_commands_processed:(\d+)/m.exec(info)?.[1] ?? NaN);
+}
+
+/**
+ * Seconds of CPU the hypervisor gave other guests while this machine's cores wanted to
+ * run (the "steal" column of /proc/stat's first line, over all cores), or NaN where /proc cannot tell.
+ */
+export function machineStealSeconds(): number {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/);
+    // cpu user nice system idle iowait irq softirq steal ...
+    return cpu[0] === 'cpu' && cpu.length > 8 ? Number(cpu[8]) / clockTicks() : NaN;
+  } catch {
+    return NaN;
+  }
 }

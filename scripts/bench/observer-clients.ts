@@ -9,8 +9,8 @@
  * IPC in: 'start' (begin polling), 'stop' (finish the ticks in flight, then report).
  * IPC out: { ready: true } once up; after 'stop', the response times by path and the failures.
  */
-import http from 'node:http';
 import { z } from 'zod';
+import { getRequest, KeepAliveConnection } from './raw-http';
 
 const argsSchema = z.object({
   url: z.string().url(),
@@ -40,37 +40,29 @@ async function main(): Promise<void> {
   let startedAt = 0;
   let loops: Promise<void>[] = [];
 
-  // One keep-alive connection per client, as a tab keeps its connection to the dashboard.
-  // node:http rather than fetch: the load generator shares the machine's two cores with
-  // what it measures, and fetch (undici, streams, decompression) cost several times the
-  // CPU of the requests it sent. The body arrives gzipped, as a browser asks for it, and
-  // is not unpacked: what is measured is the dashboard's answer, not this process's.
+  // One keep-alive connection per client and path, as a tab keeps its connections to the
+  // dashboard, each sending a request prepared once (raw-http.ts): the load generator
+  // shares the machine's two cores with what it measures, and node:http's client cost
+  // about as much CPU per poll as the server answering it (fetch several times more).
+  // The body arrives gzipped, as a browser asks for it, and is not unpacked: what is
+  // measured is the dashboard's answer, not this process's.
   const base = new URL(args.url);
-  const agents = new Map<string, http.Agent>();
-  const request = (cookie: string, path: string) =>
-    new Promise<number>((resolve, reject) => {
-      let agent = agents.get(cookie);
-      if (!agent) {
-        agent = new http.Agent({ keepAlive: true, maxSockets: args.paths.length });
-        agents.set(cookie, agent);
-      }
-      const req = http.get(
-        {
-          host: base.hostname,
-          port: base.port,
-          path,
-          agent,
-          headers: { cookie, accept: 'application/json', 'accept-encoding': 'gzip' },
-        },
-        (res) => {
-          let bytes = 0;
-          res.on('data', (chunk: Buffer) => (bytes += chunk.length));
-          res.on('end', () => (res.statusCode === 200 ? resolve(bytes) : reject(new Error(`GET ${path} answered ${res.statusCode}`))));
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-    });
+  const port = Number(base.port || 80);
+  const links = new Map<string, { connection: KeepAliveConnection; request: Buffer }>();
+  const request = async (cookie: string, path: string) => {
+    const id = `${path}\n${cookie}`;
+    let link = links.get(id);
+    if (!link) {
+      link = {
+        connection: new KeepAliveConnection(base.hostname, port),
+        request: getRequest(base.host, path, { cookie, accept: 'application/json', 'accept-encoding': 'gzip' }),
+      };
+      links.set(id, link);
+    }
+    const answer = await link.connection.send(link.request);
+    if (answer.status !== 200) throw new Error(`GET ${path} answered ${answer.status}`);
+    return answer.bodyBytes;
+  };
 
   const get = async (cookie: string, path: string) => {
     const t0 = performance.now();

@@ -29,7 +29,7 @@ import { LIVE_TTL_MS, LIVE_WATCH_MS } from '@/lib/dashboard/live-cache';
 import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { closeChild } from './child';
-import { ownCpuSeconds, processCpuSeconds, redisCommands, redisCpuSeconds } from './cpu-time';
+import { machineStealSeconds, ownCpuSeconds, processCpuSeconds, redisCommands, redisCpuSeconds } from './cpu-time';
 import { ensureBuild, startDashboard } from './dashboard-next';
 import { signInOverHttp } from './http-sign-in';
 import type { ClientsReport } from './observer-clients';
@@ -63,6 +63,8 @@ export interface CpuShare {
   redis: number;
   dashboard?: number;
   clients?: number;
+  /** CPU the hypervisor gave other guests over the round, in cores of this machine (NaN where /proc cannot tell). */
+  steal?: number;
 }
 
 /** What the clients poll in a round: nothing (no clients), the dashboard, or the bare server (observer-floor.ts). */
@@ -231,6 +233,7 @@ export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<
       processCpuSeconds(servers[target === 'none' ? 'dashboard' : target]?.pid) ?? NaN,
       processCpuSeconds(servers[target === 'none' ? 'dashboard' : target]?.clients.pid) ?? NaN,
       await redisCommands(bullpen),
+      machineStealSeconds(),
     ];
     /** Stops the clients; keeps their response times when `keep` (the dashboard rounds with the worker running). */
     const collect = async (c: ReturnType<typeof startClients>, keep: boolean) => {
@@ -245,13 +248,17 @@ export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<
       if (report.failures) throw new Error(`${report.failures} client requests failed: ${report.reasons.join('; ')}`);
     };
     /** Counter differences (wall time first) as cores and commands per second. */
-    const toRound = (target: PollTarget, jobsPerSec: number, [wall, worker, redis, dash, cli, commands]: number[]): ObserverRound => {
+    const toRound = (
+      target: PollTarget,
+      jobsPerSec: number,
+      [wall, worker, redis, dash, cli, commands, steal]: number[],
+    ): ObserverRound => {
       const share = (s: number) => (Number.isFinite(s) ? s / wall : undefined);
       return {
         target,
         clients: target === 'none' ? 0 : clients,
         jobsPerSec,
-        cpu: { worker: worker / wall, redis: redis / wall, dashboard: share(dash), clients: share(cli) },
+        cpu: { worker: worker / wall, redis: redis / wall, dashboard: share(dash), clients: share(cli), steal: share(steal) },
         redisOps: commands / wall,
       };
     };
@@ -289,7 +296,7 @@ export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<
     const LABEL: Record<PollTarget, string> = { none: 'no clients     ', dashboard: 'the dashboard  ', floor: 'the bare server' };
     const show = (r: ObserverRound, label: string) =>
       console.log(
-        `  ${label} ${r.clients} clients on ${LABEL[r.target]}: ${fmt(r.jobsPerSec, 0)} jobs/s (cores: worker ${fmt(r.cpu.worker, 2)}, redis ${fmt(r.cpu.redis, 2)}, server ${fmt(r.cpu.dashboard ?? NaN, 2)}, clients ${fmt(r.cpu.clients ?? NaN, 2)})`,
+        `  ${label} ${r.clients} clients on ${LABEL[r.target]}: ${fmt(r.jobsPerSec, 0)} jobs/s (cores: worker ${fmt(r.cpu.worker, 2)}, redis ${fmt(r.cpu.redis, 2)}, server ${fmt(r.cpu.dashboard ?? NaN, 2)}, clients ${fmt(r.cpu.clients ?? NaN, 2)}, steal ${fmt(r.cpu.steal ?? NaN, 2)})`,
       );
 
     const warmup: ObserverRound[] = [];
@@ -377,7 +384,7 @@ export function observerSection(r: ObserverBenchResult): string {
   const polled: Record<PollTarget, string> = { none: '–', dashboard: 'the dashboard', floor: 'bare server' };
   const rows = r.rounds.map(
     (x, i) =>
-      `| ${i + 1} | ${polled[x.target]} | ${x.clients} | ${fmt(x.jobsPerSec, 0)} | ${cores(x.cpu.worker)} | ${cores(x.cpu.redis)} | ${cores(x.cpu.dashboard)} | ${cores(x.cpu.clients)} |`,
+      `| ${i + 1} | ${polled[x.target]} | ${x.clients} | ${fmt(x.jobsPerSec, 0)} | ${cores(x.cpu.worker)} | ${cores(x.cpu.redis)} | ${cores(x.cpu.dashboard)} | ${cores(x.cpu.clients)} | ${cores(x.cpu.steal)} |`,
   );
   const resp = (key: keyof typeof PATHS) => {
     const s = r.responses[PATHS[key]];
@@ -398,24 +405,27 @@ export function observerSection(r: ObserverBenchResult): string {
     `${r.clients} clients — ${r.viewers} viewers, each signed in ${perViewer} time${perViewer === 1 ? '' : 's'} through the sign-in form, so the rate limiter and password`,
     `check run as for people — each GET \`${PATHS.overview}\` and \`${PATHS.queue}\` once a second, what an`,
     'open overview tab and an open queue tab poll, over a keep-alive connection each, asking for gzip as a browser does, from a',
-    'process of their own (`observer-clients.ts`, node:http). In the bare-server rounds the same clients poll a bare node:http',
+    'process of their own (`observer-clients.ts`, sending requests prepared once over node:net, `raw-http.ts`: they stand in',
+    'for browsers on other machines, and node:http’s client cost as much CPU per poll as the server). In the bare-server rounds the same clients poll a bare node:http',
     'server (`observer-floor.ts`) that answers the same paths with the bytes the dashboard answered, from memory, with no',
     'session check and no read: the least any Node.js server can do for these polls. Warm-up rounds run first and are not',
     `counted; the rounds then cycle through no clients, the dashboard and the bare server ${r.rounds.length / 3} times, each cycle starting one kind`,
     'later than the one before (so a drift in the machine’s speed does not favour one kind). A round of another kind waits',
     `${fmt(COOL_DOWN_MS / 1_000, 1)} s after a dashboard round, until the dashboard has stopped keeping the polled reads fresh. Cores: CPU seconds per second of a`,
     'round’s run (worker start to stop), by process; the worker’s figure is the benchmark process, in which the worker runs;',
-    '“server” is the dashboard or the bare server, whichever the clients poll (the idle dashboard in rounds without clients).',
+    '“server” is the dashboard or the bare server, whichever the clients poll (the idle dashboard in rounds without clients);',
+    '“stolen” is the CPU the hypervisor gave other guests while this machine wanted it (steal time in /proc/stat).',
     '',
-    '| round | polled | clients | jobs/s | cores: worker | Redis | server | clients |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    '| round | polled | clients | jobs/s | cores: worker | Redis | server | clients | stolen |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
     '',
     `**Median: ${fmt(b, 0)} jobs/s with ${r.clients} clients polling the dashboard, ${fmt(q, 0)} without; ratio ${fmt(ratio, 3)}, ${fmt(loss * 100, 1)}% loss** (target under ${fmt(TARGET_LOSS * 100, 0)}%: ${loss < TARGET_LOSS ? 'met' : '**not met**'}).`,
     `With the same clients polling the bare server: ${fmt(f, 0)} jobs/s, ${fmt(floorLoss * 100, 1)}% loss — what the polls cost this machine whatever answers them.`,
     `Medians in cores, without clients / dashboard / bare server: the worker ${med(quiet, (x) => x.cpu.worker)} / ${med(busy, (x) => x.cpu.worker)} / ${med(bare, (x) => x.cpu.worker)},`,
     `Redis ${med(quiet, (x) => x.cpu.redis)} / ${med(busy, (x) => x.cpu.redis)} / ${med(bare, (x) => x.cpu.redis)}, the server polled ${med(busy, (x) => x.cpu.dashboard)} (dashboard) / ${med(bare, (x) => x.cpu.dashboard)} (bare),`,
-    `the clients ${med(busy, (x) => x.cpu.clients)} / ${med(bare, (x) => x.cpu.clients)}.`,
+    `the clients ${med(busy, (x) => x.cpu.clients)} / ${med(bare, (x) => x.cpu.clients)}; taken by the hypervisor (steal time) ${med(quiet, (x) => x.cpu.steal)} / ${med(busy, (x) => x.cpu.steal)} / ${med(bare, (x) => x.cpu.steal)}`,
+    `(most in one round: ${cores(Math.max(...r.rounds.map((x) => x.cpu.steal ?? 0)))}).`,
     '',
     `The clients’ response times from the dashboard over the measured rounds, ${fmt(r.clientSeconds, 0)} s of polling (ms). ${r.clients} clients at one tick a`,
     `second would start ${fmt((r.clients * 1_000) / PERIOD_MS, 0)} ticks/s; they started ${fmt(r.clientTicks / r.clientSeconds, 1)} (${r.lateTicks} ticks late, the previous answer still awaited),`,

@@ -113,7 +113,7 @@ describe('the observer section', () => {
     target,
     clients,
     jobsPerSec,
-    cpu: { worker: 1, redis: 0.5, dashboard: clients ? 0.3 : 0, clients: clients ? 0.1 : 0 },
+    cpu: { worker: 1, redis: 0.5, dashboard: clients ? 0.3 : 0, clients: clients ? 0.1 : 0, steal: jobsPerSec < 9_000 ? 0.25 : 0.01 },
     redisOps: 1_000,
   });
   const result = (quiet: number[], busy: number[], bare = busy): ObserverBenchResult => ({
@@ -145,6 +145,14 @@ describe('the observer section', () => {
     // The bare server's rounds are their own median, beside the dashboard's.
     expect(missed).toContain('With the same clients polling the bare server: 9,100 jobs/s, 9.0% loss');
     expect(missed).toContain('| 3 | bare server | 50 | 9,000 |');
+  });
+
+  it('shows the CPU the hypervisor took in each round, and the medians by kind', () => {
+    const text = observerSection(result([10_000, 9_000, 11_000], [8_000, 8_500, 9_000], [9_000, 9_300, 9_100]));
+    expect(text).toContain('| 2 | the dashboard | 50 | 8,000 | 1.00 | 0.50 | 0.30 | 0.10 | 0.25 |');
+    expect(text).toContain('| 1 | – | 0 | 10,000 | 1.00 | 0.50 | 0.00 | 0.00 | 0.01 |');
+    expect(text).toContain('taken by the hypervisor (steal time) 0.01 / 0.25 / 0.01');
+    expect(text).toContain('(most in one round: 0.25)');
   });
 
   it('says plainly that the cores are shared', () => {
