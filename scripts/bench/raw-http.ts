@@ -15,6 +15,9 @@ export interface RawAnswer {
   status: number;
   /** Bytes of the body as sent (still gzipped when the server gzipped it). */
   bodyBytes: number;
+  /** With `keep`: the headers (names in lower case, repeats joined by ", ") and the body as sent, de-chunked. */
+  headers?: Record<string, string>;
+  body?: Buffer;
 }
 
 /** The bytes of a GET of `path` with `headers`, prepared once and sent as they are on each poll. */
@@ -41,24 +44,30 @@ interface Reading {
   chunkLeft: number;
   bodyBytes: number;
   closeAfter: boolean;
+  /** With `keep`: what the answer will resolve with besides its status and length. */
+  headers?: Record<string, string>;
+  parts?: Buffer[];
 }
 
 export class KeepAliveConnection {
   private socket: net.Socket | undefined;
   private buffered: Buffer = Buffer.alloc(0);
   private reading: Reading | undefined;
-  private pending: { resolve(a: RawAnswer): void; reject(e: Error): void } | undefined;
+  private pending: { resolve(a: RawAnswer): void; reject(e: Error): void; keep: boolean } | undefined;
 
   constructor(
     private readonly host: string,
     private readonly port: number,
   ) {}
 
-  /** Sends `request` (from getRequest) and resolves with the answer once its body is complete. */
-  send(request: Buffer): Promise<RawAnswer> {
+  /**
+   * Sends `request` (from getRequest) and resolves with the answer once its body is
+   * complete; with `keep`, with its headers and body too (a poll needs neither).
+   */
+  send(request: Buffer, opts: { keep?: boolean } = {}): Promise<RawAnswer> {
     if (this.pending) return Promise.reject(new Error('a request is already in flight on this connection'));
     return new Promise<RawAnswer>((resolve, reject) => {
-      this.pending = { resolve, reject };
+      this.pending = { resolve, reject, keep: opts.keep === true };
       this.connection().write(request);
     });
   }
@@ -109,6 +118,7 @@ export class KeepAliveConnection {
     const r = this.reading;
     if (r.framing === 'close') {
       r.bodyBytes += this.buffered.length;
+      r.parts?.push(this.buffered);
       this.buffered = Buffer.alloc(0);
       return false;
     }
@@ -116,6 +126,7 @@ export class KeepAliveConnection {
       const take = Math.min(r.remaining, this.buffered.length);
       r.remaining -= take;
       r.bodyBytes += take;
+      r.parts?.push(this.buffered.subarray(0, take));
       this.buffered = this.buffered.subarray(take);
       if (r.remaining > 0) return false;
       this.finish();
@@ -137,8 +148,14 @@ export class KeepAliveConnection {
     let length: number | undefined;
     let chunked = false;
     let closeAfter = lines[0].startsWith('HTTP/1.0');
+    const headers: Record<string, string> | undefined = this.pending?.keep ? {} : undefined;
     for (const line of lines.slice(1)) {
       const colon = line.indexOf(':');
+      if (headers && colon > 0) {
+        const key = line.slice(0, colon).trim().toLowerCase();
+        const raw = line.slice(colon + 1).trim();
+        headers[key] = key in headers ? `${headers[key]}, ${raw}` : raw;
+      }
       const name = line.slice(0, colon).trim().toLowerCase();
       const value = line
         .slice(colon + 1)
@@ -159,6 +176,7 @@ export class KeepAliveConnection {
       chunkLeft: -1,
       bodyBytes: 0,
       closeAfter,
+      ...(headers ? { headers, parts: [] } : {}),
     };
     return true;
   }
@@ -166,6 +184,9 @@ export class KeepAliveConnection {
   private stepChunked(r: Reading): boolean {
     if (r.chunkLeft >= 0) {
       const take = Math.min(r.chunkLeft, this.buffered.length);
+      // The chunk's data, not the CRLF after it.
+      const data = Math.max(0, Math.min(take, r.chunkLeft - CRLF.length));
+      if (data > 0) r.parts?.push(this.buffered.subarray(0, data));
       r.chunkLeft -= take;
       this.buffered = this.buffered.subarray(take);
       if (r.chunkLeft > 0) return false;
@@ -207,6 +228,10 @@ export class KeepAliveConnection {
       this.socket = undefined;
       socket?.destroy();
     }
-    p.resolve({ status: r.status, bodyBytes: r.bodyBytes });
+    p.resolve({
+      status: r.status,
+      bodyBytes: r.bodyBytes,
+      ...(r.headers && r.parts ? { headers: r.headers, body: Buffer.concat(r.parts) } : {}),
+    });
   }
 }

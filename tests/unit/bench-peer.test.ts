@@ -73,16 +73,17 @@ describe('the sign-in form over HTTP', () => {
 });
 
 function peerResult(oursMs: number[], theirsMs: number[]): PeerBenchResult {
-  const samples = (ms: number[], commands: number, bytes: number) => ms.map((x) => ({ ms: x, commands, bytes }));
+  const samples = (ms: number[], commands: number, bytes: number, wireBytes?: number) =>
+    ms.map((x) => ({ ms: x, commands, bytes, ...(wireBytes === undefined ? {} : { wireBytes }) }));
   return {
     backlog: { queues: planBacklog(1_000_000), total: 1_000_000, ms: { finished: 1_000, unfinished: 20_000 } },
     redisMemory: '1.00G',
     samples: oursMs.length,
     timings: {
-      ours: samples(oursMs, 345, 57_000),
+      ours: samples(oursMs, 345, 57_000, 8_192),
       oursCached: samples([1, 1, 1], 1, 57_000),
       oursCold: samples([30, 40, 50], 546, 57_000),
-      theirs: samples(theirsMs, 288, 10_000),
+      theirs: samples(theirsMs, 288, 10_000, 10_000),
       oursRead: samples([4, 4, 4], 343, 57_000),
       theirsRead: samples([2, 2, 2], 288, 10_000),
     },
@@ -103,6 +104,9 @@ describe('the peer section', () => {
     // The cold request and the read itself are stated beside it, not hidden.
     expect(met).toContain('Cold, ours / theirs: 1.60; in-process, our read / theirs: 2.00');
     expect(met).toMatch(/\| Bullpen, cold \| `\/api\/live\/overview` after 12\.0 s unpolled \| 40\.0 \|/);
+    // The JSON's size, and what went over the wire (gzipped on our side), for the HTTP rows only.
+    expect(met).toContain('| Bullpen overview | `/api/live/overview` | 10.0 | 60.0 | 345 | 55.7 | 8.0 | 3 |');
+    expect(met).toContain('| Bull Board, in-process | `queuesHandler` | 2.0 | 2.0 | 288 | 9.8 | – | 3 |');
     const missed = peerSection(peerResult([30, 31, 32], [20, 25, 30]));
     expect(missed).toContain('ours as a polling tab gets it / theirs: 1.24** (target ≤ 0.5: **not met**)');
   });

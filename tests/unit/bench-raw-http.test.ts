@@ -65,7 +65,16 @@ describe('the benchmark clients’ keep-alive HTTP connection', () => {
     const c = connect(await listen(server));
     for (let i = 0; i < 3; i++) expect(await c.send(GET())).toEqual({ status: 200, bodyBytes: body.length });
     expect(await c.send(GET('/missing'))).toEqual({ status: 404, bodyBytes: 9 });
-    expect(seen.map((s) => s.url)).toEqual(['/api/live/overview', '/api/live/overview', '/api/live/overview', '/missing']);
+    const kept = await c.send(GET(), { keep: true });
+    expect(kept.headers?.['content-encoding']).toBe('gzip');
+    expect(kept.body?.equals(body)).toBe(true);
+    expect(seen.map((s) => s.url)).toEqual([
+      '/api/live/overview',
+      '/api/live/overview',
+      '/api/live/overview',
+      '/missing',
+      '/api/live/overview',
+    ]);
     expect(seen.every((s) => s.cookie === 'bullpen_session=abc' && s.encoding === 'gzip')).toBe(true);
     expect(new Set(seen.map((s) => s.remote)).size).toBe(1);
   });
@@ -77,7 +86,9 @@ describe('the benchmark clients’ keep-alive HTTP connection', () => {
         : ['HTTP/1.1 401 Unauthorized\r\nContent-Length: 2\r\n\r\nno'],
     );
     const c = connect(server.port);
-    expect(await c.send(GET())).toEqual({ status: 200, bodyBytes: 11 });
+    const chunked = await c.send(GET(), { keep: true });
+    expect(chunked).toMatchObject({ status: 200, bodyBytes: 11, headers: { 'transfer-encoding': 'chunked' } });
+    expect(chunked.body?.toString()).toBe('hello world');
     expect(await c.send(GET())).toEqual({ status: 401, bodyBytes: 2 });
     expect(server.connections()).toBe(1);
   });
@@ -90,7 +101,9 @@ describe('the benchmark clients’ keep-alive HTTP connection', () => {
         : ['HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n'];
     });
     const c = connect(server.port);
-    expect(await c.send(GET())).toEqual({ status: 200, bodyBytes: 7 });
+    const untilClose = await c.send(GET(), { keep: true });
+    expect(untilClose).toMatchObject({ status: 200, bodyBytes: 7, headers: { connection: 'close' } });
+    expect(untilClose.body?.toString()).toBe('abcdefg');
     expect(await c.send(GET())).toEqual({ status: 204, bodyBytes: 0 });
     expect(server.connections()).toBe(2);
   });
