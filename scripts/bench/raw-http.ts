@@ -72,9 +72,9 @@ export class KeepAliveConnection {
     });
   }
 
+  /** Closes the connection; a request in flight fails. */
   close(): void {
-    this.socket?.destroy();
-    this.socket = undefined;
+    if (this.socket) this.fail(this.socket, new Error('the connection was closed before the answer was complete'));
   }
 
   private connection(): net.Socket {

@@ -131,6 +131,16 @@ describe('the benchmark clients’ keep-alive HTTP connection', () => {
     await expect(third).rejects.toThrow(/bad chunk size/);
   });
 
+  it('fails a request in flight when the connection is closed, and can send again after', async () => {
+    const server = await scripted((n) => (n === 0 ? [] : ['HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n']));
+    const c = connect(server.port);
+    const first = c.send(GET());
+    await new Promise((r) => setTimeout(r, 20));
+    c.close();
+    await expect(first).rejects.toThrow(/closed before the answer was complete/);
+    expect(await c.send(GET())).toEqual({ status: 200, bodyBytes: 0 });
+  });
+
   it('builds a request only from a path and headers without line breaks', () => {
     expect(GET('/api/live/queues/x?state=wait').toString('latin1')).toBe(
       'GET /api/live/queues/x?state=wait HTTP/1.1\r\nhost: 127.0.0.1\r\ncookie: bullpen_session=abc\r\naccept-encoding: gzip\r\n\r\n',
