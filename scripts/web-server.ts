@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import next from 'next';
-import { CookieSessions } from '@/lib/auth/session-check';
+import { CookieSessions, USER_CACHE_MS, userCacheKey } from '@/lib/auth/session-check';
 import { resolveSessionSecret } from '@/lib/auth/session-secret';
 import { UserStore } from '@/lib/auth/user-store';
 import { loadConfigOrExit } from '@/lib/config';
@@ -45,8 +45,7 @@ async function main(): Promise<void> {
     secret: await resolveSessionSecret(config),
     lookups: {
       isOpen: (sid, username) => users.sessions.isOpen(sid, username),
-      // The key and lifetime the app's session check uses (app/_lib/session.ts): one read for both.
-      user: (username) => cache.get(`user:${username}`, 1_000, () => users.get(username)),
+      user: (username) => cache.get(userCacheKey(username), USER_CACHE_MS, () => users.get(username)),
     },
   });
   const fastPath = createLiveFastPath({ cache, userOf: (cookie) => sessions.userOf(cookie) });

@@ -2,7 +2,7 @@ import 'server-only';
 import { getIronSession, type IronSession } from 'iron-session';
 import { cookies, headers } from 'next/headers';
 import { cache } from 'react';
-import { type SessionLookups, sessionUser } from '@/lib/auth/session-check';
+import { type SessionLookups, sessionUser, USER_CACHE_MS, userCacheKey } from '@/lib/auth/session-check';
 import { sessionOptions, type SessionData } from '@/lib/auth/session-options';
 import type { User } from '@/lib/auth/user-store';
 import { readyBullpen } from '@/app/_lib/bullpen';
@@ -44,7 +44,7 @@ export function sessionLookups(): SessionLookups {
       return signInService().sessions.isOpen(sid, username);
     },
     user: (username) =>
-      liveCache().get(`user:${username}`, 1_000, async () => {
+      liveCache().get(userCacheKey(username), USER_CACHE_MS, async () => {
         await readyBullpen();
         return signInService().users.get(username);
       }),

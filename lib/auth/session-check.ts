@@ -3,6 +3,14 @@ import type { z } from 'zod';
 import { SESSION_COOKIE, SESSION_TTL_SECONDS, sessionDataSchema } from './session-options';
 import type { User } from './user-store';
 
+/**
+ * The user record is read through the process's live cache under this key for this
+ * long, so many tabs do not multiply reads: the app (app/_lib/session.ts) and the
+ * dashboard's server (scripts/web-server.ts) share one read.
+ */
+export const userCacheKey = (username: string) => `user:${username}`;
+export const USER_CACHE_MS = 1_000;
+
 /** What a session check asks Redis. */
 export interface SessionLookups {
   /** Whether the session id is still open for the user (never cached: sign-out must act on the next request). */

@@ -172,16 +172,7 @@ export class LiveCache {
           }
         }
         this.entries.delete(key);
-        this.entries.set(key, {
-          expiresAt: t + e.ttlMs,
-          value,
-          loaded: { value: v, derived },
-          load: e.load,
-          derivers: e.derivers,
-          ttlMs: e.ttlMs,
-          watchMs: e.watchMs,
-          watchedUntil: e.watchedUntil,
-        });
+        this.entries.set(key, { ...e, expiresAt: t + e.ttlMs, value, loaded: { value: v, derived }, refresh: undefined });
       },
       () => {
         // The current value stays until it expires; the next poll then reads (and sees the error) itself.

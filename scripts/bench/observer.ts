@@ -20,7 +20,6 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -32,6 +31,7 @@ import { closeChild } from './child';
 import { machineStealSeconds, ownCpuSeconds, processCpuSeconds, redisCommands, redisCpuSeconds } from './cpu-time';
 import { ensureBuild, startDashboard } from './dashboard-next';
 import { signInOverHttp } from './http-sign-in';
+import { getRequest, KeepAliveConnection } from './raw-http';
 import type { ClientsReport } from './observer-clients';
 import { bullpenRunner, makeBullpen, throughput } from './runtime';
 import { fmt, median, percentile, envInt } from './stats';
@@ -141,20 +141,18 @@ function startFloor(bodies: Record<string, Buffer>): Promise<{ url: string; pid:
 }
 
 /** What the dashboard answers a signed-in client for `path`, gzipped as a browser asks for it. */
-function gzippedAnswer(url: string, cookie: string): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers: { cookie, accept: 'application/json', 'accept-encoding': 'gzip' } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
-          if (res.statusCode !== 200) return reject(new Error(`GET ${url} answered ${res.statusCode}`));
-          resolve(res.headers['content-encoding'] === 'gzip' ? body : gzipSync(body));
-        });
-      })
-      .on('error', reject);
-  });
+async function gzippedAnswer(url: string, cookie: string): Promise<Buffer> {
+  const u = new URL(url);
+  const connection = new KeepAliveConnection(u.hostname, Number(u.port));
+  try {
+    const request = getRequest(u.host, `${u.pathname}${u.search}`, { cookie, accept: 'application/json', 'accept-encoding': 'gzip' });
+    const answer = await connection.send(request, { keep: true });
+    if (answer.status !== 200) throw new Error(`GET ${url} answered ${answer.status}`);
+    const body = answer.body ?? Buffer.alloc(0);
+    return answer.headers?.['content-encoding'] === 'gzip' ? body : gzipSync(body);
+  } finally {
+    connection.close();
+  }
 }
 
 /** A runner that notes the CPU and Redis counters when the worker starts and after it stops. */
