@@ -39,8 +39,23 @@ export class QueueRegistry {
       // Errors surface on the calls that hit them; an unhandled 'error' would crash.
       q.on('error', () => undefined);
       this.queues.set(type, q);
+      this.forgetIfStartFails(this.queues, type, q);
     }
     return q;
+  }
+
+  /**
+   * A BullMQ Queue starts once (INFO for the server's version, then its scripts) and keeps
+   * that start's outcome: when it failed, because Redis dropped or a cluster was failing
+   * over at that moment, every later call on that Queue fails with the same error. The
+   * call that met the failure reports it; the next call gets a new Queue.
+   */
+  private forgetIfStartFails(cache: Map<string, Queue>, key: string, q: Queue): void {
+    q.waitUntilReady().catch(() => {
+      if (cache.get(key) !== q) return;
+      cache.delete(key);
+      void q.close().catch(() => undefined);
+    });
   }
 
   /**
@@ -55,6 +70,7 @@ export class QueueRegistry {
       q = new Queue(name, { connection: this.connection, prefix });
       q.on('error', () => undefined);
       this.foreignQueues.set(key, q);
+      this.forgetIfStartFails(this.foreignQueues, key, q);
       if (this.foreignQueues.size > 200) {
         const [oldestKey, oldest] = this.foreignQueues.entries().next().value as [string, Queue];
         this.foreignQueues.delete(oldestKey);

@@ -83,8 +83,13 @@ export function createRedis(target: RedisTarget, role: ConnectionRole): RedisCli
  * dashboard answers an error for the failover's few seconds, then carries on by itself.
  */
 function clusterOptions(role: ConnectionRole): ClusterOptions {
-  // Producers still need the slot map before their first command.
-  if (role === 'producer') return { enableOfflineQueue: false };
+  // Producers still need the slot map before their first command. They skip the
+  // CLUSTER INFO check too: BullMQ counts a cluster client in the `connect` status (slot
+  // map loaded, check pending) as ready and sends INFO to it, which a client without an
+  // offline queue refuses ("Cluster isn't ready"), leaving that Queue broken for good.
+  // Without the check `connect` turns into `ready` in the same tick; a command sent while
+  // the cluster is down gets CLUSTERDOWN and fails within ioredis's retries, as before.
+  if (role === 'producer') return { enableOfflineQueue: false, enableReadyCheck: false };
   return {
     enableOfflineQueue: true,
     // No CLUSTER INFO check before `ready`: a (re)connect that meets the cluster down,

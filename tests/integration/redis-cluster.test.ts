@@ -70,6 +70,22 @@ describe('on a Redis Cluster', () => {
     expect(new Set(homes.map((h) => h.holders[0])).size, JSON.stringify(homes.map((h) => [h.type, h.holders]))).toBeGreaterThan(1);
   }, 60_000);
 
+  it('takes a job from a dispatcher whose cluster connection is still starting', async () => {
+    // BullMQ counts a cluster client in the `connect` status as ready and sends INFO at
+    // once; a producer client without an offline queue refuses it until `ready`. A queue
+    // first used at that moment must still work (lib/redis/connection.ts, clusterOptions).
+    const fresh = clusterBullpen(cluster, 'cl-start', { handledTypes: ['quota-check'] });
+    try {
+      const statusAtConnect = await new Promise<string>((resolve) => fresh.redis.once('connect', () => resolve(fresh.redis.status)));
+      const first = fresh.dispatcher.dispatch('quota-check', {});
+      await expect(first, `dispatched in status ${statusAtConnect}`).resolves.toMatchObject({ type: 'quota-check', deduplicated: false });
+      const { jobId } = await first;
+      expect(await fresh.queues.get('quota-check').getJobState(jobId)).toMatch(/^(waiting|prioritized)$/);
+    } finally {
+      await fresh.close();
+    }
+  }, 30_000);
+
   it("places the source application's queues on every master of a three-master cluster", () => {
     // A queue's master is a function of its name alone (its hash tag), so this holds for
     // any prefix: see docs/scaling.md.
