@@ -30,6 +30,8 @@ const QUEUES = [
 const VICTIM = 1;
 /** Consecutive schedule occurrences, from the first one after the processes are up, that must each run once. */
 const WINDOW = 4;
+/** Processes that must each take runs of the schedule, at least: exactly-once means nothing unless the runs are shared. */
+const SHARING = 2;
 /** How long past the window's last occurrence the schedule test waits for what it needs before it reports what is missing. */
 const GRACE_MS = 30_000;
 /** webhook-dispatch jobs for the crash, each JOB_MS long in its handler. */
@@ -127,7 +129,7 @@ describe.each(backends)('$name with three worker processes', ({ start }) => {
     }
   });
 
-  it('runs each occurrence of a schedule exactly once across the processes, and every process takes runs', async () => {
+  it('runs each occurrence of a schedule exactly once across the processes, which share the runs', async () => {
     const window = nextOccurrences(Date.now(), WINDOW);
     const last = window.at(-1)!;
     const deadline = last + GRACE_MS;
@@ -136,8 +138,8 @@ describe.each(backends)('$name with three worker processes', ({ start }) => {
       const ran = new Set(runs.map((r) => r.at));
       const by = new Set(runs.map((r) => r.pid));
       // Settled: an occurrence after the window has run too (a second run of one in the
-      // window would have started by then), and every process has taken a run.
-      if (window.every((t) => ran.has(t)) && runs.some((r) => r.at > last) && pids.every((p) => by.has(p))) break;
+      // window would have started by then), and more than one process has taken runs.
+      if (window.every((t) => ran.has(t)) && runs.some((r) => r.at > last) && by.size >= SHARING) break;
       // Past the deadline the assertions below say what is missing.
       if (Date.now() > deadline) break;
       await sleep(100);
@@ -157,8 +159,13 @@ describe.each(backends)('$name with three worker processes', ({ start }) => {
       window.filter((t) => !occurrences.includes(t)),
       `missed; runs: ${record}`,
     ).toEqual([]);
-    // Every process took runs, and nothing else did.
-    expect(new Set(runs.map((r) => r.pid)), `runs: ${record}`).toEqual(new Set(pids));
+    // The occurrences were shared: more than one process took runs, and nothing else did.
+    // Which process wins an occurrence is a race (each one's blocking fetch times out at
+    // the due time; the first to move the job wins), so a process may lose every race of
+    // a short window: seen once in CI, 20 runs split between two of the three.
+    const takers = new Set(runs.map((r) => r.pid));
+    expect(takers.size, `runs: ${record}`).toBeGreaterThanOrEqual(SHARING);
+    expect([...takers].filter((pid) => !pids.includes(pid)), `runs: ${record}`).toEqual([]);
     // The processes raced to apply the schedule: one created its BullMQ Job Scheduler,
     // the others found the lock held or the scheduler already as defined.
     const boots = workers.map((w) => bootstrapOutcome(w.output()));
