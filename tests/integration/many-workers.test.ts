@@ -165,7 +165,10 @@ describe.each(backends)('$name with three worker processes', ({ start }) => {
     // a short window: seen once in CI, 20 runs split between two of the three.
     const takers = new Set(runs.map((r) => r.pid));
     expect(takers.size, `runs: ${record}`).toBeGreaterThanOrEqual(SHARING);
-    expect([...takers].filter((pid) => !pids.includes(pid)), `runs: ${record}`).toEqual([]);
+    expect(
+      [...takers].filter((pid) => !pids.includes(pid)),
+      `runs: ${record}`,
+    ).toEqual([]);
     // The processes raced to apply the schedule: one created its BullMQ Job Scheduler,
     // the others found the lock held or the scheduler already as defined.
     const boots = workers.map((w) => bootstrapOutcome(w.output()));
