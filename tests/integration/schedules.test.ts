@@ -267,7 +267,9 @@ describe('schedules on BullMQ Job Schedulers', () => {
         outcome: 'failed',
         reason: 'org doomed has no quota record',
       });
-    expect(dead.map((d) => d.jobId)).toEqual([failing]);
+    // The run's outcome is written when the handler throws, the dead letter a moment later
+    // (after the attempt's log line), before BullMQ marks the job failed.
+    await expect.poll(() => dead.map((d) => d.jobId), { timeout: 5_000 }).toEqual([failing]);
   });
 
   it('leaves schedules of unhandled types inactive and removes their stale and orphaned schedulers', async () => {
