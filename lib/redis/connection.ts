@@ -79,7 +79,7 @@ export function createRedis(target: RedisTarget, role: ConnectionRole): RedisCli
  * "Too many Cluster redirections" as a real error: lock renewals fail, a handler's store
  * write fails and spends one of the job's attempts. So inside the worker a command waits
  * CLUSTER_FAILOVER_WAIT_MS at least (each pause costs one or two redirections: one MOVED to
- * the dead master, one closed connection). Producers keep ioredis's defaults: the
+ * the dead master, one closed connection). Producers keep ioredis's default retries: the
  * dashboard answers an error for the failover's few seconds, then carries on by itself.
  */
 function clusterOptions(role: ConnectionRole): ClusterOptions {
