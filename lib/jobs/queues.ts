@@ -36,21 +36,22 @@ export class QueueRegistry {
         defaultJobOptions: this.defaultJobOptions(type),
         ...(this.telemetry ? { telemetry: this.telemetry } : {}),
       });
-      // Errors surface on the calls that hit them; an unhandled 'error' would crash.
-      q.on('error', () => undefined);
-      this.queues.set(type, q);
-      this.forgetIfStartFails(this.queues, type, q);
+      this.keep(this.queues, type, q);
     }
     return q;
   }
 
   /**
-   * A BullMQ Queue starts once (INFO for the server's version, then its scripts) and keeps
-   * that start's outcome: when it failed, because Redis dropped or a cluster was failing
-   * over at that moment, every later call on that Queue fails with the same error. The
-   * call that met the failure reports it; the next call gets a new Queue.
+   * Keeps a new Queue for reuse. Its errors surface on the calls that hit them (an
+   * unhandled 'error' would crash). A BullMQ Queue starts once (INFO for the server's
+   * version, then its scripts) and keeps that start's outcome: when it failed, because
+   * Redis dropped or a cluster was failing over at that moment, every later call on that
+   * Queue fails with the same error. So the call that met the failure reports it, and the
+   * Queue is forgotten: the next call gets a new one.
    */
-  private forgetIfStartFails(cache: Map<string, Queue>, key: string, q: Queue): void {
+  private keep(cache: Map<string, Queue>, key: string, q: Queue): void {
+    q.on('error', () => undefined);
+    cache.set(key, q);
     q.waitUntilReady().catch(() => {
       if (cache.get(key) !== q) return;
       cache.delete(key);
@@ -68,9 +69,7 @@ export class QueueRegistry {
     let q = this.foreignQueues.get(key);
     if (!q) {
       q = new Queue(name, { connection: this.connection, prefix });
-      q.on('error', () => undefined);
-      this.foreignQueues.set(key, q);
-      this.forgetIfStartFails(this.foreignQueues, key, q);
+      this.keep(this.foreignQueues, key, q);
       if (this.foreignQueues.size > 200) {
         const [oldestKey, oldest] = this.foreignQueues.entries().next().value as [string, Queue];
         this.foreignQueues.delete(oldestKey);

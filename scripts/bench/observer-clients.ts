@@ -47,14 +47,13 @@ async function main(): Promise<void> {
   // The body arrives gzipped, as a browser asks for it, and is not unpacked: what is
   // measured is the dashboard's answer, not this process's.
   const base = new URL(args.url);
-  const port = Number(base.port || 80);
   const links = new Map<string, { connection: KeepAliveConnection; request: Buffer }>();
   const request = async (cookie: string, path: string) => {
     const id = `${path}\n${cookie}`;
     let link = links.get(id);
     if (!link) {
       link = {
-        connection: new KeepAliveConnection(base.hostname, port),
+        connection: KeepAliveConnection.to(base),
         request: getRequest(base.host, path, { cookie, accept: 'application/json', 'accept-encoding': 'gzip' }),
       };
       links.set(id, link);

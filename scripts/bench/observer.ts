@@ -31,7 +31,7 @@ import { closeChild } from './child';
 import { machineStealSeconds, ownCpuSeconds, processCpuSeconds, redisCommands, redisCpuSeconds } from './cpu-time';
 import { ensureBuild, startDashboard } from './dashboard-next';
 import { signInOverHttp } from './http-sign-in';
-import { getRequest, KeepAliveConnection } from './raw-http';
+import { getRequestTo, KeepAliveConnection } from './raw-http';
 import type { ClientsReport } from './observer-clients';
 import { bullpenRunner, makeBullpen, throughput } from './runtime';
 import { fmt, median, percentile, envInt } from './stats';
@@ -143,9 +143,9 @@ function startFloor(bodies: Record<string, Buffer>): Promise<{ url: string; pid:
 /** What the dashboard answers a signed-in client for `path`, gzipped as a browser asks for it. */
 async function gzippedAnswer(url: string, cookie: string): Promise<Buffer> {
   const u = new URL(url);
-  const connection = new KeepAliveConnection(u.hostname, Number(u.port));
+  const connection = KeepAliveConnection.to(u);
   try {
-    const request = getRequest(u.host, `${u.pathname}${u.search}`, { cookie, accept: 'application/json', 'accept-encoding': 'gzip' });
+    const request = getRequestTo(u, { cookie, accept: 'application/json', 'accept-encoding': 'gzip' });
     const answer = await connection.send(request, { keep: true });
     if (answer.status !== 200) throw new Error(`GET ${url} answered ${answer.status}`);
     const body = answer.body ?? Buffer.alloc(0);

@@ -34,7 +34,7 @@ import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { closeChild } from './child';
 import { redisCommands } from './cpu-time';
-import { getRequest, KeepAliveConnection, type RawAnswer } from './raw-http';
+import { getRequestTo, KeepAliveConnection, type RawAnswer } from './raw-http';
 import { ensureBuild, startDashboard, type RunningDashboard } from './dashboard-next';
 import { type Backlog, seedBacklog } from './peer-seed';
 import { makeBullpen } from './runtime';
@@ -174,10 +174,10 @@ export async function runPeerBench(opts: { redis: EmbeddedRedis }): Promise<Peer
       const u = new URL(url);
       let connection = connections.get(u.host);
       if (!connection) {
-        connection = new KeepAliveConnection(u.hostname, Number(u.port));
+        connection = KeepAliveConnection.to(u);
         connections.set(u.host, connection);
       }
-      const request = getRequest(u.host, `${u.pathname}${u.search}`, { accept: 'application/json', 'accept-encoding': 'gzip', ...headers });
+      const request = getRequestTo(u, { accept: 'application/json', 'accept-encoding': 'gzip', ...headers });
       let answer: RawAnswer | undefined;
       const s = await timed(async () => {
         answer = await (connection as KeepAliveConnection).send(request, { keep: true });

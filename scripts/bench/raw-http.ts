@@ -31,6 +31,11 @@ export function getRequest(host: string, path: string, headers: Record<string, s
   return Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
 }
 
+/** `getRequest` for a URL's host, path and query. */
+export function getRequestTo(url: URL, headers: Record<string, string>): Buffer {
+  return getRequest(url.host, `${url.pathname}${url.search}`, headers);
+}
+
 const CRLF = Buffer.from('\r\n');
 const HEAD_END = Buffer.from('\r\n\r\n');
 
@@ -59,6 +64,11 @@ export class KeepAliveConnection {
     private readonly host: string,
     private readonly port: number,
   ) {}
+
+  /** A connection to an http: URL's host and port (80 when it names none). */
+  static to(url: URL): KeepAliveConnection {
+    return new KeepAliveConnection(url.hostname, Number(url.port || 80));
+  }
 
   /**
    * Sends `request` (from getRequest) and resolves with the answer once its body is

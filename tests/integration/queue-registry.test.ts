@@ -1,5 +1,5 @@
 import IORedis from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readyClient } from '@/lib/redis/connection';
 import { useTestRedis } from '../helpers/use-test-redis';
 
@@ -18,6 +18,8 @@ describe('the queue registry after a failed start', () => {
     admin = new IORedis(server.redis.port, '127.0.0.1');
     await admin.call('ACL', 'SETUSER', user, 'on', `>${password}`, '~*', '&*', '+@all');
   });
+  const allowInfo = () => admin.call('ACL', 'SETUSER', user, '+info');
+  afterEach(allowInfo);
   afterAll(async () => {
     await admin.call('ACL', 'DELUSER', user);
     admin.disconnect();
@@ -33,27 +35,19 @@ describe('the queue registry after a failed start', () => {
 
   it("reports the failure to the call that met it, and the table's next call on that type runs on a new queue", async () => {
     const bullpen = await bullpenWithoutInfo();
-    try {
-      await expect(bullpen.dispatcher.dispatch('quota-check', {})).rejects.toThrow(/NOPERM/);
-      await admin.call('ACL', 'SETUSER', user, '+info');
-      // The registry forgets the queue on the failed start's rejection, a few microtasks on.
-      await new Promise((r) => setImmediate(r));
-      const { jobId } = await bullpen.dispatcher.dispatch('quota-check', {});
-      expect(await bullpen.queues.get('quota-check').getJobState(jobId)).toMatch(/^(waiting|prioritized)$/);
-    } finally {
-      await admin.call('ACL', 'SETUSER', user, '+info');
-    }
+    await expect(bullpen.dispatcher.dispatch('quota-check', {})).rejects.toThrow(/NOPERM/);
+    await allowInfo();
+    // The registry forgets the queue on the failed start's rejection, a few microtasks on.
+    await new Promise((r) => setImmediate(r));
+    const { jobId } = await bullpen.dispatcher.dispatch('quota-check', {});
+    expect(await bullpen.queues.get('quota-check').getJobState(jobId)).toMatch(/^(waiting|prioritized)$/);
   });
 
   it("does the same for another service's queue", async () => {
     const bullpen = await bullpenWithoutInfo();
-    try {
-      await expect(bullpen.queues.foreign('{emails}', 'emails').getJobCounts('waiting')).rejects.toThrow(/NOPERM/);
-      await admin.call('ACL', 'SETUSER', user, '+info');
-      await new Promise((r) => setImmediate(r));
-      expect(await bullpen.queues.foreign('{emails}', 'emails').getJobCounts('waiting')).toEqual({ waiting: 0 });
-    } finally {
-      await admin.call('ACL', 'SETUSER', user, '+info');
-    }
+    await expect(bullpen.queues.foreign('{emails}', 'emails').getJobCounts('waiting')).rejects.toThrow(/NOPERM/);
+    await allowInfo();
+    await new Promise((r) => setImmediate(r));
+    expect(await bullpen.queues.foreign('{emails}', 'emails').getJobCounts('waiting')).toEqual({ waiting: 0 });
   });
 });
