@@ -34,7 +34,7 @@ import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { closeChild } from './child';
 import { redisCommands } from './cpu-time';
-import { getRequestTo, KeepAliveConnection, type RawAnswer } from './raw-http';
+import { getRequestTo, KeepAliveConnection } from './raw-http';
 import { ensureBuild, startDashboard, type RunningDashboard } from './dashboard-next';
 import { type Backlog, seedBacklog } from './peer-seed';
 import { makeBullpen } from './runtime';
@@ -158,35 +158,33 @@ export async function runPeerBench(opts: { redis: EmbeddedRedis }): Promise<Peer
     const b = board;
 
     /** Times `run` and counts the Redis commands it caused (the INFO reading the counter is one itself). */
-    const timed = async (run: () => Promise<string>): Promise<Sample & { body: string }> => {
+    const measured = async <T>(run: () => Promise<T>): Promise<{ ms: number; commands: number; value: T }> => {
       const before = await redisCommands(bullpen);
       const t0 = performance.now();
-      const body = await run();
+      const value = await run();
       const ms = performance.now() - t0;
       const commands = (await redisCommands(bullpen)) - before - 1;
+      return { ms, commands, value };
+    };
+    /** `measured` for a read that yields its JSON. */
+    const timed = async (run: () => Promise<string>): Promise<Sample & { body: string }> => {
+      const { ms, commands, value: body } = await measured(run);
       return { ms, bytes: Buffer.byteLength(body), commands, body };
     };
     // One keep-alive connection per side, as a tab keeps its connection, and a minimal client (raw-http.ts): the
     // time is request to the last byte of the body as the server sent it (gzipped where it gzips, as for a
     // browser). Decoding and checking the answer come after the timing: a client's work, not the server's.
     const connections = new Map<string, KeepAliveConnection>();
-    const get = async (url: string, headers: Record<string, string>) => {
+    const get = async (url: string, headers: Record<string, string>): Promise<Sample & { body: string }> => {
       const u = new URL(url);
-      let connection = connections.get(u.host);
-      if (!connection) {
-        connection = KeepAliveConnection.to(u);
-        connections.set(u.host, connection);
-      }
+      const connection = connections.get(u.host) ?? KeepAliveConnection.to(u);
+      connections.set(u.host, connection);
       const request = getRequestTo(u, { accept: 'application/json', 'accept-encoding': 'gzip', ...headers });
-      let answer: RawAnswer | undefined;
-      const s = await timed(async () => {
-        answer = await (connection as KeepAliveConnection).send(request, { keep: true });
-        return '';
-      });
-      const raw = answer?.body ?? Buffer.alloc(0);
-      const body = (answer?.headers?.['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8');
-      if (answer?.status !== 200) throw new Error(`GET ${url} answered ${answer?.status}: ${body.slice(0, 200)}`);
-      return { ...s, bytes: Buffer.byteLength(body), wireBytes: raw.length, body };
+      const { ms, commands, value: answer } = await measured(() => connection.send(request, { keep: true }));
+      const raw = answer.body ?? Buffer.alloc(0);
+      const body = (answer.headers?.['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8');
+      if (answer.status !== 200) throw new Error(`GET ${url} answered ${answer.status}: ${body.slice(0, 200)}`);
+      return { ms, commands, bytes: Buffer.byteLength(body), wireBytes: raw.length, body };
     };
     // Each side's read alone, in this process: no HTTP, no framework, no session; serialised as its route does.
     const adapters = new Map(bullpen.jobs.names.map((t) => [t, new BullMQAdapter(bullpen.queues.get(t))]));

@@ -161,16 +161,11 @@ export class KeepAliveConnection {
     const headers: Record<string, string> | undefined = this.pending?.keep ? {} : undefined;
     for (const line of lines.slice(1)) {
       const colon = line.indexOf(':');
-      if (headers && colon > 0) {
-        const key = line.slice(0, colon).trim().toLowerCase();
-        const raw = line.slice(colon + 1).trim();
-        headers[key] = key in headers ? `${headers[key]}, ${raw}` : raw;
-      }
+      if (colon <= 0) continue;
       const name = line.slice(0, colon).trim().toLowerCase();
-      const value = line
-        .slice(colon + 1)
-        .trim()
-        .toLowerCase();
+      const raw = line.slice(colon + 1).trim();
+      if (headers) headers[name] = name in headers ? `${headers[name]}, ${raw}` : raw;
+      const value = raw.toLowerCase();
       if (name === 'content-length') length = Number(value);
       else if (name === 'transfer-encoding') chunked = value.split(',').some((v) => v.trim() === 'chunked');
       else if (name === 'connection') closeAfter = value.split(',').some((v) => v.trim() === 'close');
@@ -212,10 +207,9 @@ export class KeepAliveConnection {
       if (line === '') this.finish();
       return true;
     }
-    const size = Number.parseInt(line.split(';')[0].trim(), 16);
-    if (!Number.isSafeInteger(size) || size < 0 || !/^[0-9a-fA-F]+$/.test(line.split(';')[0].trim())) {
-      throw new Error(`a bad chunk size: ${JSON.stringify(line.slice(0, 20))}`);
-    }
+    const hex = line.split(';')[0].trim();
+    const size = /^[0-9a-fA-F]+$/.test(hex) ? Number.parseInt(hex, 16) : Number.NaN;
+    if (!Number.isSafeInteger(size)) throw new Error(`a bad chunk size: ${JSON.stringify(line.slice(0, 20))}`);
     if (size === 0) {
       r.chunkLeft = -2;
       return true;
