@@ -95,21 +95,9 @@ export function createWebhookDispatchHandler(
 
     await ctx.progress(10, 'sending');
     const started = performance.now();
+    let res: Awaited<ReturnType<typeof send>>;
     try {
-      const res = await send(http, ctx, webhook, deliveryId, key);
-      const result = { webhookId: webhook.id, deliveryId, statusCode: res.status, latencyMs: res.latencyMs };
-      // The idempotency record first: if recording the delivery then fails, the retry
-      // finds the delivery completed instead of sending it a second time.
-      await idempotency.complete(key, result);
-      await webhooks.recordDelivery({
-        ...base,
-        statusCode: res.status,
-        latencyMs: res.latencyMs,
-        ok: true,
-        responseSnippet: res.text,
-      });
-      await ctx.progress(100, 'delivered');
-      return { ...result, duplicate: false };
+      res = await send(http, ctx, webhook, deliveryId, key);
     } catch (err) {
       const response = err instanceof HttpResponseError ? err.response : undefined;
       const latencyMs = response?.latencyMs ?? Math.round(performance.now() - started);
@@ -126,7 +114,47 @@ export function createWebhookDispatchHandler(
       await idempotency.fail(key, message, { retryable: true });
       throw outcomeError(err, ctx.signal);
     }
+
+    // The receiver accepted the delivery. What follows is bookkeeping: an error in it is
+    // the runtime's to classify and retry (the retry finds the delivery completed), never
+    // a failed delivery, and never a dead letter for an event that arrived.
+    const result = { webhookId: webhook.id, deliveryId, statusCode: res.status, latencyMs: res.latencyMs };
+    // The idempotency record first: if recording the delivery then fails, the retry
+    // finds the delivery completed instead of sending it a second time.
+    await storeOutcome(stores, { key, requestHash, lockMs }, result, ctx.logger);
+    await webhooks.recordDelivery({
+      ...base,
+      statusCode: res.status,
+      latencyMs: res.latencyMs,
+      ok: true,
+      responseSnippet: res.text,
+    });
+    await ctx.progress(100, 'delivered');
+    return { ...result, duplicate: false };
   };
+}
+
+/**
+ * Stores an accepted delivery's outcome under its idempotency key. The record begun
+ * before the request can be gone when the answer comes: a Redis restarted from its
+ * append-only file loses its last second of writes (docs/observability.md, "Redis
+ * restarts"). The delivery still happened, so the record is begun again and completed,
+ * and a retry or replay of the job finds it delivered.
+ */
+async function storeOutcome(
+  { idempotency }: AppStores,
+  record: { key: string; requestHash: string; lockMs: number },
+  result: unknown,
+  logger: JobContext<Payload>['logger'],
+): Promise<void> {
+  try {
+    await idempotency.complete(record.key, result);
+  } catch (err) {
+    if (!(isAppError(err) && err.code === 'NOT_FOUND')) throw err;
+    logger.warn({ idempotencyKey: record.key }, 'the idempotency record vanished during the delivery; stored again');
+    await idempotency.begin(record.key, record.requestHash, { lockMs: record.lockMs });
+    await idempotency.complete(record.key, result);
+  }
 }
 
 function buildClients(stores: AppStores, opts: WebhookDispatchOptions): { guard: SsrfGuard; http: HttpClient } {
