@@ -10,6 +10,7 @@ import type { CatalogEntry } from '../jobs/job-catalog';
 import type { Logger } from '../logging/logger';
 import type { WorkerMetrics } from '../metrics/worker-metrics';
 import type { AttemptRecorder } from '../metrics/history-recorder';
+import type { FinalFailures } from './final-failures';
 import type { JobHandler } from './handler';
 import type { RuntimeHooks } from './runtime-hooks';
 import { JobRun } from './job-run';
@@ -24,6 +25,8 @@ export interface ProcessorDeps {
   handler: JobHandler<any, unknown>;
   sink: DeadLetterSink;
   alerter: Alerter;
+  /** Where a final failure's dead letter waits for BullMQ to record the failure. */
+  deadLetters: Pick<FinalFailures, 'prepare'>;
   logger: Logger;
   metrics?: WorkerMetrics;
   hooks?: RuntimeHooks;
@@ -36,9 +39,9 @@ export interface ProcessorDeps {
 /**
  * Wraps a handler into a BullMQ processor: validates the envelope and payload, gives
  * the handler a signal that aborts at the attempt's time limit, classifies what it
- * throws, and writes the dead letter before BullMQ marks a final failure, so a job is
- * never acknowledged as failed without a DLQ record (the reconciler covers a crash
- * between the two).
+ * throws, and prepares a final failure's dead letter, written once BullMQ has moved the
+ * job to the failed set (final-failures.ts: a failure BullMQ refused, its lock lost, gets
+ * none; the reconciler covers a crash between the two).
  */
 export function buildProcessor(deps: ProcessorDeps) {
   const def = deps.definition;
@@ -116,7 +119,7 @@ export function buildProcessor(deps: ProcessorDeps) {
         )
         .catch(() => undefined);
       if (final) {
-        await recordDeadLetter(deps, job, envelope.data, error, classification, attempt, run.logger);
+        deps.deadLetters.prepare(job, () => recordDeadLetter(deps, job, envelope.data, error, classification, attempt, run.logger));
       }
       if (!classification.retryable) {
         // BullMQ only skips the remaining attempts for an UnrecoverableError.
@@ -167,7 +170,8 @@ async function recordDeadLetter(
             errorClass: classification.errorClass,
           },
           attempts: attempt,
-          failedAt: Date.now(),
+          // BullMQ's time of the failure: the dead letter is written just after it.
+          failedAt: job.finishedOn ?? Date.now(),
           source: 'runtime',
         },
         envelope,

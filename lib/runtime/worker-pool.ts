@@ -13,6 +13,7 @@ import { MINUTE_POINTS } from '../metrics/history-layout';
 import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
 import type { HandlerMap } from './handler';
+import { FinalFailures } from './final-failures';
 import { buildProcessor } from './processor';
 import type { RuntimeHooks } from './runtime-hooks';
 
@@ -72,6 +73,8 @@ export class WorkerPool {
   private readonly workers = new Map<string, Worker>();
   /** The jobs this process is running now, by `<type>:<id>`: what a stop that runs out of time names. */
   private readonly running = new Map<string, AbandonedJob>();
+  /** Final failures the processors saw, waiting for BullMQ to record them (final-failures.ts). */
+  private readonly finalFailures = new FinalFailures();
   readonly name: string;
 
   constructor(private readonly opts: WorkerPoolOptions) {
@@ -100,6 +103,7 @@ export class WorkerPool {
         handler,
         sink: this.opts.sink,
         alerter: this.opts.alerter,
+        deadLetters: this.finalFailures,
         logger: this.opts.logger,
         metrics: this.opts.metrics,
         history: this.opts.history,
@@ -136,7 +140,8 @@ export class WorkerPool {
         },
       );
       worker.on('error', (err) => this.opts.logger.error({ err, queue: type }, 'worker error'));
-      // Jobs failed by the stalled check never reach our processor's catch.
+      // Emitted once BullMQ has recorded the failure (a retry or a final one); jobs failed
+      // by the stalled check come here without passing through our processor's catch.
       worker.on('failed', (job, err) => void this.onFailed(type, job, err));
       this.workers.set(type, worker);
     }
@@ -175,9 +180,11 @@ export class WorkerPool {
   }
 
   private async onFailed(type: string, job: Job | undefined, err: Error): Promise<void> {
-    if (!job?.finishedOn) return;
-    // Our processor already wrote the entry for failures it saw; the write is
-    // idempotent, so recording again here costs one round trip and covers stalls.
+    if (!job) return;
+    const prepared = this.finalFailures.take(job);
+    // No finishedOn: BullMQ retries the job (a delay or the wait list), whatever the processor expected.
+    if (!job.finishedOn) return;
+    if (prepared) return prepared();
     const stalled = /stalled/i.test(err?.message ?? '');
     if (!stalled) return;
     try {

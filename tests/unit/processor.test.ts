@@ -77,7 +77,8 @@ function harness(
     onFailed: (c) => events.push(['failed', c]),
   };
   const definition = { ...SOURCE_CATALOG.get(TYPE), critical: opts.critical ?? false };
-  const process = buildProcessor({
+  const prepared: Array<() => Promise<void>> = [];
+  const processor = buildProcessor({
     type: TYPE,
     definition,
     handler: opts.handler ?? (async (ctx) => ({ got: ctx.data })),
@@ -90,12 +91,24 @@ function harness(
         }),
     },
     alerter: { raise: (a: Alert) => alerts.push(a) } as unknown as Alerter,
+    deadLetters: { prepare: (job, write) => prepared.push(write) },
     logger,
     metrics: { forType: (t: string) => (t === TYPE ? stats : new JobStats()) } as unknown as WorkerMetrics,
     hooks,
     timeoutMs: opts.timeoutMs,
     history: opts.history,
   });
+  // BullMQ's part: it moves a job that failed for good to the failed set (at finishedOn),
+  // then its failed event writes the dead letter the processor prepared.
+  const process = async (job: Job) => {
+    try {
+      return await processor(job);
+    } finally {
+      const writes = prepared.splice(0);
+      if (writes.length) Object.assign(job, { finishedOn: Date.now() });
+      for (const write of writes) await write();
+    }
+  };
   return { process, records, alerts, lines, events, stats };
 }
 
@@ -269,6 +282,27 @@ describe('processor: the final failure', () => {
     expect(h.events[1][1].final).toBe(true);
   });
 
+  it('writes nothing until BullMQ has recorded the failure: it prepares the dead letter for the failed event', async () => {
+    const records: DeadLetterInput[] = [];
+    const prepared: Array<() => Promise<void>> = [];
+    const process = buildProcessor({
+      type: TYPE,
+      definition: SOURCE_CATALOG.get(TYPE),
+      handler: async () => Promise.reject(new PermanentError('bad')),
+      sink: { record: async (input) => (records.push(input), { id: 'dlq-1', created: true }) },
+      alerter: { raise: () => undefined } as unknown as Alerter,
+      deadLetters: { prepare: (_job, write) => prepared.push(write) },
+      logger: createLogger('test', 'silent'),
+    });
+    const { job } = fakeJob();
+    await rejection(process(job));
+    expect(records).toHaveLength(0);
+    expect(prepared).toHaveLength(1);
+    Object.assign(job, { finishedOn: 1_234 });
+    await prepared[0]();
+    expect(records).toMatchObject([{ jobId: 'job-1', failedAt: 1_234, error: { message: 'bad' } }]);
+  });
+
   it('a job with one attempt fails for good at once', async () => {
     const h = harness({ handler: async () => Promise.reject(netError()) });
     await rejection(h.process(fakeJob({ attempts: 1 }).job));
@@ -382,6 +416,7 @@ describe('processor: optional parts', () => {
       handler,
       sink: { record: async () => ({ id: 'dlq-1', created: true }) },
       alerter: { raise: () => undefined } as unknown as Alerter,
+      deadLetters: { prepare: () => undefined },
       logger: createLogger('test', 'silent'),
     });
 
@@ -399,6 +434,7 @@ describe('processor: optional parts', () => {
       handler: async () => 'ok',
       sink: { record: async () => ({ id: 'dlq-1', created: true }) },
       alerter: { raise: () => undefined } as unknown as Alerter,
+      deadLetters: { prepare: () => undefined },
       logger: createLogger('test', 'silent'),
       hooks: {},
     });
@@ -411,6 +447,7 @@ describe('processor: optional parts', () => {
         handler: async () => Promise.reject(new PermanentError('no')),
         sink: { record: async () => ({ id: 'd', created: true }) },
         alerter: { raise: () => undefined } as unknown as Alerter,
+        deadLetters: { prepare: () => undefined },
         logger: createLogger('test', 'silent'),
         hooks: {},
       })(fakeJob().job),

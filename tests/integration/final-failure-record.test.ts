@@ -1,0 +1,95 @@
+import { useTestRedis } from '../helpers/use-test-redis';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Bullpen } from '@/lib/bullpen';
+import { PermanentError } from '@/lib/errors/permanent-error';
+import { silentLogger } from '@/lib/logging/logger';
+import type { JobContext, JobHandler } from '@/lib/runtime/handler';
+import { WorkerPool } from '@/lib/runtime/worker-pool';
+import { makeBullpen } from '../helpers/bullpen';
+
+/*
+ * A final failure's dead letter is written once BullMQ has recorded the failure
+ * (lib/runtime/final-failures.ts, docs/decisions/0003-dead-letters.md). A failure BullMQ
+ * refuses, because the job's lock was lost (as when Redis restarts without its last
+ * writes, or a stall), leaves the job to run again and no dead letter beside it.
+ */
+describe('a final failure and its dead letter', () => {
+  const server = useTestRedis();
+  const TYPE = 'webhook-dispatch';
+  const data = { webhookId: 'w1', event: 'order.created', payload: { id: 1 } };
+  let bullpen: Bullpen;
+  let pool: WorkerPool | undefined;
+
+  afterEach(async () => {
+    await pool?.close(5_000);
+    pool = undefined;
+    await bullpen?.close();
+  });
+
+  async function run(handler: JobHandler) {
+    bullpen = makeBullpen(server.redis);
+    pool = new WorkerPool({
+      connection: bullpen.workerConnection(),
+      keys: bullpen.keys,
+      jobs: bullpen.jobs,
+      handlers: { [TYPE]: handler },
+      sink: bullpen.dlq,
+      alerter: bullpen.alerter,
+      logger: silentLogger,
+      // The stalled check takes back a job whose lock is gone within a second or two.
+      stalledIntervalMs: 1_000,
+      lockDurationMs: 1_000,
+    });
+    await pool.start();
+  }
+
+  async function settle(jobId: string, timeoutMs = 20_000) {
+    const queue = bullpen.queues.get(TYPE);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const state = await queue.getJobState(jobId);
+      if (state === 'completed' || state === 'failed') return { state, job: (await queue.getJob(jobId))! };
+      if (Date.now() > deadline) throw new Error(`job ${jobId} is ${state} after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  it('is written for a failure BullMQ recorded, at BullMQ’s time of the failure', async () => {
+    await run(async () => {
+      throw new PermanentError('the receiver is gone', 'GONE');
+    });
+    const { jobId } = await bullpen.dispatcher.dispatch(TYPE, data);
+    const { state, job } = await settle(jobId);
+    expect(state).toBe('failed');
+    // Written just after BullMQ's failed event.
+    let letter = await bullpen.dlq.getByJob(TYPE, jobId, job.data);
+    for (let i = 0; !letter && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      letter = await bullpen.dlq.getByJob(TYPE, jobId, job.data);
+    }
+    expect(letter).toMatchObject({ status: 'pending', originalJobId: jobId, failedAt: job.finishedOn });
+    expect(letter?.error).toMatchObject({ message: 'the receiver is gone', code: 'GONE' });
+  });
+
+  it('is not written for a failure BullMQ refused because the lock was lost; the job runs again and completes', async () => {
+    const queue = () => bullpen.queues.get(TYPE);
+    let runs = 0;
+    let lockRemoved = 0;
+    await run(async (ctx: JobContext) => {
+      runs++;
+      if (runs > 1) return 'delivered';
+      lockRemoved = await bullpen.redis.del(`${queue().qualifiedName}:${ctx.jobId}:lock`);
+      throw new PermanentError('judged final while the lock was already gone');
+    });
+    const { jobId } = await bullpen.dispatcher.dispatch(TYPE, data);
+    const { state, job } = await settle(jobId);
+
+    expect(lockRemoved).toBe(1);
+    expect(state).toBe('completed');
+    expect(runs).toBe(2);
+    // Time for a write that should not happen to land.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await bullpen.dlq.getByJob(TYPE, jobId, job.data)).toBeUndefined();
+    expect(await bullpen.dlq.pendingCount()).toBe(0);
+  });
+});
