@@ -2,10 +2,9 @@ import { useTestRedis } from '../helpers/use-test-redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { PermanentError } from '@/lib/errors/permanent-error';
-import { silentLogger } from '@/lib/logging/logger';
 import type { JobContext, JobHandler } from '@/lib/runtime/handler';
-import { WorkerPool } from '@/lib/runtime/worker-pool';
-import { makeBullpen } from '../helpers/bullpen';
+import type { WorkerPool } from '@/lib/runtime/worker-pool';
+import { makeBullpen, poolOf } from '../helpers/bullpen';
 
 /*
  * A final failure's dead letter is written once BullMQ has recorded the failure
@@ -28,18 +27,8 @@ describe('a final failure and its dead letter', () => {
 
   async function run(handler: JobHandler) {
     bullpen = makeBullpen(server.redis);
-    pool = new WorkerPool({
-      connection: bullpen.workerConnection(),
-      keys: bullpen.keys,
-      jobs: bullpen.jobs,
-      handlers: { [TYPE]: handler },
-      sink: bullpen.dlq,
-      alerter: bullpen.alerter,
-      logger: silentLogger,
-      // The stalled check takes back a job whose lock is gone within a second or two.
-      stalledIntervalMs: 1_000,
-      lockDurationMs: 1_000,
-    });
+    // The stalled check takes back a job whose lock is gone within a second or two.
+    pool = poolOf(bullpen, { [TYPE]: handler }, { stalledIntervalMs: 1_000, lockDurationMs: 1_000 });
     await pool.start();
   }
 

@@ -6,11 +6,10 @@ import { pack } from 'msgpackr';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import type { JobContext } from '@/lib/runtime/handler';
-import { silentLogger } from '@/lib/logging/logger';
-import { WorkerPool } from '@/lib/runtime/worker-pool';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { createHandlers } from '../helpers/source-jobs';
 import { useTestRedis } from '../helpers/use-test-redis';
+import { poolOf } from '../helpers/bullpen';
 
 /**
  * Jobs added with plain `bullmq`, as another service or language would add them
@@ -36,15 +35,7 @@ describe('plain BullMQ producers', () => {
         },
       ]),
     );
-    const pool = new WorkerPool({
-      connection: bullpen.workerConnection(),
-      keys: bullpen.keys,
-      jobs: bullpen.jobs,
-      handlers,
-      sink: bullpen.dlq,
-      alerter: bullpen.alerter,
-      logger: silentLogger,
-    });
+    const pool = poolOf(bullpen, handlers);
     await pool.start();
     open.push({ close: () => pool.close(5_000) });
     return seen;

@@ -4,9 +4,9 @@ import type { Bullpen } from '@/lib/bullpen';
 import { readQueuePage } from '@/lib/dashboard/queue-page';
 import { QueueThroughput } from '@/lib/dashboard/queue-throughput';
 import { parseQueueFilters } from '@/lib/dashboard/queue-filters';
-import { silentLogger } from '@/lib/logging/logger';
 import type { JobHandler } from '@/lib/runtime/handler';
-import { WorkerPool } from '@/lib/runtime/worker-pool';
+import type { WorkerPool } from '@/lib/runtime/worker-pool';
+import { poolOf } from '../helpers/bullpen';
 
 const TYPE = 'webhook-dispatch';
 const data = { webhookId: 'w1', event: 'throughput.test', payload: {} };
@@ -57,16 +57,7 @@ describe('runtime throughput limits: global concurrency and rate limit', () => {
 
   /** A worker process's pool for the one type, 5 jobs at once per process. */
   async function startPool(bullpen: Bullpen, handler: JobHandler): Promise<WorkerPool> {
-    const p = new WorkerPool({
-      connection: bullpen.workerConnection(),
-      keys: bullpen.keys,
-      jobs: bullpen.jobs,
-      handlers: { [TYPE]: handler },
-      sink: bullpen.dlq,
-      alerter: bullpen.alerter,
-      logger: silentLogger,
-      concurrency: 5,
-    });
+    const p = poolOf(bullpen, { [TYPE]: handler }, { concurrency: 5 });
     await p.start();
     return p;
   }

@@ -13,12 +13,11 @@ import { classifyError } from '@/lib/errors/classify';
 import { HttpError } from '@/lib/errors/http-error';
 import { QueuedJobsTenantStore } from '@/lib/jobs/tenant-jobs-store';
 import type { Tenant } from '@/lib/jobs/tenant';
-import { silentLogger } from '@/lib/logging/logger';
 import { readyClient } from '@/lib/redis/connection';
 import type { HandlerMap, JobContext, JobHandler } from '@/lib/runtime/handler';
-import { WorkerPool } from '@/lib/runtime/worker-pool';
+import type { WorkerPool } from '@/lib/runtime/worker-pool';
 import { createDataDeletionHandler } from '@/jobs/maintenance/data-deletion';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen, poolOf } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
 import { seedTenantData } from '../fixtures/tenant-data';
 
@@ -57,15 +56,7 @@ const webhook: JobHandler = async (ctx: JobContext) => {
 };
 
 async function startPool(handlers: HandlerMap): Promise<void> {
-  pool = new WorkerPool({
-    connection: bullpen.workerConnection(),
-    keys: bullpen.keys,
-    jobs: bullpen.jobs,
-    handlers,
-    sink: bullpen.dlq,
-    alerter: bullpen.alerter,
-    logger: silentLogger,
-  });
+  pool = poolOf(bullpen, handlers);
   await pool.start();
 }
 
