@@ -75,6 +75,8 @@ export class WorkerPool {
   private readonly running = new Map<string, AbandonedJob>();
   /** Final failures the processors saw, waiting for BullMQ to record them (final-failures.ts). */
   private readonly finalFailures = new FinalFailures();
+  /** Dead-letter writes under way (after BullMQ's failed event): a close waits for them. */
+  private readonly writing = new Set<Promise<void>>();
   readonly name: string;
 
   constructor(private readonly opts: WorkerPoolOptions) {
@@ -142,7 +144,11 @@ export class WorkerPool {
       worker.on('error', (err) => this.opts.logger.error({ err, queue: type }, 'worker error'));
       // Emitted once BullMQ has recorded the failure (a retry or a final one); jobs failed
       // by the stalled check come here without passing through our processor's catch.
-      worker.on('failed', (job, err) => void this.onFailed(type, job, err));
+      worker.on('failed', (job, err) => {
+        const write = this.onFailed(type, job, err);
+        this.writing.add(write);
+        void write.finally(() => this.writing.delete(write));
+      });
       this.workers.set(type, worker);
     }
     for (const worker of this.workers.values()) void worker.run();
@@ -168,6 +174,8 @@ export class WorkerPool {
       }, graceMs);
     });
     await Promise.race([graceful, expired]);
+    // The dead letters of the last failures BullMQ recorded, within the same grace period.
+    await Promise.race([Promise.all(this.writing), expired]);
     clearTimeout(timer);
     this.workers.clear();
     if (!timedOut) return { timedOut, abandoned: [] };

@@ -1,6 +1,7 @@
 import { useTestRedis } from '../helpers/use-test-redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
+import type { DeadLetterInput } from '@/lib/dlq/sink';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import type { JobContext, JobHandler } from '@/lib/runtime/handler';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
@@ -25,10 +26,13 @@ describe('a final failure and its dead letter', () => {
     await bullpen?.close();
   });
 
-  async function run(handler: JobHandler) {
+  async function run(handler: JobHandler, opts: { sinkDelayMs?: number } = {}) {
     bullpen = makeBullpen(server.redis);
+    const b = bullpen;
+    const delay = opts.sinkDelayMs ?? 0;
+    const sink = { record: async (input: DeadLetterInput) => (await sleep(delay), b.dlq.record(input)) };
     // The stalled check takes back a job whose lock is gone within a second or two.
-    pool = poolOf(bullpen, { [TYPE]: handler }, { stalledIntervalMs: 1_000, lockDurationMs: 1_000 });
+    pool = poolOf(bullpen, { [TYPE]: handler }, { sink, stalledIntervalMs: 1_000, lockDurationMs: 1_000 });
     await pool.start();
   }
 
@@ -81,4 +85,21 @@ describe('a final failure and its dead letter', () => {
     expect(await bullpen.dlq.getByJob(TYPE, jobId, job.data)).toBeUndefined();
     expect(await bullpen.dlq.pendingCount()).toBe(0);
   });
+
+  it('is written before a close of the pool returns, when the job failed just before it', async () => {
+    await run(
+      async () => {
+        throw new PermanentError('failed as the worker stops');
+      },
+      { sinkDelayMs: 500 },
+    );
+    const { jobId } = await bullpen.dispatcher.dispatch(TYPE, data);
+    const { state, job } = await settle(jobId);
+    expect(state).toBe('failed');
+    await pool?.close(5_000);
+    pool = undefined;
+    expect(await bullpen.dlq.getByJob(TYPE, jobId, job.data)).toMatchObject({ status: 'pending', originalJobId: jobId });
+  });
 });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
