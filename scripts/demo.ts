@@ -78,12 +78,14 @@ async function webhooks(bullpen: Bullpen): Promise<{ refused: string; unreachabl
   const refused = await bullpen.webhooks.create({
     id: `demo-loopback-${rnd(1e6)}`,
     url: 'http://127.0.0.1:9/hook',
+    orgId: TENANTS[2].orgId,
     description: 'demo: refused target',
   });
   // A name that never resolves: network errors, retried with full-jitter backoff.
   const unreachable = await bullpen.webhooks.create({
     id: `demo-unreachable-${rnd(1e6)}`,
     url: 'https://hooks.bullpen-demo.invalid/events',
+    orgId: TENANTS[1].orgId,
     description: 'demo: unreachable',
   });
   return { refused: refused.id, unreachable: unreachable.id };

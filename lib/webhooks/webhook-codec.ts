@@ -21,6 +21,7 @@ export function toHash(w: Webhook): Record<string, string> {
     createdAt: String(w.createdAt),
     updatedAt: String(w.updatedAt),
   };
+  if (w.orgId) h.orgId = w.orgId;
   if (w.description) h.description = w.description;
   if (w.disabledAt !== undefined) h.disabledAt = String(w.disabledAt);
   if (w.disabledReason) h.disabledReason = w.disabledReason;
@@ -31,6 +32,7 @@ export function fromHash(h: Record<string, string>): Webhook {
   return webhookSchema.parse({
     id: h.id,
     url: h.url,
+    orgId: h.orgId,
     secret: h.secret,
     enabled: h.enabled === '1',
     maxFailures: Number(h.maxFailures),

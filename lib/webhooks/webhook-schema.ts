@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { tenantIdPart } from '../jobs/tenant';
 
 /** Letters, digits, `_` and `-`: safe inside Redis keys, URLs and log lines. */
 export const webhookIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a webhook id holds 1-64 letters, digits, _ or -');
@@ -11,6 +12,12 @@ const urlSchema = z
 export const webhookSchema = z.object({
   id: webhookIdSchema,
   url: urlSchema,
+  /**
+   * The organisation the webhook belongs to: a job created from the dashboard may name
+   * it only for this tenant. Absent on webhooks registered before owners existed; only
+   * an admin may add jobs that name an unowned webhook (docs/security.md).
+   */
+  orgId: tenantIdPart.optional(),
   /** HMAC key of X-Signature. Never shown in lists or logs. */
   secret: z.string().min(16, 'a webhook secret holds at least 16 characters').max(256),
   enabled: z.boolean(),
@@ -32,7 +39,7 @@ export type WebhookSummary = z.infer<typeof webhookSummarySchema>;
 export const DEFAULT_MAX_FAILURES = 10;
 
 export const webhookCreateSchema = webhookSchema
-  .pick({ url: true, description: true })
+  .pick({ url: true, description: true, orgId: true })
   .extend({
     id: webhookIdSchema.optional(),
     secret: webhookSchema.shape.secret.optional(),
@@ -42,8 +49,15 @@ export const webhookCreateSchema = webhookSchema
   .strict();
 export type WebhookCreateInput = z.input<typeof webhookCreateSchema>;
 
-/** Enabling and disabling have their own calls, since they touch the failure window. */
-export const webhookUpdateSchema = webhookSchema.pick({ url: true, secret: true, maxFailures: true, description: true }).partial().strict();
+/**
+ * Enabling and disabling have their own calls, since they touch the failure window.
+ * `orgId` gives an unowned webhook its owner (or moves it); `null` makes it unowned.
+ */
+export const webhookUpdateSchema = webhookSchema
+  .pick({ url: true, secret: true, maxFailures: true, description: true })
+  .extend({ orgId: tenantIdPart.nullable() })
+  .partial()
+  .strict();
 export type WebhookUpdateInput = z.input<typeof webhookUpdateSchema>;
 
 /** At most this much of a receiver's answer is kept per delivery. */

@@ -75,6 +75,7 @@ export class WebhookStore {
     const webhook: Webhook = {
       id: data.id ?? `wh_${randomBytes(12).toString('base64url')}`,
       url: data.url,
+      ...(data.orgId ? { orgId: data.orgId } : {}),
       // 256 bits: far past what guessing or brute force can reach.
       secret: data.secret ?? randomBytes(32).toString('base64url'),
       enabled: data.enabled,
@@ -118,7 +119,7 @@ export class WebhookStore {
     return { items, total };
   }
 
-  /** Changes url, secret, maxFailures or description; nothing changes when any is invalid. */
+  /** Changes url, secret, maxFailures, description or owner; nothing changes when any is invalid. */
   async update(id: string, patch: WebhookUpdateInput): Promise<Webhook> {
     const data = validate(webhookUpdateSchema, patch, 'webhook update');
     const set: Record<string, string> = { updatedAt: String(this.now()) };
@@ -126,6 +127,10 @@ export class WebhookStore {
     if (data.url !== undefined) set.url = data.url;
     if (data.secret !== undefined) set.secret = data.secret;
     if (data.maxFailures !== undefined) set.maxFailures = String(data.maxFailures);
+    if (data.orgId !== undefined) {
+      if (data.orgId) set.orgId = data.orgId;
+      else del.push('orgId');
+    }
     if (data.description !== undefined) {
       if (data.description) set.description = data.description;
       else del.push('description');

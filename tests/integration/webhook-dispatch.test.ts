@@ -335,6 +335,24 @@ describe('WebhookStore', () => {
     expect(await bullpen.webhooks.find('wh_nope')).toBeUndefined();
   });
 
+  it('keeps its owner org through the hash, lists it, and changes or clears it by update', async () => {
+    const owned = await bullpen.webhooks.create({ url: 'https://example.com/a', orgId: 'acme' });
+    const unowned = await bullpen.webhooks.create({ url: 'https://example.com/b' });
+    expect((await bullpen.webhooks.get(owned.id)).orgId).toBe('acme');
+    expect((await bullpen.webhooks.get(unowned.id)).orgId).toBeUndefined();
+    const { items } = await bullpen.webhooks.list();
+    expect(items.map((w) => [w.id, w.orgId])).toEqual([
+      [owned.id, 'acme'],
+      [unowned.id, undefined],
+    ]);
+    expect((await bullpen.webhooks.update(unowned.id, { orgId: 'globex' })).orgId).toBe('globex');
+    expect((await bullpen.webhooks.update(owned.id, { orgId: null })).orgId).toBeUndefined();
+    // An owner is a tenant id part, checked like every tenant id (docs/security.md).
+    await expect(bullpen.webhooks.create({ url: 'https://example.com/c', orgId: '..' })).rejects.toMatchObject({ code: 'VALIDATION' });
+    await expect(bullpen.webhooks.update(unowned.id, { orgId: 'a/b' })).rejects.toMatchObject({ code: 'VALIDATION' });
+    expect((await bullpen.webhooks.get(unowned.id)).orgId).toBe('globex');
+  });
+
   it('updates, disables, enables (emptying the failure window) and deletes', async () => {
     const w = await bullpen.webhooks.create({ url: 'https://example.com/a', description: 'first' });
     const updated = await bullpen.webhooks.update(w.id, { url: 'https://example.com/b', description: '', maxFailures: 2 });
