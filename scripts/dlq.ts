@@ -12,7 +12,7 @@ import { sourceApp } from '@/jobs';
 import { getConfig } from '@/lib/config';
 import type { BulkProgress } from '@/lib/dlq/bulk-operations';
 import type { DeadLetterEntry } from '@/lib/dlq/entry';
-import type { DeadLetterFilter } from '@/lib/dlq/filter';
+import { deadLetterCursorSchema, type DeadLetterFilter } from '@/lib/dlq/filter';
 import { isAppError } from '@/lib/errors/app-error';
 import { ERROR_CLASSES } from '@/lib/errors/classify';
 import { SOURCE_JOB_NAMES } from '@/jobs';
@@ -60,7 +60,7 @@ const argsSchema = z
     errorClass: z.enum(ERROR_CLASSES).optional(),
     id: deadLetterIdSchema.optional(),
     limit: z.coerce.number().int().min(1).max(10_000).optional(),
-    cursor: z.string().min(1).optional(),
+    cursor: deadLetterCursorSchema.optional(),
     payload: z
       .string()
       .transform((s, ctx) => {

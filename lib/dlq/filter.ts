@@ -29,15 +29,17 @@ export const deadLetterFilterSchema = z
   .refine((f) => f.from === undefined || f.to === undefined || f.from <= f.to, 'from must not be after to');
 export type DeadLetterFilter = z.input<typeof deadLetterFilterSchema>;
 
+/** A page's `nextCursor`, `<failedAt>:<id>` of the last entry shown. */
+export const deadLetterCursorSchema = z
+  .string()
+  .regex(new RegExp(`^\\d+:${DEAD_LETTER_ID.source.slice(1)}`), 'a cursor returned by a previous page (<failedAt>:<dlq-id>)');
+
 export const deadLetterPageSchema = z
   .object({
     /** @defaultValue 50 */
     limit: z.number().int().min(1).max(MAX_PAGE).default(50),
     /** The `nextCursor` of the previous page; wins over `offset`. */
-    cursor: z
-      .string()
-      .regex(new RegExp(`^\\d+:${DEAD_LETTER_ID.source.slice(1)}`), 'a cursor returned by a previous page')
-      .optional(),
+    cursor: deadLetterCursorSchema.optional(),
     offset: z.number().int().min(0).max(1_000_000).default(0),
   })
   .strict();

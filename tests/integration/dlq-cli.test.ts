@@ -107,6 +107,15 @@ describe('npm run dlq (scripts/dlq.ts)', () => {
     expect(badFlag.code).toBe(2);
     expect(badFlag.stderr).toMatch(/Usage: npm run dlq/);
 
+    // A cursor that no page returned is a usage error too, not a failed command (issue 22).
+    const badCursor = await cli('list', '--cursor', 'yesterday');
+    expect(badCursor.code).toBe(2);
+    expect(badCursor.stderr).toMatch(/--cursor: a cursor returned by a previous page/);
+    expect(badCursor.stderr).toMatch(/Usage: npm run dlq/);
+    const goodCursor = await cli('list', '--limit', '1', '--cursor', `${1_700_000_000_002}:${hooks[1].id}`, '--json');
+    expect(goodCursor.code).toBe(0);
+    expect((JSON.parse(goodCursor.stdout) as { entries: Array<{ id: string }> }).entries.map((e) => e.id)).toEqual([hooks[0].id]);
+
     const missing = await cli('replay', '--id', 'dlq-000000000000000000000000');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/No dead letter/);

@@ -64,6 +64,8 @@ describe('dlq CLI arguments', () => {
     bad('replay', '--payload', '{}');
     bad('discard', '--id', 'dlq-0123456789abcdef01234567', '--type', 'webhook-dispatch');
     bad('replay', '--cursor', 'x');
+    bad('list', '--cursor', 'x');
+    bad('list', '--cursor', '12:dlq-nothex');
     bad('purge', '--type', 'webhook-dispatch');
     bad('purge', '--id', 'dlq-0123456789abcdef01234567', '--yes');
     expect(() => parseCliArgs(['purge'])).toThrow(/--yes/);
