@@ -17,13 +17,19 @@ export function parseExportFormat(raw: string | null | undefined): ExportFormat 
   return (EXPORT_FORMATS as readonly string[]).includes(raw) ? (raw as ExportFormat) : undefined;
 }
 
-/** Characters that make a spreadsheet read a cell as a formula (OWASP "CSV injection"). */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * How a cell may start for a spreadsheet to run it as a formula (OWASP "CSV injection"):
+ * `= + - @`, their fullwidth (`＝ ＋ － ＠`) and small forms, which spreadsheets fold into the
+ * ASCII ones, and `DDE(`. Leading whitespace (a space, a tab, a line break) and invisible
+ * format characters (zero-width space and joiners, BOM, bidi marks) count too: some
+ * spreadsheets skip them before they look, and a reader of the file cannot see them.
+ */
+const FORMULA_START = /^(?:[\s\p{Cf}=+\-@\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B]|dde\s*\()/iu;
 
 /**
- * One CSV cell: empty for null/undefined, objects as JSON, a leading `'` before text a
- * spreadsheet would run as a formula, and quoted (quotes doubled) when it holds a comma,
- * a quote or a line break.
+ * One CSV cell: empty for null/undefined, objects as JSON, a leading `'` before text that
+ * starts as a formula might (FORMULA_START), and quoted (quotes doubled) when it holds a
+ * comma, a quote or a line break.
  */
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';

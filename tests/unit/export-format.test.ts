@@ -55,6 +55,34 @@ describe('CSV encoder', () => {
     expect(csvCell('a=b')).toBe('a=b');
   });
 
+  it('defuses a formula behind leading whitespace or invisible characters, in fullwidth forms, and DDE(', () => {
+    const hostile = [
+      ' =1+2',
+      '\n=1+2',
+      '\r\n@SUM(A1)',
+      '\u3000=1',
+      '\u00a0+1',
+      '＝1+2',
+      '＋1',
+      '－1',
+      '＠SUM(A1)',
+      '﹦1',
+      '\u200b=1+2',
+      '\u200d\u200c-1',
+      '\ufeff=1',
+      '\u2060@x',
+      '\u202e=1',
+      'DDE("cmd";"/C calc";"x")',
+      'dde ("cmd")',
+      ' plain text after a space',
+    ];
+    for (const text of hostile) {
+      const [[read]] = parseCsv(csvLine([text]));
+      expect(read, JSON.stringify(text)).toBe(`'${text}`);
+    }
+    for (const text of ['x＝1', 'a-b', 'ddex(', 'Dd', 'plain', '']) expect(csvCell(text)).toBe(text);
+  });
+
   it('writes CRLF records that read back cell for cell', () => {
     const cells = ['id-1', 'a,b', 'quote " inside', 'multi\nline', '=cmd', { x: [1, '"'] }, undefined, 7];
     const line = csvLine(cells);
