@@ -7,6 +7,7 @@ import { HttpResponseError, redactUrl } from './http-response-error';
 import type { HttpResponse } from './http-response';
 import type { FetchDispatcher } from './pinned-agent';
 import { parseRetryAfter } from './retry-after';
+import { SSRF_REFUSED, SsrfGuard } from './ssrf-guard';
 
 /** 1 MiB: enough for any JSON answer a worker acts on, small enough to never hurt memory. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -29,11 +30,14 @@ export interface HttpClientOptions {
   /** @defaultValue `bullpen/0.1` */
   userAgent?: string;
   /**
-   * Checks every target a request reaches, redirects included (e.g. `(url) =>
-   * guard.check(url)`); a throw ends the request with that error. When set, `follow`
-   * redirects are followed here, hop by hop, instead of by fetch: fetch connects to an
-   * IP-literal Location without the dispatcher's lookup, so a pinned dispatcher alone
-   * would not see it.
+   * Checks every target a request reaches, the first one and each redirect (e.g. `(url)
+   * => guard.check(url)`); a throw ends the request with that error. Redirects are always
+   * followed here, hop by hop, never by fetch: fetch connects to an IP-literal Location
+   * without the dispatcher's lookup, so a pinned dispatcher alone would not see it.
+   * @defaultValue the first target is the caller's and is not checked; a redirect to the
+   * same origin is followed, and one to any other origin only when it resolves to public
+   * addresses (`checkRedirectTarget`): a service that answers a 3xx cannot send the worker
+   * to its own network.
    */
   checkTarget?: (url: URL) => Promise<unknown>;
   /** The fetch implementation; tests may pass one. @defaultValue globalThis.fetch */
@@ -148,10 +152,10 @@ export class HttpClient {
    * permanent instead of looking like a network blip.
    */
   private async sendChecked(url: string, init: RequestInit): Promise<Response> {
-    const check = this.opts.checkTarget;
-    if (!check) return this.send(url, init);
     const follow = init.redirect === 'follow';
-    let target = new URL(url);
+    const first = new URL(url);
+    const check = this.opts.checkTarget ?? ((target: URL) => checkRedirectTarget(first, target));
+    let target = first;
     let hop: RequestInit = { ...init, redirect: 'manual' };
     for (let hops = 0; ; hops++) {
       await check(target);
@@ -178,6 +182,30 @@ export class HttpClient {
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+let redirectGuard: SsrfGuard | undefined;
+
+/**
+ * The check of every target when the caller passed no `checkTarget`, failing closed: the
+ * first target and any redirect on its origin pass (the caller chose that service); a
+ * redirect to another origin must resolve to public addresses only, as a webhook target
+ * must (lib/http/ssrf-guard.ts, with no allow-list). It is checked, not pinned: a caller
+ * that needs pinning passes the guard's dispatcher and `checkTarget`, as webhook-dispatch does.
+ */
+export async function checkRedirectTarget(first: URL, target: URL): Promise<void> {
+  if (target.origin === first.origin) return;
+  redirectGuard ??= new SsrfGuard();
+  try {
+    await redirectGuard.check(target);
+  } catch (err) {
+    if (!(err instanceof PermanentError)) throw err;
+    throw new PermanentError(
+      `Request refused: ${first.host} redirected to ${target.host}, which is not a public http(s) address; ` +
+        'a redirect to another origin must reach a public address unless the caller passes checkTarget',
+      SSRF_REFUSED,
+    );
+  }
+}
 
 /**
  * The next hop's request as fetch would make it: 303 (and 301/302 after a POST) turn

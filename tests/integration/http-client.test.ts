@@ -255,6 +255,39 @@ describe('redirects under an SSRF guard', () => {
     expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(['POST /start', 'GET /landed']);
   });
 
+  it.each([301, 302, 307, 308])('without checkTarget, a %i to another origin on a private address is refused', async (status) => {
+    replies.push((_r, w) => {
+      w.writeHead(status, { location: `http://127.0.0.2:${innerPort}/metadata` });
+      w.end();
+    });
+    const err = await new HttpClient({ policy: { maxAttempts: 1 } }).request(`${base}/hop`).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(PermanentError);
+    expect(err).toMatchObject({ code: 'SSRF_REFUSED' });
+    expect((err as Error).message).toMatch(/redirected to 127\.0\.0\.2:\d+, which is not a public http\(s\) address/);
+    expect(innerHits).toBe(0);
+  });
+
+  it('without checkTarget, a redirect to a URL that is not http(s) is refused', async () => {
+    replies.push((_r, w) => {
+      w.writeHead(302, { location: 'file:///etc/passwd' });
+      w.end();
+    });
+    await expect(new HttpClient({ policy: { maxAttempts: 1 } }).request(`${base}/hop`)).rejects.toMatchObject({ code: 'SSRF_REFUSED' });
+  });
+
+  it('without checkTarget, follows a redirect on the same origin', async () => {
+    replies.push((_r, w) => {
+      w.writeHead(307, { location: '/v2/landed' });
+      w.end();
+    });
+    const res = await new HttpClient({ policy: { maxAttempts: 1 } }).request(`${base}/v1`, { method: 'POST', json: { a: 1 } });
+    expect(res.status).toBe(200);
+    expect(seen.map((s) => `${s.method} ${s.url} ${s.body}`)).toEqual(['POST /v1 {"a":1}', 'POST /v2/landed {"a":1}']);
+  });
+
   it('stops after five redirects', async () => {
     for (let i = 0; i < 7; i++) {
       replies.push((_r, w) => {
