@@ -54,27 +54,57 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * `up`: a server answers with this password (or needs none); `locked`: one answers but
- * refuses it; `down`: none. Raw RESP over a socket: ioredis only says "Connection is
- * closed" when its AUTH fails, which cannot tell a locked server from no server.
+ * What answers on a port: `up`, a server that takes this password (or, without one, needs
+ * none); `loading`, the same still loading its data (its clients' ready check waits);
+ * `locked`, a server that refuses the password; `open`, one that answers without a
+ * password although we have one; `foreign`, something that does not answer as
+ * redis-server does; `down`, nothing within 500 ms.
  */
-function probe(port: number, password?: string): Promise<'up' | 'locked' | 'down'> {
+type Probe = 'up' | 'loading' | 'locked' | 'open' | 'foreign' | 'down';
+
+/**
+ * Asks the server on `port` who it is, in raw RESP over a socket (ioredis only says
+ * "Connection is closed" when its AUTH fails, which cannot tell a locked server from no
+ * server). With a password, a PING goes first, without it: the password is sent only to a
+ * server that answers NOAUTH, so a password-less listener squatting the port (which
+ * accepts anything) never receives it (docs/security.md, "The embedded Redis").
+ */
+function probe(port: number, password?: string): Promise<Probe> {
   const bulk = (s: string) => `$${Buffer.byteLength(s)}\r\n${s}\r\n`;
-  const request = `${password ? `*2\r\n${bulk('AUTH')}${bulk(password)}` : ''}*1\r\n${bulk('PING')}`;
+  const ping = `*1\r\n${bulk('PING')}`;
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
     let reply = '';
-    const done = (result: 'up' | 'locked' | 'down') => {
+    let authSent = false;
+    const done = (result: Probe) => {
       socket.destroy();
       resolve(result);
     };
     socket.setTimeout(500, () => done('down'));
     socket.on('error', () => done('down'));
-    socket.on('connect', () => socket.write(request));
+    socket.on('connect', () => socket.write(ping));
     socket.on('data', (chunk) => {
       reply += String(chunk);
-      if (/^-(NOAUTH|WRONGPASS)/m.test(reply)) done('locked');
-      else if (/^\+PONG/m.test(reply)) done('up');
+      if (!authSent) {
+        if (!reply.includes('\r\n')) return;
+        // Redis checks authentication before anything else: an answer other than NOAUTH
+        // (PONG, or LOADING) comes from a server that needs no password.
+        const answer = reply.startsWith('+PONG\r\n') ? 'up' : reply.startsWith('-LOADING') ? 'loading' : undefined;
+        if (answer) return done(password ? 'open' : answer);
+        if (!reply.startsWith('-NOAUTH')) return done('foreign');
+        if (!password) return done('locked');
+        authSent = true;
+        reply = '';
+        socket.write(`*2\r\n${bulk('AUTH')}${bulk(password)}${ping}`);
+        return;
+      }
+      // Complete lines only: the AUTH's answer, then the PING's.
+      const [auth, pong] = reply.split('\r\n').slice(0, -1);
+      if (auth === undefined) return;
+      if (auth.startsWith('-')) return done('locked');
+      if (auth !== '+OK') return done('foreign');
+      if (pong === undefined) return;
+      done(pong === '+PONG' ? 'up' : pong.startsWith('-LOADING') ? 'loading' : 'foreign');
     });
   });
 }
@@ -104,12 +134,23 @@ export async function startEmbeddedRedis(opts: EmbeddedRedisOptions): Promise<Em
   const auth = opts.password ? `:${encodeURIComponent(opts.password)}@` : '';
   const url = `redis://${auth}127.0.0.1:${opts.port}`;
   const found = await probe(opts.port, opts.password);
-  if (found === 'up') {
+  if (found === 'up' || found === 'loading') {
     return { port: opts.port, url, stop: async () => undefined };
   }
   if (found === 'locked') {
     throw new Error(
       `A redis-server on port ${opts.port} refuses this data directory's password; stop it or choose another BULLPEN_REDIS_PORT`,
+    );
+  }
+  if (found === 'open') {
+    throw new Error(
+      `The server on port ${opts.port} answers without a password, so it is not this data directory's redis-server ` +
+        '(which demands one); it was not sent the password. Stop it or choose another BULLPEN_REDIS_PORT',
+    );
+  }
+  if (found === 'foreign') {
+    throw new Error(
+      `Port ${opts.port} is held by something that does not answer as redis-server does; stop it or choose another BULLPEN_REDIS_PORT`,
     );
   }
   if (!redisServerAvailable()) {

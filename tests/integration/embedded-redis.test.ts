@@ -1,4 +1,5 @@
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -93,5 +94,69 @@ describe('the embedded redis-server', () => {
     const again = await startEmbeddedRedis({ port, dir: path.join(dataDir, 'redis'), password });
     expect(again.child).toBeUndefined();
     await expect(startEmbeddedRedis({ port, password: 'not-the-password' })).rejects.toThrow(/refuses this data directory's password/);
+  });
+});
+
+describe('reusing a server found on the port', () => {
+  /** A listener that answers every line with `answer` and records what it was sent. */
+  async function squatter(answer: string): Promise<{ port: number; received: () => string; close: () => Promise<void> }> {
+    let received = '';
+    const sockets = new Set<net.Socket>();
+    const srv = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on('data', (chunk) => {
+        received += String(chunk);
+        socket.write(answer);
+      });
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    return {
+      port: (srv.address() as net.AddressInfo).port,
+      received: () => received,
+      close: () =>
+        new Promise<void>((r) => {
+          for (const s of sockets) s.destroy();
+          srv.close(() => r());
+        }),
+    };
+  }
+
+  it('never sends the password to a listener that answers without one, and refuses to reuse it', async () => {
+    const fake = await squatter('+PONG\r\n');
+    try {
+      await expect(startEmbeddedRedis({ port: fake.port, password })).rejects.toThrow(
+        /answers without a password, so it is not this data directory's redis-server .*it was not sent the password/,
+      );
+      expect(fake.received()).toContain('PING');
+      expect(fake.received()).not.toContain(password);
+      expect(fake.received()).not.toMatch(/AUTH/i);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('refuses a password-less redis-server on the port without sending it AUTH', async () => {
+    const openPort = await freePort();
+    const open = await startEmbeddedRedis({ port: openPort });
+    const c = new Redis({ host: '127.0.0.1', port: openPort, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    try {
+      await expect(startEmbeddedRedis({ port: openPort, password })).rejects.toThrow(/answers without a password/);
+      await c.connect();
+      expect(await c.info('commandstats')).not.toMatch(/cmdstat_auth:/);
+    } finally {
+      c.disconnect();
+      await open.stop();
+    }
+  });
+
+  it('refuses a port held by something that does not speak Redis', async () => {
+    const fake = await squatter('HTTP/1.1 400 Bad Request\r\n\r\n');
+    try {
+      await expect(startEmbeddedRedis({ port: fake.port, password })).rejects.toThrow(/does not answer as redis-server does/);
+      expect(fake.received()).not.toContain(password);
+    } finally {
+      await fake.close();
+    }
   });
 });
