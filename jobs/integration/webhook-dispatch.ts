@@ -8,6 +8,7 @@ import { HttpClient } from '@/lib/http/http-client';
 import { HttpResponseError } from '@/lib/http/http-response-error';
 import { SsrfGuard } from '@/lib/http/ssrf-guard';
 import { IdempotencyInProgressError } from '@/lib/idempotency/in-progress-error';
+import { editedReplayId } from '@/lib/jobs/replay-identity';
 import { hashRequest } from '@/lib/idempotency/request-hash';
 import { shouldRetry } from '@/lib/retry/retry-policy';
 import type { JobContext, JobHandler } from '@/lib/runtime/handler';
@@ -67,7 +68,7 @@ export function createWebhookDispatchHandler(
     await ctx.progress(0, 'preparing');
     const { guard, http } = clients();
     const webhook = await loadEnabled(stores, ctx.data.webhookId);
-    const deliveryId = ctx.data.deliveryId ?? ctx.jobId;
+    const { deliveryId, replayOf } = deliveryIdentity(ctx);
     const key = ctx.idempotencyKey ?? `webhook:${webhook.id}:${deliveryId}`;
     const base = { webhookId: webhook.id, deliveryId, jobId: ctx.jobId, attempt: ctx.attempt, event: ctx.data.event };
 
@@ -97,7 +98,7 @@ export function createWebhookDispatchHandler(
     const started = performance.now();
     let res: Awaited<ReturnType<typeof send>>;
     try {
-      res = await send(http, ctx, webhook, deliveryId, key);
+      res = await send(http, ctx, webhook, { deliveryId, replayOf, key });
     } catch (err) {
       const response = err instanceof HttpResponseError ? err.response : undefined;
       const latencyMs = response?.latencyMs ?? Math.round(performance.now() - started);
@@ -182,7 +183,27 @@ async function loadEnabled(stores: AppStores, webhookId: string): Promise<Webhoo
   return webhook;
 }
 
-function send(http: HttpClient, ctx: JobContext<Payload>, webhook: Webhook, deliveryId: string, key: string) {
+/** The longest delivery id an edited replay derives (the payload's own holds at most 128 characters). */
+const MAX_DELIVERY_ID = 256;
+
+/**
+ * The delivery's id: the payload's `deliveryId`, or else the first job's id, so retries and
+ * plain replays send the same delivery again. A replay with an edited payload is a new
+ * delivery (docs/webhooks.md, "Replays"): its id is derived from the original's and the
+ * replay's job id, and `replayOf` names the original for the X-Replay-Of header.
+ */
+export function deliveryIdentity(ctx: JobContext<Payload>): { deliveryId: string; replayOf?: string } {
+  const original = ctx.data.deliveryId ?? ctx.originJobId ?? ctx.jobId;
+  if (!ctx.editedReplay) return { deliveryId: original };
+  return { deliveryId: editedReplayId(original, ctx.editedReplay, { max: MAX_DELIVERY_ID }), replayOf: original };
+}
+
+function send(
+  http: HttpClient,
+  ctx: JobContext<Payload>,
+  webhook: Webhook,
+  { deliveryId, replayOf, key }: { deliveryId: string; replayOf?: string; key: string },
+) {
   // Signed and sent as these exact bytes: the receiver verifies the raw body.
   const body = JSON.stringify({
     id: deliveryId,
@@ -198,6 +219,7 @@ function send(http: HttpClient, ctx: JobContext<Payload>, webhook: Webhook, deli
       'x-webhook-id': webhook.id,
       'x-delivery-id': deliveryId,
       'x-event': ctx.data.event,
+      ...(replayOf ? { 'x-replay-of': replayOf } : {}),
       [SIGNATURE_HEADER]: signPayload(webhook.secret, body),
     },
     requestId: ctx.requestId,

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Alerter } from '../alerts/alerter';
 import { AppError } from '../errors/app-error';
-import { envelopeSchema, type JobEnvelope } from '../jobs/envelope';
+import { envelopeSchema, type JobEnvelope, MAX_IDEMPOTENCY_KEY } from '../jobs/envelope';
+import { editedReplayId } from '../jobs/replay-identity';
+import { hashRequest } from '../idempotency/request-hash';
 import type { QueueRegistry } from '../jobs/queues';
 import type { Tenant } from '../jobs/tenant';
 import { silentLogger, type Logger } from '../logging/logger';
@@ -28,7 +30,7 @@ import {
   type FailureRecord,
   type ReplayRecord,
 } from './entry';
-import { fromHash, historyError, toHashFields } from './entry-codec';
+import { fromHash, historyError, toDocJson, toHashFields } from './entry-codec';
 import {
   deadLetterFilterSchema,
   deadLetterPageSchema,
@@ -245,10 +247,11 @@ export class DeadLetterStore implements DeadLetterSink {
     if (!jobs.has(entry.jobType)) {
       throw new AppError('VALIDATION', `Dead letter ${id} is of job type "${entry.jobType}", which this build does not know`);
     }
-    const edited = o.payload !== undefined;
+    const schema = jobs.get(entry.jobType).schema;
+    const current = schema.safeParse(entry.payload);
     let payload = entry.payload;
-    if (edited) {
-      const parsed = jobs.get(entry.jobType).schema.safeParse(o.payload);
+    if (o.payload !== undefined) {
+      const parsed = schema.safeParse(o.payload);
       if (!parsed.success) {
         throw new AppError('VALIDATION', `Invalid ${entry.jobType} payload: ${z.prettifyError(parsed.error)}`, {
           issues: parsed.error.issues,
@@ -268,18 +271,17 @@ export class DeadLetterStore implements DeadLetterSink {
         });
       }
       payload = parsed.data;
-    } else {
+    } else if (!current.success) {
       // One click re-sends the recorded payload as it is: one that cannot pass the type's
       // schema (a plain producer's bad job) would only fail again, so it needs an edit.
-      const parsed = jobs.get(entry.jobType).schema.safeParse(entry.payload);
-      if (!parsed.success) {
-        throw new AppError(
-          'VALIDATION',
-          `Dead letter ${id}'s payload does not pass the ${entry.jobType} schema (${z.prettifyError(parsed.error).replace(/\s*\n\s*/g, ' ')}); replay it with an edited payload`,
-          { issues: parsed.error.issues, needsEdit: true },
-        );
-      }
+      throw new AppError(
+        'VALIDATION',
+        `Dead letter ${id}'s payload does not pass the ${entry.jobType} schema (${z.prettifyError(current.error).replace(/\s*\n\s*/g, ' ')}); replay it with an edited payload`,
+        { issues: current.error.issues, needsEdit: true },
+      );
     }
+    // An edit that changes nothing is a plain replay: it keeps the original's key.
+    const edited = o.payload !== undefined && (!current.success || hashRequest(payload) !== hashRequest(current.data));
     const now = Date.now();
     const claim = (await CLAIM_REPLAY.run(
       this.redis,
@@ -299,14 +301,21 @@ export class DeadLetterStore implements DeadLetterSink {
     }
     const n = Number(claim[1]);
     const newJobId = replayJobId(id, n);
+    const envelope = replayEnvelope(entry, payload, edited ? newJobId : undefined);
     try {
-      await this.opts.queues.get(entry.jobType).add(entry.jobType, replayEnvelope(entry, payload), { jobId: newJobId });
+      await this.opts.queues.get(entry.jobType).add(entry.jobType, envelope, { jobId: newJobId });
     } catch (err) {
       await ROLLBACK_REPLAY.run(this.redis, [this.keys.entry(id), this.keys.version], [this.keys.base, id, n, Date.now()]);
       throw new AppError('UNAVAILABLE', `Could not enqueue the replay of ${id}: ${(err as Error).message}`);
     }
     const item: ReplayRecord = { at: Date.now(), by: o.by, newJobId, edited };
-    await FINISH_REPLAY.run(this.redis, [this.keys.entry(id), this.keys.version], [this.keys.base, id, n, item.at, JSON.stringify(item)]);
+    // After an edit, the next replay (and a retry of this replay's job) sends the edit, never the data it replaced.
+    const doc = edited ? toDocJson({ jobData: envelope, payload, error: entry.error, tenant: entry.tenant }) : '';
+    await FINISH_REPLAY.run(
+      this.redis,
+      [this.keys.entry(id), this.keys.version],
+      [this.keys.base, id, n, item.at, JSON.stringify(item), doc],
+    );
     this.logger.info({ dlqId: id, jobId: newJobId, by: o.by, edited }, 'dead letter replayed');
     return this.require(id);
   }
@@ -342,26 +351,36 @@ export class DeadLetterStore implements DeadLetterSink {
     await this.ready();
     const at = Date.now();
     const item: ReplayRecord = { at, by: actor, newJobId: jobId, edited: false };
-    const [ok, status] = (await CLAIM_RETRY.run(
+    const [ok, status, latest] = (await CLAIM_RETRY.run(
       this.redis,
       [this.keys.entry(id), this.keys.version],
       [this.keys.base, id, at, JSON.stringify(item), jobId],
-    )) as [number, DeadLetterStatus?];
+    )) as [number, DeadLetterStatus?, string?];
     if (ok === -1) return { outcome: 'none' };
     if (ok === 1) return { outcome: 'claimed', id, at };
-    return { outcome: 'refused', id, status: status!, reason: refusalReason(status!) };
+    const reason = latest
+      ? `its dead letter was replayed as ${latest}, which failed again; running this job would send the data that replay replaced (retry ${latest}, or replay the dead letter)`
+      : refusalReason(status!);
+    return { outcome: 'refused', id, status: status!, reason, ...(latest ? { latestJobId: latest } : {}) };
   }
 
-  /** The status of each failed job's record, by job id; jobs without a record are left out. */
+  /**
+   * The status of each failed job's record, by job id, as a retry from the queue would
+   * find it: a job that is not its pending record's latest failure (the original after a
+   * replay of it failed) counts as `replayed`. Jobs without a record are left out.
+   */
   async recordStatuses(queue: string, jobIds: readonly string[]): Promise<Map<string, DeadLetterStatus>> {
     await this.ready();
     const pipeline = this.redis.pipeline();
-    for (const jobId of jobIds) pipeline.hget(this.keys.entry(chainRecordId(queue, jobId)), 'status');
+    for (const jobId of jobIds) pipeline.hmget(this.keys.entry(chainRecordId(queue, jobId)), 'status', 'failedJobId', 'originalJobId');
     const replies = (await pipeline.exec()) ?? [];
     const out = new Map<string, DeadLetterStatus>();
-    replies.forEach(([err, status], i) => {
+    replies.forEach(([err, reply], i) => {
       if (err) throw err;
-      if (typeof status === 'string') out.set(jobIds[i], status as DeadLetterStatus);
+      const [status, failedJobId, originalJobId] = reply as Array<string | null>;
+      if (typeof status !== 'string') return;
+      const superseded = status === 'pending' && (failedJobId ?? originalJobId) !== jobIds[i];
+      out.set(jobIds[i], superseded ? 'replayed' : (status as DeadLetterStatus));
     });
     return out;
   }
@@ -422,18 +441,35 @@ export class DeadLetterStore implements DeadLetterSink {
   }
 }
 
-/** The job a replay enqueues: the original envelope with the (edited) payload, marked `replayOf`. */
-function replayEnvelope(entry: DeadLetterEntry, payload: unknown): JobEnvelope {
+/**
+ * The job a replay enqueues: the entry's envelope with the (edited) payload, marked
+ * `replayOf`. An edited payload is a new request (docs/dead-letters.md, "Replay keys"):
+ * with `editedReplay` (the replay's job id) the envelope's idempotency key becomes the
+ * edit's own, derived from the original key and that id, so a record the original left
+ * (a failure with the old request's hash, a completed outcome) neither refuses nor
+ * swallows the edit. An unchanged payload keeps the key it was sent with.
+ */
+function replayEnvelope(entry: DeadLetterEntry, payload: unknown, editedReplay: string | undefined): JobEnvelope {
   const original = envelopeSchema.safeParse(entry.jobData);
-  return {
-    ...(original.success ? original.data : { requestId: randomUUID() }),
+  const base: Omit<JobEnvelope, 'payload' | 'dispatchedAt'> = original.success ? original.data : { requestId: randomUUID() };
+  const envelope: JobEnvelope = {
+    ...base,
     payload,
     tenant: entry.tenant,
     dispatchedAt: Date.now(),
     replayOf: entry.id,
     // Handlers keep their progress under the first job's id, so a replay continues it.
-    originJobId: (original.success && original.data.originJobId) || entry.originalJobId,
+    originJobId: base.originJobId || entry.originalJobId,
   };
+  if (!editedReplay) return envelope;
+  envelope.editedReplay = editedReplay;
+  if (base.idempotencyKey) {
+    envelope.idempotencyKey = editedReplayId(base.idempotencyKey, editedReplay, {
+      previous: base.editedReplay,
+      max: MAX_IDEMPOTENCY_KEY,
+    });
+  }
+  return envelope;
 }
 
 /** Long messages and stacks are cut, never refused: a dead letter must always be written. */
@@ -454,7 +490,14 @@ function clampError(input: DeadLetterInput): DeadLetterInput {
 export type QueueRetryClaim =
   | { outcome: 'none' }
   | { outcome: 'claimed'; id: string; at: number }
-  | { outcome: 'refused'; id: string; status: DeadLetterStatus; reason: string };
+  | {
+      outcome: 'refused';
+      id: string;
+      status: DeadLetterStatus;
+      reason: string;
+      /** Set when the record was replayed as another job that failed again: that job, the one to retry. */
+      latestJobId?: string;
+    };
 
 /** Why the failed job of a record in `status` is not retried from its queue. */
 function refusalReason(status: DeadLetterStatus): string {

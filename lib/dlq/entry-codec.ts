@@ -7,7 +7,6 @@ import { deadLetterEntrySchema, type DeadLetterDoc, type DeadLetterEntry, type F
  * user data (cjson would turn [] into {} and round long numbers).
  */
 export function toHashFields(entry: Omit<DeadLetterEntry, 'replays' | 'failures' | 'discardedBy'>): Array<string> {
-  const doc: DeadLetterDoc = { jobData: entry.jobData, payload: entry.payload, error: entry.error, tenant: entry.tenant };
   const fields: Record<string, string> = {
     id: entry.id,
     queue: entry.queue,
@@ -20,11 +19,17 @@ export function toHashFields(entry: Omit<DeadLetterEntry, 'replays' | 'failures'
     errorClass: entry.error.errorClass,
     tenantOrg: entry.tenant?.orgId ?? '',
     updatedAt: String(entry.updatedAt),
-    doc: JSON.stringify(doc),
+    doc: toDocJson(entry),
     replays: '[]',
     replayCount: '0',
   };
   return Object.entries(fields).flat();
+}
+
+/** The `doc` field of an entry's hash: the parts nothing filters on, as one JSON text. */
+export function toDocJson(entry: Pick<DeadLetterEntry, 'jobData' | 'payload' | 'error' | 'tenant'>): string {
+  const doc: DeadLetterDoc = { jobData: entry.jobData, payload: entry.payload, error: entry.error, tenant: entry.tenant };
+  return JSON.stringify(doc);
 }
 
 /** The entry stored in a hash, or undefined for a missing (empty) hash. */

@@ -10,7 +10,8 @@ import { LuaCommand } from '../redis/lua-command';
  * Entry hash fields: id queue originalJobId jobType failedAt status source attempts
  * errorClass tenantOrg updatedAt doc (JSON: jobData payload error tenant) replays (JSON
  * array) replayCount (length of replays) failures (JSON array) failureCount discardedBy,
- * reopenAfter and lastReplayJobId (whose failure re-opens the record), and while a
+ * reopenAfter and lastReplayJobId (whose failure re-opens the record), failedJobId (the
+ * job of the latest failure, the only one retried in place), and while a
  * replay runs: replayingN replayingFrom replayingAt.
  */
 const HELPERS = LUA.helpers;
@@ -40,16 +41,20 @@ export const RECORD = new LuaCommand('dlq-record', LUA['dlq-record'], [HELPERS])
 export const CLAIM_REPLAY = new LuaCommand('dlq-claim-replay', LUA['dlq-claim-replay'], [HELPERS]);
 
 /**
- * replaying → replayed once the job is enqueued, with its history item.
- * KEYS: entry, version. ARGV: base, id, n, now, history item JSON. Returns 1, or 0 if the claim is gone.
+ * replaying → replayed once the job is enqueued, with its history item; for an edited
+ * replay, the replayed envelope becomes the entry's `doc` (what the next replay sends).
+ * KEYS: entry, version. ARGV: base, id, n, now, history item JSON, doc JSON or ''.
+ * Returns 1, or 0 if the claim is gone.
  */
 export const FINISH_REPLAY = new LuaCommand('dlq-finish-replay', LUA['dlq-finish-replay'], [HELPERS]);
 
 /**
  * pending → replayed for a retry of the same job from its queue's failed set, with its
- * history item; the record of a job replayed, discarded or being replayed is refused.
+ * history item; the record of a job replayed, discarded or being replayed is refused, and
+ * so is a job that is not the chain's latest failure (`failedJobId`: the original after a
+ * replay of it failed), as `replayed`.
  * KEYS: entry, version. ARGV: base, id, now, history item JSON, job id.
- * Returns {1} claimed, {0, status} refused, {-1} no record.
+ * Returns {1} claimed, {0, status[, latest failed job id]} refused, {-1} no record.
  */
 export const CLAIM_RETRY = new LuaCommand('dlq-claim-retry', LUA['dlq-claim-retry'], [HELPERS]);
 

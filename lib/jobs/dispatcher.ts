@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, isAppError } from '../errors/app-error';
-import type { JobEnvelope } from './envelope';
+import { type JobEnvelope, MAX_IDEMPOTENCY_KEY } from './envelope';
 import { jobIdForKey } from './idempotency-key';
 import type { JobInputOf, JobNameOf, JobTable } from './job-definition';
 import { PRIORITY, PRIORITY_NAMES, type PriorityName } from './priority';
@@ -19,7 +19,7 @@ export const dispatchOptionsSchema = z
       .max(365 * 24 * 3_600_000)
       .optional(),
     /** A duplicate dispatch with the same key is a no-op while the first job is kept. */
-    idempotencyKey: z.string().min(1).max(512).optional(),
+    idempotencyKey: z.string().min(1).max(MAX_IDEMPOTENCY_KEY).optional(),
     attempts: z.number().int().min(1).max(100).optional(),
     requestId: z.string().min(1).max(128).optional(),
   })

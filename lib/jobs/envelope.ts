@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { isTenant, isTenantIdPart, tenantSchema, type Tenant } from './tenant';
 
+/** The longest idempotency key a job carries. */
+export const MAX_IDEMPOTENCY_KEY = 512;
+
 /**
  * What BullMQ stores as a job's data: the typed payload plus what the runtime needs
  * around it. Keeping the payload apart means a handler's schema never has to allow
@@ -9,13 +12,20 @@ import { isTenant, isTenantIdPart, tenantSchema, type Tenant } from './tenant';
 export const envelopeSchema = z.object({
   payload: z.unknown(),
   tenant: tenantSchema.optional(),
-  idempotencyKey: z.string().min(1).max(512).optional(),
+  idempotencyKey: z.string().min(1).max(MAX_IDEMPOTENCY_KEY).optional(),
   requestId: z.string().min(1).max(128),
   dispatchedAt: z.number().int(),
   /** Set when the job was enqueued by a DLQ replay: the entry it came from. */
   replayOf: z.string().optional(),
   /** Set on a DLQ replay: the id of the job the chain of replays started from. */
   originJobId: z.string().optional(),
+  /**
+   * Set when an operator edited the payload in a replay of this chain: that replay's job id.
+   * The edit made a new request, so the runtime derived a new idempotency key from it, and
+   * handlers that key side effects themselves (a webhook's delivery id) derive theirs from
+   * it (lib/jobs/replay-identity.ts).
+   */
+  editedReplay: z.string().min(1).max(128).optional(),
   /** Set when a Job Scheduler enqueued it: the schedule's name. */
   schedule: z.string().optional(),
 });

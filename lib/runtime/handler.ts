@@ -19,6 +19,12 @@ export interface JobContext<P = unknown> {
   originJobId?: string;
   /** On a DLQ replay, the dead letter it came from. */
   replayOf?: string;
+  /**
+   * Set when an operator's edit in a DLQ replay produced this payload: that replay's job
+   * id. The payload is a new request: `idempotencyKey` is already the edit's own, and a
+   * handler that derives keys or ids of its own derives them anew with `editedReplayId`.
+   */
+  editedReplay?: string;
   requestId: string;
   /** 1 for the first attempt. */
   attempt: number;

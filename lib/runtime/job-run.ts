@@ -51,6 +51,10 @@ export class JobRun<P = unknown> implements JobContext<P> {
     return this.envelope?.replayOf;
   }
 
+  get editedReplay(): string | undefined {
+    return this.envelope?.editedReplay;
+  }
+
   /** The last phase written to the job's log. */
   private lastPhase: string | undefined;
 

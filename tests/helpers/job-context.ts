@@ -28,6 +28,7 @@ export function makeJobContext<P>(
     idempotencyKey: overrides.idempotencyKey,
     originJobId: overrides.originJobId,
     replayOf: overrides.replayOf,
+    editedReplay: overrides.editedReplay,
     requestId: overrides.requestId ?? randomUUID(),
     attempt: overrides.attempt ?? 1,
     maxAttempts: overrides.maxAttempts ?? 3,

@@ -9,7 +9,7 @@ if not cur[1] then
   local args = {}
   for i = 6, #ARGV do args[#args + 1] = ARGV[i] end
   redis.call('HSET', KEYS[1], unpack(args))
-  redis.call('HSET', KEYS[1], 'failures', '[' .. failure .. ']', 'failureCount', 1)
+  redis.call('HSET', KEYS[1], 'failures', '[' .. failure .. ']', 'failureCount', 1, 'failedJobId', jobId)
   outcome = 1
 elseif (cur[1] == 'replayed' or cur[1] == 'replaying') and cur[6] == jobId and cur[2]
   and tonumber(f.failedAt) >= tonumber(cur[2]) then
@@ -26,7 +26,8 @@ elseif (cur[1] == 'replayed' or cur[1] == 'replaying') and cur[6] == jobId and c
     end
   end
   redis.call('HSET', KEYS[1], unpack(args))
-  redis.call('HSET', KEYS[1], 'failures', appendJson(cur[7], failure), 'failureCount', tonumber(cur[8] or '1') + 1)
+  redis.call('HSET', KEYS[1], 'failures', appendJson(cur[7], failure), 'failureCount', tonumber(cur[8] or '1') + 1,
+    'failedJobId', jobId)
   redis.call('HDEL', KEYS[1], 'reopenAfter', 'lastReplayJobId', 'discardedBy')
   outcome = 2
 else
