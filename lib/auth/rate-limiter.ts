@@ -14,15 +14,18 @@ export interface RateLimitOptions {
   maxPerClient?: number;
   /**
    * Failed sign-ins from everyone per window: the cap on distributed guessing (many
-   * clients, one account). Reaching it pauses sign-in for everyone until the window
-   * ends, so it sits far above what people mistyping produce. @defaultValue 300
+   * clients, one account). Past it, only clients with no failure of their own in the
+   * window get an attempt: the cap bounds hashing work, never an account, so a real
+   * user signing in from a clean address is not refused. @defaultValue 300
    */
   globalMax?: number;
   /** Window of the per-client and global counts. @defaultValue 900000 (15 min) */
   windowMs?: number;
 }
 
-export type Reservation = { allowed: true } | { allowed: false; scope: 'pair' | 'client' | 'global'; retryAfterMs: number };
+export type Reservation =
+  /** `clean`: the client had no failure in the window before this attempt. */
+  { allowed: true; clean: boolean } | { allowed: false; scope: 'pair' | 'client' | 'global'; retryAfterMs: number };
 
 /**
  * Reserves one attempt atomically: refused while the pair waits out its delay or a cap
@@ -31,12 +34,15 @@ export type Reservation = { allowed: true } | { allowed: false; scope: 'pair' | 
  *
  * KEYS: pair hash, client counter, global counter
  * ARGV: now, freeFailures, baseDelayMs, maxDelayMs, maxPerClient, globalMax, windowMs
- * Returns {1} or {0, scope, retryAfterMs}.
+ * Returns {1, clientFailuresBefore} or {0, scope, retryAfterMs}.
  */
 const RESERVE = new LuaCommand('auth-reserve', LUA['auth-reserve']);
 
 /** A success: the pair starts over, and the counts the reservation added are withdrawn. */
 const RELEASE = new LuaCommand('auth-release', LUA['auth-release']);
+
+/** An attempt that did no hashing: the counts the reservation added are withdrawn, the pair kept. */
+const WITHDRAW = new LuaCommand('auth-withdraw', LUA['auth-withdraw']);
 
 /**
  * Sign-in throttling in Redis, shared by every dashboard process (docs/security.md):
@@ -44,8 +50,10 @@ const RELEASE = new LuaCommand('auth-release', LUA['auth-release']);
  *   a guesser slows down while the real user signing in from elsewhere is never locked
  *   out by someone else's failures;
  * - per client across accounts, against spraying one password over many names;
- * - a global cap, against one account guessed from many clients.
- * Reserve and count are one script: 30 parallel guesses cannot all be checked.
+ * - a global cap, against one account guessed from many clients; it refuses only
+ *   clients that failed themselves in the window, so no one is locked out by it.
+ * Reserve and count are one script: 30 parallel guesses cannot all be checked. Only a
+ * password check counts: an attempt refused before hashing is withdrawn.
  */
 export class SignInRateLimiter {
   readonly freeFailures: number;
@@ -88,13 +96,18 @@ export class SignInRateLimiter {
       this.maxPerClient,
       this.globalMax,
       this.windowMs,
-    ])) as [number, string?, number?];
-    if (reply[0] === 1) return { allowed: true };
+    ])) as [number, (string | number)?, number?];
+    if (reply[0] === 1) return { allowed: true, clean: Number(reply[1]) === 0 };
     return { allowed: false, scope: reply[1] as 'pair' | 'client' | 'global', retryAfterMs: Number(reply[2]) };
   }
 
   /** After a successful sign-in: the pair starts over and the reservation is not a failure. */
   async release(username: string, client: string): Promise<void> {
     await RELEASE.run(this.redis, this.counterKeys(username, client), []);
+  }
+
+  /** After an attempt refused before its password was checked: the reservation counts for nothing. */
+  async withdraw(username: string, client: string): Promise<void> {
+    await WITHDRAW.run(this.redis, this.counterKeys(username, client), []);
   }
 }

@@ -1,4 +1,4 @@
-import { AppError } from '../errors/app-error';
+import { AppError, isAppError } from '../errors/app-error';
 import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
 import { ConcurrencyGate } from './concurrency-gate';
@@ -18,8 +18,10 @@ export interface SignInOptions {
 /**
  * Checks a name and password with throttling around it (docs/security.md):
  * an attempt is first reserved atomically (refused → RATE_LIMITED 429 before any
- * hashing), then the password check waits for one of a few hashing slots; wrong →
- * UNAUTHENTICATED (401) with one message for "no such user" and "wrong password".
+ * hashing), then the password check waits for one of a few hashing slots, a client
+ * with no recent failures ahead of the others; wrong → UNAUTHENTICATED (401) with one
+ * message for "no such user" and "wrong password". An attempt refused as busy did no
+ * hashing, so its reservation is withdrawn: only password checks count toward a cap.
  */
 export class SignInService {
   readonly users: UserStore;
@@ -42,7 +44,13 @@ export class SignInService {
     const name = username.trim().toLowerCase();
     const reservation = await this.limiter.reserve(name, client);
     if (!reservation.allowed) throw rateLimited(reservation);
-    const user = await this.hashing.run(() => this.users.verifyCredentials(name, password));
+    let user: User | undefined;
+    try {
+      user = await this.hashing.run(() => this.users.verifyCredentials(name, password), { priority: reservation.clean });
+    } catch (err) {
+      if (isAppError(err) && err.code === 'RATE_LIMITED') await this.limiter.withdraw(name, client);
+      throw err;
+    }
     if (!user) throw new AppError('UNAUTHENTICATED', 'Wrong user name or password');
     await this.limiter.release(name, client);
     return user;

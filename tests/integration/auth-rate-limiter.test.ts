@@ -31,7 +31,7 @@ describe('sign-in rate limiter: defaults', () => {
   it('takes three free attempts per account and client, then waits 1 s, doubling up to 15 minutes', async () => {
     const l = await limiter();
     let now = 1_000_000;
-    for (let i = 0; i < 3; i++) expect(await l.reserve('eve', 'c1', now)).toEqual({ allowed: true });
+    for (let i = 0; i < 3; i++) expect(await l.reserve('eve', 'c1', now)).toMatchObject({ allowed: true });
     const waits: number[] = [];
     for (let i = 0; i < 14; i++) {
       const r = await l.reserve('eve', 'c1', now);
@@ -39,7 +39,7 @@ describe('sign-in rate limiter: defaults', () => {
       expect(r.scope).toBe('pair');
       waits.push(r.retryAfterMs);
       now += r.retryAfterMs;
-      expect(await l.reserve('eve', 'c1', now)).toEqual({ allowed: true });
+      expect(await l.reserve('eve', 'c1', now)).toMatchObject({ allowed: true });
     }
     expect(waits.slice(0, 4)).toEqual([1_000, 2_000, 4_000, 8_000]);
     expect(Math.max(...waits)).toBe(15 * MIN);
@@ -50,8 +50,8 @@ describe('sign-in rate limiter: defaults', () => {
     const now = 5_000_000;
     for (let i = 0; i < 3; i++) await l.reserve('Eve', 'c1', now);
     expect(await l.reserve('EVE', 'c1', now)).toMatchObject({ allowed: false, scope: 'pair' });
-    expect(await l.reserve('eve', 'c2', now)).toEqual({ allowed: true });
-    expect(await l.reserve('bob', 'c1', now)).toEqual({ allowed: true });
+    expect(await l.reserve('eve', 'c2', now)).toMatchObject({ allowed: true });
+    expect(await l.reserve('bob', 'c1', now)).toMatchObject({ allowed: true });
     for (let i = 0; i < 3; i++) await l.reserve('zed', '', now);
     expect(await l.reserve('zed', 'unknown', now)).toMatchObject({ allowed: false, scope: 'pair' });
   });
@@ -73,7 +73,7 @@ describe('sign-in rate limiter: defaults', () => {
     const now = 7_000_000;
     for (let i = 0; i < 3; i++) await l.reserve('amy', 'c1', now);
     await l.release('AMY', 'c1');
-    for (let i = 0; i < 3; i++) expect(await l.reserve('amy', 'c1', now), `attempt ${i + 1}`).toEqual({ allowed: true });
+    for (let i = 0; i < 3; i++) expect(await l.reserve('amy', 'c1', now), `attempt ${i + 1}`).toMatchObject({ allowed: true });
     expect((await l.reserve('amy', 'c1', now)).allowed).toBe(false);
   });
 
@@ -86,17 +86,32 @@ describe('sign-in rate limiter: defaults', () => {
     if (r.allowed) return;
     expect(r.retryAfterMs).toBeGreaterThan(14 * MIN);
     expect(r.retryAfterMs).toBeLessThanOrEqual(15 * MIN);
-    expect(await l.reserve('name-new', 'someone-else', now)).toEqual({ allowed: true });
+    expect(await l.reserve('name-new', 'someone-else', now)).toMatchObject({ allowed: true });
   });
 
-  it('caps everyone at 300 failures per 15 minutes', async () => {
+  it('caps everyone at 300 failures per 15 minutes, for clients that failed themselves', async () => {
     const l = await limiter();
     const now = 11_000_000;
     for (let i = 0; i < 300; i++) expect((await l.reserve('target', `client-${i}`, now)).allowed, `attempt ${i + 1}`).toBe(true);
-    const r = await l.reserve('other', 'fresh-client', now);
+    const r = await l.reserve('other', 'client-7', now);
     expect(r).toMatchObject({ allowed: false, scope: 'global' });
     // The window is the counter's time to live in Redis, started by the first failure a moment ago.
     if (!r.allowed) expect(r.retryAfterMs).toBeGreaterThan(14 * MIN);
     if (!r.allowed) expect(r.retryAfterMs).toBeLessThanOrEqual(15 * MIN);
+    // The cap bounds hashing, not accounts: a client with no failure in the window gets its attempt.
+    expect(await l.reserve('other', 'fresh-client', now)).toEqual({ allowed: true, clean: true });
+    expect(await l.reserve('other', 'fresh-client', now)).toMatchObject({ allowed: false, scope: 'global' });
+  });
+
+  it('a withdrawn reservation counts for nothing and keeps the pair', async () => {
+    const b = await server.readyBullpen();
+    const l = new SignInRateLimiter(b.redis, b.keys);
+    const now = 13_000_000;
+    await l.reserve('wes', 'c9', now);
+    expect(await l.reserve('wes', 'c9', now)).toEqual({ allowed: true, clean: false });
+    await l.withdraw('wes', 'c9');
+    expect(await b.redis.hget(b.keys.tagged('auth', 'fail', 'pair', 'wes', 'c9'), 'fails')).toBe('1');
+    expect(await b.redis.get(b.keys.tagged('auth', 'fail', 'client', 'c9'))).toBe('1');
+    expect(await b.redis.get(b.keys.tagged('auth', 'fail', 'global'))).toBe('1');
   });
 });

@@ -7,8 +7,11 @@ local function wait(key)
   if t < 0 then t = window end
   return t
 end
-if tonumber(redis.call('GET', KEYS[3]) or '0') >= maxGlobal then return {0, 'global', wait(KEYS[3])} end
-if tonumber(redis.call('GET', KEYS[2]) or '0') >= maxClient then return {0, 'client', wait(KEYS[2])} end
+local clientFails = tonumber(redis.call('GET', KEYS[2]) or '0')
+if clientFails >= maxClient then return {0, 'client', wait(KEYS[2])} end
+-- The global cap bounds hashing work, not accounts: a client with no failures in the
+-- window always gets its attempt (docs/security.md, "Sign-in caps").
+if clientFails > 0 and tonumber(redis.call('GET', KEYS[3]) or '0') >= maxGlobal then return {0, 'global', wait(KEYS[3])} end
 local fails = tonumber(redis.call('HGET', KEYS[1], 'fails') or '0')
 local last = tonumber(redis.call('HGET', KEYS[1], 'last') or '0')
 if fails >= free then
@@ -21,4 +24,4 @@ for i = 2, 3 do
   redis.call('INCR', KEYS[i])
   if redis.call('PTTL', KEYS[i]) < 0 then redis.call('PEXPIRE', KEYS[i], window) end
 end
-return {1}
+return {1, clientFails}
