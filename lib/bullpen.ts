@@ -82,7 +82,7 @@ export class Bullpen {
     this.alerter = new Alerter(this.logger);
     this.telemetry = bullmqTelemetry(this.config.BULLPEN_TRACES);
     this.queues = new QueueRegistry(this.redis, this.keys, this.jobs, this.telemetry);
-    this.dispatcher = new Dispatcher(this.queues, new Set(handled));
+    this.dispatcher = new Dispatcher(this.queues, new Set(handled), { timeoutMs: this.config.BULLPEN_DISPATCH_TIMEOUT_MS });
     this.audit = new AuditLog(this.redis, this.keys);
     this.dlq = new DeadLetterStore({
       redis: this.redis,

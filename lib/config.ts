@@ -69,6 +69,11 @@ export const configSchema = z.object({
     .int()
     .refine((v) => v === 0 || v >= 1_000, 'either 0 (off) or at least 1000')
     .default(60_000),
+  /**
+   * How long a dispatch may wait for Redis (its connection's readiness included) before it
+   * fails with REDIS_UNAVAILABLE, retryable (docs/producers.md, "During a Redis outage").
+   */
+  BULLPEN_DISPATCH_TIMEOUT_MS: positiveInt.default(5_000),
   /** DLQ size that turns health unhealthy and raises an alert. */
   DLQ_ALERT_THRESHOLD: positiveInt.default(100),
   /** Minimum connected workers per queue for the workers check to be healthy. */

@@ -13,6 +13,10 @@ export const ERROR_STATUS = {
   CONFLICT: 409,
   RATE_LIMITED: 429,
   UNAVAILABLE: 503,
+  /** Redis did not answer within the caller's bound; retryable (docs/producers.md, "During a Redis outage"). */
+  REDIS_UNAVAILABLE: 503,
+  /** A write was sent but not confirmed within its bound: it may still be applied; check before repeating it. */
+  OUTCOME_UNKNOWN: 504,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

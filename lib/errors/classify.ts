@@ -51,7 +51,7 @@ const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ABORT_ERR']);
  */
 const REDIS_UNAVAILABLE_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
 const REDIS_UNAVAILABLE_MESSAGE =
-  /^(Connection is closed|Stream isn't writeable|Reached the max retries per request limit|Failed to refresh slots cache|None of startup nodes is available|Redis not ready after|Redis connection closed before it was ready)|^(LOADING|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|MOVED|ASK) /;
+  /^(Connection is closed|Stream isn't writeable|Reached the max retries per request limit|Failed to refresh slots cache|None of startup nodes is available|Redis not ready after|Redis connection closed before it was ready|Command timed out)|^(LOADING|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|MOVED|ASK) /;
 
 /** Whether `err` says Redis is unreachable or not serving right now. */
 export function isRedisUnavailable(err: unknown): boolean {
@@ -85,7 +85,7 @@ export function classifyError(err: unknown): Classification {
   if (isAppError(err)) {
     // Bullpen's own refusals: bad input stays bad; only "try later" codes retry.
     if (err.code === 'RATE_LIMITED') return { errorClass: 'rate_limit', retryable: true, code: err.code };
-    if (err.code === 'UNAVAILABLE') return { errorClass: 'network', retryable: true, code: err.code };
+    if (err.code === 'UNAVAILABLE' || err.code === 'REDIS_UNAVAILABLE') return { errorClass: 'network', retryable: true, code: err.code };
     // Inside Bullpen a conflict is contention (a lock held, a record moving): try later.
     if (err.code === 'CONFLICT') return { errorClass: 'conflict', retryable: true, code: err.code };
     if (err.code === 'VALIDATION' || err.code === 'INVALID_SCHEDULE') return { errorClass: 'validation', retryable: false, code: err.code };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, isAppError } from '../errors/app-error';
+import { withinRedisBound } from '../redis/redis-bound';
 import { type JobEnvelope, MAX_IDEMPOTENCY_KEY } from './envelope';
 import { jobIdForKey } from './idempotency-key';
 import type { JobInputOf, JobNameOf, JobTable } from './job-definition';
@@ -56,15 +57,37 @@ export type BulkItemOf<T extends JobTable> = { [K in JobNameOf<T>]: BulkItem<K, 
 /** A bulk dispatch larger than this is refused: split it, BullMQ sends it in one MULTI. */
 export const MAX_DISPATCH_BULK = 1_000;
 
+/** How long a dispatch may take before it fails with REDIS_UNAVAILABLE (config BULLPEN_DISPATCH_TIMEOUT_MS). */
+export const DEFAULT_DISPATCH_TIMEOUT_MS = 5_000;
+
+export interface DispatcherOptions {
+  /**
+   * The bound of one dispatch (or one bulk dispatch), Redis's readiness included: past
+   * it the dispatch fails with AppError REDIS_UNAVAILABLE (retryable) instead of waiting
+   * for Redis to come back (docs/producers.md, "During a Redis outage").
+   * @defaultValue 5000 (config BULLPEN_DISPATCH_TIMEOUT_MS)
+   */
+  timeoutMs?: number;
+}
+
 /**
  * Validates and enqueues jobs. Nothing reaches Redis until every part is valid, so a
- * refused dispatch changes nothing.
+ * refused dispatch changes nothing; nothing is sent before the connection is ready, and
+ * a dispatch answers within its bound whatever Redis does.
  */
 export class Dispatcher {
+  private readonly timeoutMs: number;
+
   constructor(
     private readonly queues: QueueRegistry,
     private readonly handled: ReadonlySet<string>,
-  ) {}
+    opts: DispatcherOptions = {},
+  ) {
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_DISPATCH_TIMEOUT_MS;
+    if (!Number.isInteger(this.timeoutMs) || this.timeoutMs <= 0) {
+      throw new AppError('VALIDATION', `The dispatch timeout must be a positive integer of ms, got ${this.timeoutMs}`);
+    }
+  }
 
   /** Whether `type` may be dispatched: it is in the job table and has a handler in this build. */
   handles(type: string): boolean {
@@ -73,10 +96,11 @@ export class Dispatcher {
 
   async dispatch(type: string, data: unknown, opts: DispatchOptions = {}): Promise<DispatchResult> {
     const job = this.prepare(type, data, opts);
-    const queue = this.queues.get(job.type);
-    const added = await queue.add(job.type, job.envelope, job.options);
-    const id = added.id ?? job.options.jobId;
-    return { jobId: this.requireId(job.type, id), type: job.type, deduplicated: await this.wasDuplicate(job, id) };
+    return withinRedisBound(this.queues.connection, this.timeoutMs, `the dispatch of a ${job.type} job`, async () => {
+      const added = await this.queues.get(job.type).add(job.type, job.envelope, job.options);
+      const id = added.id ?? job.options.jobId;
+      return { jobId: this.requireId(job.type, id), type: job.type, deduplicated: await this.wasDuplicate(job, id) };
+    });
   }
 
   /** Validates every item first; then one addBulk per queue. */
@@ -98,7 +122,13 @@ export class Dispatcher {
       list.push({ index, job });
       byType.set(job.type, list);
     });
-    const results: DispatchResult[] = new Array(items.length);
+    return withinRedisBound(this.queues.connection, this.timeoutMs, `a bulk dispatch of ${items.length} jobs`, () =>
+      this.addBulk(byType, items.length),
+    );
+  }
+
+  private async addBulk(byType: Map<string, Array<{ index: number; job: Prepared }>>, count: number): Promise<DispatchResult[]> {
+    const results: DispatchResult[] = new Array(count);
     for (const [type, list] of byType) {
       const added = await this.queues.get(type).addBulk(list.map(({ job }) => ({ name: type, data: job.envelope, opts: job.options })));
       await Promise.all(

@@ -18,7 +18,8 @@ export class QueueRegistry {
   private readonly foreignQueues = new Map<string, Queue>();
 
   constructor(
-    private readonly connection: RedisClient,
+    /** The connection every Queue of the registry shares. */
+    readonly connection: RedisClient,
     private readonly keys: Keyspace,
     /** The job table the queues are made for. */
     readonly jobs: JobCatalog,
