@@ -12,11 +12,12 @@ import { WorkerMetrics } from '../metrics/worker-metrics';
  * samples here; the worker's own port serves those. Make one per process so the depth
  * cache is shared.
  */
-export function createDashboardMetrics(bullpen: Pick<Bullpen, 'config' | 'queues' | 'logger' | 'dlq' | 'health'>): WorkerMetrics {
+export function createDashboardMetrics(bullpen: Pick<Bullpen, 'config' | 'queues' | 'logger' | 'dlq' | 'health' | 'redis'>): WorkerMetrics {
   return new WorkerMetrics(
     bullpen.config.METRICS_PREFIX,
     createQueueDepthSource({ queues: bullpen.queues, logger: bullpen.logger }),
     () => bullpen.dlq.pendingCount(),
     () => bullpen.health.check(),
+    { redis: bullpen.redis },
   );
 }

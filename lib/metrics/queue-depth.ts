@@ -33,7 +33,8 @@ export interface QueueDepthOptions {
 /**
  * A DepthSource for WorkerMetrics: `getJobCounts` (O(1) per state) of every queue,
  * read in parallel at scrape time. A queue whose read fails is left out of that scrape
- * (an absent series is the honest signal) rather than failing the whole /metrics.
+ * (an absent series is the honest signal) rather than failing the whole /metrics; when
+ * none could be read, the source rejects and the scrape leaves the gauge out.
  */
 export function createQueueDepthSource(opts: QueueDepthOptions): DepthSource {
   const types = [...new Set(opts.types ?? opts.queues.jobs.names)];
@@ -58,6 +59,8 @@ export function createQueueDepthSource(opts: QueueDepthOptions): DepthSource {
     }
     if (failed.length > 0) {
       const first = settled.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+      // None read: Redis is away, which the scrape counts (scrape_errors_total) and redis_up shows.
+      if (rows.length === 0) throw first.reason;
       logger.warn({ err: first.reason, queues: failed }, 'queue depth not read for some queues');
     }
     return rows;

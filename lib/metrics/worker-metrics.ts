@@ -1,12 +1,37 @@
 import { Counter, Gauge, Registry, type MetricObjectWithValues, type MetricValueWithName } from 'prom-client';
 import type { HealthReport } from '../health/health-status';
-import { healthGauges } from './health-gauges';
+import { withTimeLimit } from '../health/time-limit';
+import type { RedisClient } from '../redis/connection';
+import { withinRedisBound } from '../redis/redis-bound';
+import { healthGauges, type QueueHealthSample } from './health-gauges';
 import { DURATION_BUCKETS, JobStats } from './job-stats';
+import { OptionalGauge } from './optional-gauge';
 
 /** Job states reported as queue depth. */
 export const DEPTH_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed', 'waiting-children'] as const;
 
 export type DepthSource = () => Promise<Array<{ type: string; counts: Record<string, number> }>>;
+
+/**
+ * How long each Redis-reading gauge may take in one scrape before it is left out: the
+ * gauges read in parallel, so a scrape answers in about this plus the rendering,
+ * whatever Redis does (docs/observability.md, "Redis restarts").
+ */
+export const DEFAULT_GAUGE_TIMEOUT_MS = 500;
+
+export interface WorkerMetricsOptions {
+  /**
+   * The process's services connection: `<prefix>redis_up` PINGs it, and the Redis-reading
+   * gauges wait for its readiness within their time limit instead of failing a first
+   * scrape while it still opens. Without it there is no `redis_up`.
+   */
+  redis?: RedisClient;
+  /** @defaultValue DEFAULT_GAUGE_TIMEOUT_MS (500) */
+  gaugeTimeoutMs?: number;
+}
+
+/** The Redis-reading gauges, as the scrape-error counter labels them. */
+type RedisGauge = 'redis_up' | 'queue_depth' | 'dlq_size' | 'health';
 
 /**
  * The four metrics of the background-workers requirements (docs/requirements.md#background-workers), with its names, labels and buckets,
@@ -20,18 +45,37 @@ export class WorkerMetrics {
   readonly duration: DurationHistogram;
   private readonly stats = new Map<string, JobStats>();
   readonly queueDepth: Gauge<'type' | 'state'>;
-  readonly dlqSize: Gauge;
+  readonly dlqSize: OptionalGauge;
   readonly alertsTotal: Counter<'reason' | 'type'>;
   readonly queueWorkers: Gauge<'type'>;
   readonly oldestWaiting: Gauge<'type'>;
+  readonly redisUp: Gauge;
+  readonly scrapeErrors: Counter<'gauge'>;
+  private readonly gaugeTimeoutMs: number;
+  /** What this scrape read from Redis; a gauge whose read failed or ran over is undefined and left out. */
+  private read: {
+    depth?: Awaited<ReturnType<DepthSource>>;
+    health?: QueueHealthSample[];
+  } = {};
 
   /**
    * @param health the health checker's report (`bullpen.health.check()`, cached 2 s and shared), read at
    * scrape time for `queue_workers` and `queue_oldest_waiting_seconds`; without it those carry no samples.
    */
-  constructor(prefix = 'ruvbot_', depth?: DepthSource, dlqSize?: () => Promise<number>, health?: () => Promise<HealthReport>) {
+  constructor(
+    prefix = 'ruvbot_',
+    private readonly depth?: DepthSource,
+    private readonly dlqSource?: () => Promise<number>,
+    private readonly health?: () => Promise<HealthReport>,
+    private readonly opts: WorkerMetricsOptions = {},
+  ) {
     const p = `${prefix}worker_`;
     const stats = this.stats;
+    this.gaugeTimeoutMs = opts.gaugeTimeoutMs ?? DEFAULT_GAUGE_TIMEOUT_MS;
+    if (!Number.isInteger(this.gaugeTimeoutMs) || this.gaugeTimeoutMs <= 0) {
+      throw new RangeError(`gaugeTimeoutMs must be a positive integer, got ${this.gaugeTimeoutMs}`);
+    }
+    const read = () => this.read;
     this.jobsTotal = new Counter({
       name: `${p}jobs_total`,
       help: 'Job attempts by outcome: completed, retried (will run again) or failed (for good).',
@@ -67,24 +111,19 @@ export class WorkerMetrics {
       labelNames: ['type', 'state'],
       registers: [this.registry],
       collect: depth
-        ? async () => {
+        ? () => {
             this.queueDepth.reset();
-            for (const { type, counts } of await depth()) {
+            for (const { type, counts } of read().depth ?? []) {
               for (const state of DEPTH_STATES) this.queueDepth.set({ type, state }, counts[state] ?? 0);
             }
           }
         : undefined,
     });
-    this.dlqSize = new Gauge({
-      name: `${p}dlq_size`,
-      help: 'Dead letters waiting for an operator (status pending).',
-      registers: [this.registry],
-      collect: dlqSize
-        ? async () => {
-            this.dlqSize.set(await dlqSize());
-          }
-        : undefined,
-    });
+    this.dlqSize = new OptionalGauge(
+      `${p}dlq_size`,
+      'Dead letters waiting for an operator (status pending); absent when Redis could not be read.',
+    );
+    if (dlqSource) this.registry.registerMetric(this.dlqSize as never);
     this.alertsTotal = new Counter({
       name: `${p}alerts_total`,
       help: 'Alerts raised: a critical type dead-lettered, or the DLQ passed its threshold.',
@@ -97,9 +136,9 @@ export class WorkerMetrics {
       labelNames: ['type'],
       registers: [this.registry],
       collect: health
-        ? async () => {
+        ? () => {
             this.queueWorkers.reset();
-            for (const s of healthGauges(await health())) if (s.workers !== undefined) this.queueWorkers.set({ type: s.type }, s.workers);
+            for (const s of read().health ?? []) if (s.workers !== undefined) this.queueWorkers.set({ type: s.type }, s.workers);
           }
         : undefined,
     });
@@ -109,13 +148,24 @@ export class WorkerMetrics {
       labelNames: ['type'],
       registers: [this.registry],
       collect: health
-        ? async () => {
+        ? () => {
             this.oldestWaiting.reset();
-            for (const s of healthGauges(await health())) {
+            for (const s of read().health ?? []) {
               if (s.oldestWaitingSeconds !== undefined) this.oldestWaiting.set({ type: s.type }, s.oldestWaitingSeconds);
             }
           }
         : undefined,
+    });
+    this.redisUp = new Gauge({
+      name: `${prefix}redis_up`,
+      help: `1 when this process's Redis connection answered PING within ${this.gaugeTimeoutMs} ms at scrape time, else 0.`,
+      registers: opts.redis ? [this.registry] : [],
+    });
+    this.scrapeErrors = new Counter({
+      name: `${prefix}scrape_errors_total`,
+      help: 'Redis reads left out of a scrape: they failed or ran past their time limit (gauge: redis_up, queue_depth, dlq_size, health).',
+      labelNames: ['gauge'],
+      registers: [this.registry],
     });
   }
 
@@ -129,8 +179,34 @@ export class WorkerMetrics {
     return s;
   }
 
+  /**
+   * The exposition. Redis is read first, every gauge in parallel and each within the gauge
+   * time limit; a read that fails or runs over is left out of this scrape and counted in
+   * `scrape_errors_total`, so the scrape still answers, with what the process has.
+   */
   async render(): Promise<{ contentType: string; body: string }> {
+    const [up, depth, dlqSize, health] = await Promise.all([
+      this.opts.redis ? this.bounded('redis_up', () => (this.opts.redis as RedisClient).ping()) : undefined,
+      this.depth && this.bounded('queue_depth', this.depth),
+      this.dlqSource && this.bounded('dlq_size', this.dlqSource),
+      this.health && this.bounded('health', this.health),
+    ]);
+    if (this.opts.redis) this.redisUp.set(up === 'PONG' ? 1 : 0);
+    this.read = { depth, health: health && healthGauges(health) };
+    this.dlqSize.set(dlqSize);
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  /** One Redis read within the gauge time limit; undefined (and counted) when it fails or runs over. */
+  private async bounded<T>(gauge: RedisGauge, load: () => Promise<T>): Promise<T | undefined> {
+    const { redis } = this.opts;
+    const work = redis ? withinRedisBound(redis, this.gaugeTimeoutMs, gauge, load) : withTimeLimit(load(), this.gaugeTimeoutMs, gauge);
+    try {
+      return await work;
+    } catch {
+      this.scrapeErrors.inc({ gauge });
+      return undefined;
+    }
   }
 }
 

@@ -68,6 +68,7 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
     createQueueDepthSource({ queues: bullpen.queues, logger }),
     () => bullpen.dlq.pendingCount(),
     () => bullpen.health.check(),
+    { redis: bullpen.redis },
   );
   bullpen.alerter.countInto(metrics);
   const handlers = opts.handlers ?? buildHandlers(opts.jobs, opts.handlerDeps ? opts.handlerDeps(bullpen) : (undefined as never));
