@@ -57,7 +57,8 @@ export function createWebhookDispatchHandler(
   opts: WebhookDispatchOptions = {},
 ): JobHandler<Payload, WebhookDispatchResult> {
   const { webhooks, idempotency } = stores;
-  // A holder that died frees the key after the job's own limit plus a margin.
+  // A holder that died frees the key after the job's own limit plus a margin; a re-run of
+  // the same job takes it over at once (below).
   const lockMs = WEBHOOK_DISPATCH_TIMEOUT_MS + 30_000;
   // Built on the first job, not here: a process that registers the handler but never
   // runs a webhook job opens no connection pool.
@@ -80,7 +81,11 @@ export function createWebhookDispatchHandler(
     }
 
     const requestHash = hashRequest({ webhookId: webhook.id, deliveryId, event: ctx.data.event, payload: ctx.data.payload });
-    const begun = await idempotency.begin(key, requestHash, { lockMs }).catch((err: unknown) => {
+    // The delivery's lock belongs to this job: a run of it that finds its own lock is the
+    // re-run of a run whose worker died (BullMQ re-runs a job only once the job's lock has
+    // lapsed), and takes the delivery over at once instead of waiting for lockMs.
+    const owner = `${ctx.type}:${ctx.jobId}`;
+    const begun = await idempotency.begin(key, requestHash, { lockMs, owner }).catch((err: unknown) => {
       if (isAppError(err) && err.code === 'CONFLICT') throw new PermanentError(err.message, 'IDEMPOTENCY_CONFLICT');
       throw err;
     });
@@ -90,6 +95,10 @@ export function createWebhookDispatchHandler(
       return { ...(begun.response as Omit<WebhookDispatchResult, 'duplicate'>), duplicate: true };
     }
     if (begun.state === 'in-progress') throw new IdempotencyInProgressError(key, begun.lockUntil);
+    if (begun.state === 'started' && begun.takeover) {
+      // The dead run's request may have reached the receiver: this one is sent with the same ids.
+      ctx.logger.warn({ webhookId: webhook.id, deliveryId, idempotencyKey: key }, 'delivery taken over from a run that died; sent again');
+    }
     if (begun.state === 'failed') {
       throw new PermanentError(`Delivery ${deliveryId} failed for good before: ${begun.error}`, 'IDEMPOTENT_FAILURE');
     }
@@ -122,7 +131,7 @@ export function createWebhookDispatchHandler(
     const result = { webhookId: webhook.id, deliveryId, statusCode: res.status, latencyMs: res.latencyMs };
     // The idempotency record first: if recording the delivery then fails, the retry
     // finds the delivery completed instead of sending it a second time.
-    await storeOutcome(stores, { key, requestHash, lockMs }, result, ctx.logger);
+    await storeOutcome(stores, { key, requestHash, lockMs, owner }, result, ctx.logger);
     await webhooks.recordDelivery({
       ...base,
       statusCode: res.status,
@@ -144,7 +153,7 @@ export function createWebhookDispatchHandler(
  */
 async function storeOutcome(
   { idempotency }: AppStores,
-  record: { key: string; requestHash: string; lockMs: number },
+  record: { key: string; requestHash: string; lockMs: number; owner: string },
   result: unknown,
   logger: JobContext<Payload>['logger'],
 ): Promise<void> {
@@ -153,7 +162,7 @@ async function storeOutcome(
   } catch (err) {
     if (!(isAppError(err) && err.code === 'NOT_FOUND')) throw err;
     logger.warn({ idempotencyKey: record.key }, 'the idempotency record vanished during the delivery; stored again');
-    await idempotency.begin(record.key, record.requestHash, { lockMs: record.lockMs });
+    await idempotency.begin(record.key, record.requestHash, { lockMs: record.lockMs, owner: record.owner });
     await idempotency.complete(record.key, result);
   }
 }

@@ -6,13 +6,14 @@ import { LuaCommand } from '../redis/lua-command';
  * so workers with skewed clocks still agree on when a lock has lapsed.
  *
  * A record is a hash: status, requestHash, response (JSON), error, retryable ('1'/'0'),
- * lockUntil (ms), attempts, createdAt, updatedAt.
+ * lockUntil (ms), owner (who holds the lock, '' for nobody named), attempts, createdAt, updatedAt.
  */
 
 const NOW = LUA['idem-now'];
 
 /**
- * KEYS[1] record. ARGV: requestHash, lockMs, ttlMs.
+ * KEYS[1] record. ARGV: requestHash, lockMs, ttlMs, owner ('' for none). A processing
+ * record whose owner is the caller's is taken over at once, lock or not.
  * Returns {'started', takeover '0'|'1', attempts} | {'completed', responseJson} |
  * {'in-progress', lockUntil} | {'failed', error} | {'conflict', storedHash}.
  */

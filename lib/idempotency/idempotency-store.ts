@@ -55,6 +55,7 @@ export interface IdempotencyStoreOptions {
 const keySchema = z.string().min(1, 'an idempotency key must not be empty').max(512, 'an idempotency key holds at most 512 characters');
 const hashSchema = z.string().min(1, 'a request hash must not be empty').max(128);
 const msSchema = z.number().int().positive();
+const ownerSchema = z.string().max(600);
 /** A stored response larger than this is refused: the store holds outcomes, not payloads. */
 export const MAX_RESPONSE_BYTES = 256 * 1024;
 
@@ -81,12 +82,18 @@ export class IdempotencyStore {
   /**
    * Claims `key` for the request hashed as `requestHash`, atomically. The same key with
    * a different hash is a caller bug (one key, two requests) and throws AppError CONFLICT.
+   *
+   * `owner` names what holds the lock when only one run of it can be alive at a time, a
+   * job (BullMQ runs a job again only once its own lock has lapsed): a holder with the
+   * caller's owner died without a word, and the caller takes the key over at once
+   * (`takeover: true`) instead of waiting `lockMs` for it to lapse.
    */
-  async begin(key: string, requestHash: string, opts: { lockMs?: number } = {}): Promise<BeginResult> {
+  async begin(key: string, requestHash: string, opts: { lockMs?: number; owner?: string } = {}): Promise<BeginResult> {
     const k = this.recordKey(key);
     const hash = parse(hashSchema, requestHash, 'request hash');
     const lockMs = parse(msSchema, opts.lockMs ?? this.lockMs, 'lockMs');
-    const [state, a, b] = (await BEGIN.run(await this.client(), [k], [hash, lockMs, this.ttlMs])) as string[];
+    const owner = parse(ownerSchema, opts.owner ?? '', 'owner');
+    const [state, a, b] = (await BEGIN.run(await this.client(), [k], [hash, lockMs, this.ttlMs, owner])) as string[];
     switch (state) {
       case 'started':
         return { state, takeover: a === '1', attempts: Number(b) };

@@ -94,6 +94,20 @@ describe('IdempotencyStore', () => {
     expect((await store.begin(k, h)).state).toBe('in-progress');
   });
 
+  it("lets the lock's own owner take it over at once (a job re-run after its worker died), and nobody else", async () => {
+    bullpen = makeBullpen(server.redis);
+    const store = bullpen.idempotency;
+    const k = key('owned');
+    const h = hashRequest(request);
+    expect(await store.begin(k, h, { owner: 'webhook-dispatch:42' })).toMatchObject({ state: 'started', takeover: false });
+    // Another job waits out the lock; the same job takes over without waiting.
+    expect(await store.begin(k, h, { owner: 'webhook-dispatch:43' })).toMatchObject({ state: 'in-progress' });
+    expect(await store.begin(k, h)).toMatchObject({ state: 'in-progress' });
+    expect(await store.begin(k, h, { owner: 'webhook-dispatch:42' })).toEqual({ state: 'started', takeover: true, attempts: 2 });
+    await store.complete(k, { ok: true });
+    expect(await store.begin(k, h, { owner: 'webhook-dispatch:42' })).toEqual({ state: 'completed', response: { ok: true } });
+  });
+
   it('forgets a record after its TTL, so the key may run again', async () => {
     bullpen = makeBullpen(server.redis);
     const store = new IdempotencyStore(bullpen.redis, bullpen.keys, { ttlMs: 150 });
