@@ -27,7 +27,7 @@ const jobHref = (queue: string, id: string) => `/queues/${encodeURIComponent(que
 
 /**
  * Search the payloads of the newest jobs of the tab's state (with the page's name and
- * tenant filters): one request per 1,000 ids, a progress bar between them, and Cancel,
+ * tenant filters): one request per step (1,000 ids or 8 MiB of data), a progress bar between them, and Cancel,
  * which aborts the request in flight and asks for no more.
  */
 export function PayloadSearch({ queue, state, name, tenant }: { queue: string; state: JobStateName; name?: string; tenant?: string }) {
@@ -117,8 +117,8 @@ export function PayloadSearch({ queue, state, name, tenant }: { queue: string; s
       </form>
       <p className="small muted" style={{ margin: 0 }}>
         Searches the newest {SEARCH_WINDOW.toLocaleString('en-US')} {state} jobs
-        {name || tenant ? ' that match the filters above' : ''}, 1,000 at a time; stops at {SEARCH_MAX_MATCHES} matches. A path starts at
-        the job&apos;s data (Bullpen&apos;s jobs keep the payload under <code>payload</code>).
+        {name || tenant ? ' that match the filters above' : ''}, up to 1,000 jobs or 8 MB of data per step; stops at {SEARCH_MAX_MATCHES}{' '}
+        matches. A path starts at the job&apos;s data (Bullpen&apos;s jobs keep the payload under <code>payload</code>).
       </p>
       {run && (
         <>

@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import type { Bullpen } from '../bullpen';
 import { readEnvelope } from '../jobs/envelope';
 import { EXPORT_MAX_ROWS, type ExportEnd } from './export-format';
-import { scanChunk } from './job-scan';
+import { SCAN_CHUNK, scanChunk } from './job-scan';
 import { formatJob, type JobStateName } from './job-summary';
 import { loadJobs } from './queue-page';
 import { isFiltered, type QueueFilters } from './queue-filters';
@@ -45,9 +45,12 @@ export const JOB_EXPORT_COLUMNS: ReadonlyArray<keyof JobExportRow> = [
 
 /**
  * Ids a filtered export examines at most, newest first: the export's scan window (the
- * page's own scan stops at `SCAN_LIMIT`). Each step holds Redis for one chunk only.
+ * page's own scan stops at `SCAN_LIMIT`). No command of the scan holds Redis for more than
+ * one range of ids or one job's data (job-scan.ts).
  */
 export const EXPORT_SCAN_LIMIT = 1_000_000;
+/** Job data one scan step of a filtered export examines at most: bounds the rows held before they are written. */
+const EXPORT_STEP_BYTES = 16 * 1024 * 1024;
 
 export interface JobExportOptions {
   /** @defaultValue EXPORT_MAX_ROWS */
@@ -56,7 +59,7 @@ export interface JobExportOptions {
   pageSize?: number;
   /** Ids examined at most by a filtered export. @defaultValue EXPORT_SCAN_LIMIT */
   scanLimit?: number;
-  /** Ids per scan script call. @defaultValue 2000 */
+  /** Ids per range read of the scan. @defaultValue SCAN_CHUNK */
   scanChunk?: number;
 }
 
@@ -98,7 +101,7 @@ export async function* exportJobPages(
   }
 
   const scanLimit = opts.scanLimit ?? EXPORT_SCAN_LIMIT;
-  const chunk = Math.max(1, opts.scanChunk ?? 2_000);
+  const chunk = Math.max(1, opts.scanChunk ?? SCAN_CHUNK);
   let scanned = 0;
   let pending: string[] = [];
   const flush = async function* (ids: string[]) {
@@ -109,10 +112,10 @@ export async function* exportJobPages(
   };
   while (scanned < scanLimit) {
     const count = Math.min(chunk, scanLimit - scanned);
-    const step = await scanChunk(bullpen.redis, queue, f.state, f, scanned, count);
+    const step = await scanChunk(bullpen.redis, queue, f.state, f, scanned, count, EXPORT_STEP_BYTES);
     scanned += step.read;
     pending.push(...step.ids);
-    const ended = step.read < count;
+    const ended = step.ended;
     if (pending.length > maxRows - rows) {
       for await (const page of flush(pending.slice(0, maxRows - rows))) {
         rows += page.length;

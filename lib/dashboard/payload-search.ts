@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Bullpen } from '../bullpen';
 import { scanChunk } from './job-scan';
 import { formatJob, jobSummarySchema } from './job-summary';
-import { SEARCH_MAX_MATCHES, SEARCH_STEP, SEARCH_WINDOW, type SearchStepParams } from './payload-search-params';
+import { SEARCH_MAX_MATCHES, SEARCH_STEP, SEARCH_STEP_BYTES, SEARCH_WINDOW, type SearchStepParams } from './payload-search-params';
 import { readStateCounts } from './queue-overview';
 import { loadJobs } from './queue-page';
 import { resolveQueue } from './queue-ref';
@@ -25,10 +25,11 @@ export type SearchStep = z.infer<typeof searchStepSchema>;
 
 /**
  * One step of a payload search: ids [from, from + SEARCH_STEP) of the state, newest
- * first, matched inside Redis (job-scan.ts: substring of the data, `path=value` on the
- * decoded data, plus the page's name and tenant filters), the matches mapped to list
- * rows. The client calls it again with `from = scanned` until `done`, showing progress
- * and stopping when asked; no step costs Redis more than SEARCH_STEP ids.
+ * first, or fewer when their data reaches SEARCH_STEP_BYTES, matched by job-scan.ts
+ * (substring of the data, `path=value` on the decoded data, plus the page's name and
+ * tenant filters), the matches mapped to list rows. The client calls it again with
+ * `from = scanned` until `done`, showing progress and stopping when asked; no Redis
+ * command of a step holds Redis for more than one range of ids or one job's data.
  */
 export async function readSearchStep(bullpen: Bullpen, ref: string, p: SearchStepParams): Promise<SearchStep> {
   const resolved = await resolveQueue(bullpen, ref);
@@ -46,15 +47,16 @@ export async function readSearchStep(bullpen: Bullpen, ref: string, p: SearchSte
           { name: p.name, tenant: p.tenant, contains: p.q, path: p.path, value: p.value },
           from,
           count,
+          SEARCH_STEP_BYTES,
         )
-      : { read: 0, ids: [] };
+      : { read: 0, ids: [], bytes: 0, ended: true };
   const scanned = from + step.read;
   const jobs = await loadJobs(resolved.queue, step.ids.slice(0, SEARCH_MAX_MATCHES));
   const outcomes = resolved.type ? bullpen.jobs : undefined;
   return {
     scanned,
     window,
-    done: scanned >= window || step.read < count,
+    done: scanned >= window || step.ended,
     capped: total > SEARCH_WINDOW,
     jobs: jobs.map((j) => formatJob(j, resolved.ref, p.state, outcomes)),
     more: step.ids.length > SEARCH_MAX_MATCHES,
