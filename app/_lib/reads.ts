@@ -1,6 +1,6 @@
 import 'server-only';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { getBullpen, liveCache, readyBullpen } from '@/app/_lib/bullpen';
+import { getBullpen, liveCache, processScoped, readyBullpen } from '@/app/_lib/bullpen';
 import type { Bullpen } from '@/lib/bullpen';
 import type { DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
 import { readDeadLetterList, type DeadLetterList } from '@/lib/dashboard/dead-letters-read';
@@ -13,6 +13,7 @@ import { readQueuePage, type QueuePage } from '@/lib/dashboard/queue-page';
 import { readSearchStep, type SearchStep } from '@/lib/dashboard/payload-search';
 import { serializeSearchStep, type SearchStepParams } from '@/lib/dashboard/payload-search-params';
 import { resolveQueue } from '@/lib/dashboard/queue-ref';
+import { SearchSlots } from '@/lib/dashboard/search-slots';
 import { readForeignQueues, type ForeignQueues } from '@/lib/dashboard/foreign-queues';
 import { readWorkersView, type WorkersView } from '@/lib/dashboard/workers-view';
 import type { HistoryRange } from '@/lib/dashboard/history-range';
@@ -58,10 +59,17 @@ export function loadQueuePage(name: string, filters: QueueFilters): Promise<Queu
   return liveRead(liveKeys.queuePage(name, filters), (b) => readQueuePage(b, name, filters));
 }
 
-/** One step of a payload search (tabs searching the same thing at the same point share it). */
-export function loadSearchStep(name: string, p: SearchStepParams): Promise<SearchStep> {
+/**
+ * One step of a payload search for `user`, within the process's search bounds
+ * (lib/dashboard/search-slots.ts; RATE_LIMITED beyond them). Tabs searching the same
+ * thing at the same point share the step.
+ */
+export function loadSearchStep(user: string, name: string, p: SearchStepParams): Promise<SearchStep> {
   const match = p.path !== undefined ? `${p.path}=${p.value ?? ''}` : undefined;
-  return liveRead(`live:search:${name}?${serializeSearchStep({ ...p, match })}`, (b) => readSearchStep(b, name, p), 'once');
+  const slots = processScoped('search-slots', () => new SearchSlots());
+  return slots.run(user, () =>
+    liveRead(`live:search:${name}?${serializeSearchStep({ ...p, match })}`, (b) => readSearchStep(b, name, p), 'once'),
+  );
 }
 
 /** A queue's count per state (O(1) each): what the page needs to choose the tab it opens on. */
