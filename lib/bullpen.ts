@@ -1,6 +1,7 @@
 import { Alerter } from './alerts/alerter';
 import type { Telemetry } from 'bullmq';
 import { AuditLog } from './audit/audit-log';
+import { SignInFailureLog } from './audit/sign-in-failures';
 import { bullmqTelemetry } from './telemetry/tracing';
 import { getConfig, type Config } from './config';
 import { HealthChecker } from './health/health-checker';
@@ -57,6 +58,8 @@ export class Bullpen {
   readonly queues: QueueRegistry;
   readonly dispatcher: Dispatcher;
   readonly audit: AuditLog;
+  /** Refused sign-ins, aggregated per client per minute apart from the audit. */
+  readonly signInFailures: SignInFailureLog;
   /** BullMQ's OpenTelemetry hooks when BULLPEN_TRACES is on (lib/telemetry/tracing.ts). */
   readonly telemetry?: Telemetry;
   /** Dead letters: final failures, indexed for filtering, replay, discard, purge and retention. */
@@ -83,7 +86,9 @@ export class Bullpen {
     this.telemetry = bullmqTelemetry(this.config.BULLPEN_TRACES);
     this.queues = new QueueRegistry(this.redis, this.keys, this.jobs, this.telemetry);
     this.dispatcher = new Dispatcher(this.queues, new Set(handled), { timeoutMs: this.config.BULLPEN_DISPATCH_TIMEOUT_MS });
-    this.audit = new AuditLog(this.redis, this.keys);
+    const DAY = 24 * 3_600_000;
+    this.audit = new AuditLog(this.redis, this.keys, { retentionMs: this.config.AUDIT_RETENTION_DAYS * DAY });
+    this.signInFailures = new SignInFailureLog(this.redis, this.keys, { retentionMs: this.config.SIGN_IN_FAILURES_RETENTION_DAYS * DAY });
     this.dlq = new DeadLetterStore({
       redis: this.redis,
       keys: this.keys,

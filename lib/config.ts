@@ -74,6 +74,10 @@ export const configSchema = z.object({
    * fails with REDIS_UNAVAILABLE, retryable (docs/producers.md, "During a Redis outage").
    */
   BULLPEN_DISPATCH_TIMEOUT_MS: positiveInt.default(5_000),
+  /** Days the operators' audit keeps an entry (trimmed by time at each append; docs/security.md). */
+  AUDIT_RETENTION_DAYS: positiveInt.default(400),
+  /** Days the aggregated refused sign-ins are kept (their own stream; docs/security.md). */
+  SIGN_IN_FAILURES_RETENTION_DAYS: positiveInt.default(30),
   /** DLQ size that turns health unhealthy and raises an alert. */
   DLQ_ALERT_THRESHOLD: positiveInt.default(100),
   /** Minimum connected workers per queue for the workers check to be healthy. */

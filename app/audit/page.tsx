@@ -16,6 +16,7 @@ import { plural } from '@/lib/dashboard/plural';
 import { formatInstant } from '@/lib/dashboard/dead-letters-filters';
 import { AuditFiltersForm } from '@/components/audit/audit-filters-form';
 import { AuditTable } from '@/components/audit/audit-table';
+import { SignInFailuresTable } from '@/components/audit/sign-in-failures-table';
 import { CardSkeleton } from '@/components/ui/skeleton';
 
 export const metadata: Metadata = { title: 'Audit log' };
@@ -43,8 +44,32 @@ export default async function AuditPage({ searchParams }: RouteProps) {
         <Suspense key={search || 'first'} fallback={<CardSkeleton rows={12} />}>
           <Entries filters={filters} />
         </Suspense>
+        <section className="stack" aria-labelledby="sign-in-failures-heading">
+          <h2 id="sign-in-failures-heading">Refused sign-ins</h2>
+          <p className="muted small">
+            Counted per client per minute, apart from the entries above, so anonymous traffic never pushes an operator’s action out.
+          </p>
+          <Suspense fallback={<CardSkeleton rows={5} />}>
+            <RecentSignInFailures />
+          </Suspense>
+        </section>
       </div>
     </>
+  );
+}
+
+/** The newest client-minutes of refused sign-ins; the full list pages on its own. */
+async function RecentSignInFailures() {
+  const { rows, next } = await (await readyBullpen()).signInFailures.page({ limit: 10 });
+  return (
+    <div className="stack">
+      <SignInFailuresTable rows={rows} caption="Refused sign-ins per client per minute, newest first" />
+      {next && (
+        <Link href="/audit/sign-in-failures" className="btn btn-sm" data-testid="sign-in-failures-more">
+          All refused sign-ins ›
+        </Link>
+      )}
+    </div>
   );
 }
 

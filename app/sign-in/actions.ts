@@ -58,15 +58,11 @@ export async function signIn(_prev: ActionResult<null> | null, form: FormData): 
     unstable_rethrow(err);
     if (isAppError(err)) {
       bullpen.logger.warn({ username: parsed.data.username, ip, code: err.code }, 'sign-in refused');
-      // Every refused sign-in is in the audit log (never the password), throttled ones included.
-      await bullpen.audit
-        .append({
-          actor: 'anonymous',
-          action: 'auth.sign-in-failed',
-          target: { kind: 'user', id: parsed.data.username.trim().toLowerCase().slice(0, 64) },
-          details: { ip, reason: err.code },
-        })
-        .catch((auditErr: unknown) => bullpen.logger.error({ err: auditErr }, 'audit entry could not be written'));
+      // Every refused sign-in is counted (never the password), throttled ones included, per client
+      // per minute in a stream of its own: anonymous traffic never evicts the operators' audit.
+      await bullpen.signInFailures
+        .record({ client: ip, username: parsed.data.username, reason: err.code })
+        .catch((recordErr: unknown) => bullpen.logger.error({ err: recordErr }, 'refused sign-in could not be recorded'));
       return { ok: false, code: err.code, message: err.message };
     }
     bullpen.logger.error({ err }, 'sign-in failed');

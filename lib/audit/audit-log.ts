@@ -18,28 +18,38 @@ export const auditEntrySchema = z.object({
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 export type AuditInput = Omit<AuditEntry, 'id' | 'at'> & { at?: number };
 
+/** How long the operators' audit keeps an entry. @defaultValue 400 days (AUDIT_RETENTION_DAYS) */
+export const DEFAULT_AUDIT_RETENTION_MS = 400 * 24 * 3_600_000;
+
 /**
- * One append-only audit stream (a Redis stream, newest read first) for operator
- * actions and tenant data events alike. Entries carry their tenant so audit-export and
- * data-deletion are exact. The stream is capped (approximately) so it cannot grow
- * without bound; exports are the long-term record.
+ * One append-only audit stream (a Redis stream, newest read first): the operators'
+ * record of what people, CLIs and jobs did. Entries carry their tenant so audit-export
+ * is exact. Anonymous traffic never writes here (refused sign-ins have their own
+ * aggregated stream, lib/audit/sign-in-failures.ts), so nobody without an account can
+ * evict an entry. Retention is by time, not by count: each append trims entries older
+ * than `retentionMs` (MINID), so an entry lives its full term however busy the
+ * dashboard is; exports are the longer-term record (docs/security.md).
  */
 export class AuditLog {
   private readonly key: string;
+  readonly retentionMs: number;
 
   constructor(
     private readonly redis: RedisClient,
     keys: Keyspace,
-    /** Approximate number of entries kept. @defaultValue 1_000_000 */
-    private readonly maxLen = 1_000_000,
+    opts: { retentionMs?: number } = {},
   ) {
     this.key = keys.tagged('audit', 'stream');
+    this.retentionMs = opts.retentionMs ?? DEFAULT_AUDIT_RETENTION_MS;
+    if (!(this.retentionMs > 0)) throw new RangeError('retentionMs must be > 0');
   }
 
   async append(input: AuditInput): Promise<string> {
     const at = input.at ?? Date.now();
     const entry = { ...input, at };
-    const id = await this.redis.xadd(this.key, 'MAXLEN', '~', String(this.maxLen), '*', 'e', JSON.stringify(entry));
+    // Exact MINID: the ids are append times, so this drops exactly the entries past their term.
+    const minId = Math.max(0, Date.now() - this.retentionMs);
+    const id = await this.redis.xadd(this.key, 'MINID', String(minId), '*', 'e', JSON.stringify(entry));
     return id as string;
   }
 
