@@ -83,7 +83,8 @@ export async function queueExists(name: string): Promise<boolean> {
     await resolveQueue(await readyBullpen(), name);
     return true;
   } catch (err) {
-    if (isAppError(err) && err.code === 'NOT_FOUND') return false;
+    // VALIDATION: a key named like a queue's meta that is not BullMQ's; a page has no 400, so it is no queue here.
+    if (isAppError(err) && (err.code === 'NOT_FOUND' || err.code === 'VALIDATION')) return false;
     throw err;
   }
 }

@@ -1,6 +1,8 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Bullpen } from '../bullpen';
 import type { RedisClient } from '../redis/connection';
+import { RUNTIME_TAGS } from '../redis/keys';
+import { readMetaKind } from './bullmq-meta';
 
 /** Keys one discovery reads at most per prefix: SCAN is O(keys), and a large keyspace must not stall the page. */
 export const DISCOVERY_SCAN_LIMIT = 200_000;
@@ -41,7 +43,7 @@ const cache = new WeakMap<Bullpen, Promise<Discovery>>();
 
 /**
  * Every BullMQ queue under the configured prefixes, found by SCAN over `<prefix>:*:meta`
- * (never KEYS), each key checked to be a hash, bounded by DISCOVERY_SCAN_LIMIT keys per
+ * (never KEYS), each key checked to be BullMQ's meta hash (bullmq-meta.ts), bounded by DISCOVERY_SCAN_LIMIT keys per
  * prefix and DISCOVERY_MAX_QUEUES queues, and reused for DISCOVERY_TTL_MS. Bullpen's
  * own queues (`<root>:{<type>}:<type>:meta`) are marked own when the type is in the job
  * table; a queue under Bullpen's prefix that the table does not define is foreign.
@@ -72,8 +74,8 @@ async function scanAll(bullpen: Bullpen, now: number): Promise<Discovery> {
   for (const prefix of discoveryPrefixes(bullpen)) {
     const keys = await scanMetaKeys(bullpen.redis, prefix);
     truncated ||= keys.truncated;
-    const hashes = await onlyHashes(bullpen.redis, keys.keys);
-    for (const key of hashes) {
+    const metas = await onlyBullmqMetas(bullpen.redis, keys.keys);
+    for (const key of metas) {
       const q = classify(bullpen, prefix, key);
       if (!q || found.has(q.ref)) continue;
       if (found.size >= DISCOVERY_MAX_QUEUES) {
@@ -97,12 +99,15 @@ function classify(bullpen: Bullpen, prefix: string, key: string): DiscoveredQueu
   const tagged = /^\{([^{}]+)\}:(.+)$/.exec(rest);
   if (tagged && tagged[1] === tagged[2]) {
     const name = tagged[2];
+    // The runtime's own structures (`{dlq}`, `{idem}`, …) are never queues.
+    if (prefix === bullpen.keys.root && RUNTIME_TAGS.has(name)) return undefined;
     const qPrefix = `${prefix}:{${name}}`;
     const own = prefix === bullpen.keys.root && bullpen.jobs.has(name);
     return { prefix: qPrefix, name, own, ref: own ? name : foreignRef(qPrefix, name) };
   }
-  // A queue's name may not hold a colon here: `a:b:meta` is some other structure's key.
-  if (rest.includes(':')) return undefined;
+  // A queue's name may not hold a colon here: `a:b:meta` is some other structure's key;
+  // nor, under Bullpen's root, a hash tag: `<root>:{idem}:meta` is in the runtime's own tag.
+  if (rest.includes(':') || (prefix === bullpen.keys.root && /[{}]/.test(rest))) return undefined;
   return { prefix, name: rest, own: false, ref: foreignRef(prefix, rest) };
 }
 
@@ -131,14 +136,15 @@ async function scanMetaKeys(redis: RedisClient, prefix: string): Promise<{ keys:
   return { keys: [...keys], truncated };
 }
 
-async function onlyHashes(redis: RedisClient, keys: string[]): Promise<string[]> {
+/** The keys that are BullMQ meta hashes (bullmq-meta.ts), not another application's key of the same shape. */
+async function onlyBullmqMetas(redis: RedisClient, keys: string[]): Promise<string[]> {
   const out: string[] = [];
   for (let i = 0; i < keys.length; i += 500) {
     const chunk = keys.slice(i, i + 500);
-    // One TYPE per key; on a cluster each goes to its own slot's node.
-    const types = await Promise.all(chunk.map((k) => redis.type(k)));
+    // One round trip per key; on a cluster each goes to its own slot's node.
+    const kinds = await Promise.all(chunk.map((k) => readMetaKind(redis, k)));
     chunk.forEach((k, j) => {
-      if (types[j] === 'hash') out.push(k);
+      if (kinds[j] === 'bullmq') out.push(k);
     });
   }
   return out;

@@ -1,6 +1,8 @@
 import type { Queue } from 'bullmq';
 import type { Bullpen } from '../bullpen';
 import { AppError } from '../errors/app-error';
+import { RUNTIME_TAGS } from '../redis/keys';
+import { readMetaKind } from './bullmq-meta';
 import { discoveryPrefixes } from './queue-discovery';
 
 /** A queue the dashboard works on: one of the job table's, or a foreign BullMQ queue found under a configured prefix. */
@@ -29,9 +31,11 @@ export function isQueueRefShape(ref: string): boolean {
 /**
  * The queue a URL or an action names. An own queue is its type; a foreign one,
  * `<prefix>~<name>`, must be under one of the configured prefixes (or a hash-tagged
- * queue prefix under Bullpen's own) and must exist (its BullMQ `meta` key): a
- * reference can never point the dashboard at a key outside what it was told to show.
- * NOT_FOUND otherwise.
+ * queue prefix under Bullpen's own, never one of the runtime's own tags such as
+ * `{dlq}` or `{idem}`) and must exist: NOT_FOUND otherwise. Its `meta` key must be
+ * BullMQ's meta hash (bullmq-meta.ts), not merely a key of that name: VALIDATION (400)
+ * otherwise. So a reference can never point the dashboard, and the BullMQ Queue it
+ * opens, at another application's keys or Bullpen's own structures.
  */
 export async function resolveQueue(bullpen: Bullpen, ref: string): Promise<ResolvedQueue> {
   const notFound = () => new AppError('NOT_FOUND', `No queue named "${ref}"`, { queue: ref });
@@ -44,15 +48,21 @@ export async function resolveQueue(bullpen: Bullpen, ref: string): Promise<Resol
   const prefix = ref.slice(0, sep);
   const name = ref.slice(sep + 1);
   if (!allowedPrefix(bullpen, prefix, name)) throw notFound();
-  const exists = await bullpen.redis.exists(`${prefix}:${name}:meta`);
-  if (!exists) throw notFound();
+  const kind = await readMetaKind(bullpen.redis, `${prefix}:${name}:meta`);
+  if (kind === 'missing') throw notFound();
+  if (kind === 'other') throw new AppError('VALIDATION', `"${ref}" is not a BullMQ queue: its meta key is not BullMQ's`, { queue: ref });
   return { ref, name, prefix, queue: bullpen.queues.foreign(prefix, name), foreign: true };
 }
 
-/** A configured prefix, or Bullpen's per-queue `<root>:{<name>}` for a queue of Bullpen's prefix the table lacks. */
+/**
+ * A configured prefix, or Bullpen's per-queue `<root>:{<name>}` for a queue of Bullpen's
+ * prefix the table lacks; never a key in one of the runtime's own tags: directly under
+ * Bullpen's root a name holds no hash tag (`bullpen~{idem}` would be `bullpen:{idem}:…`).
+ */
 function allowedPrefix(bullpen: Bullpen, prefix: string, name: string): boolean {
   const prefixes = discoveryPrefixes(bullpen);
-  if (prefixes.includes(prefix)) return true;
+  const root = bullpen.keys.root;
+  if (prefixes.includes(prefix)) return !(prefix === root && /[{}]/.test(name));
   const m = /^(.+):\{([^{}]+)\}$/.exec(prefix);
-  return m !== null && prefixes.includes(m[1]) && m[2] === name && !(m[1] === bullpen.keys.root && bullpen.jobs.has(name));
+  return m !== null && prefixes.includes(m[1]) && m[2] === name && !(m[1] === root && (bullpen.jobs.has(name) || RUNTIME_TAGS.has(name)));
 }

@@ -11,6 +11,10 @@ export const RETENTION = { completed: 100, failed: 1_000 } as const;
 /**
  * The BullMQ Queue of each job type, created on first use and reused: a Queue holds a
  * connection and loaded scripts, so one per type per process is the right number.
+ * Every Queue is made with `skipMetasUpdate`: BullMQ's Queue otherwise writes `version`
+ * and `opts.maxLenEvents` into the meta hash as it starts, so merely opening a queue to
+ * read it (a viewer's page load) would write, into another application's hash when the
+ * reference named one. Adding a job still sets `opts.maxLenEvents` when it is missing.
  */
 export class QueueRegistry {
   private readonly queues = new Map<string, Queue>();
@@ -34,6 +38,7 @@ export class QueueRegistry {
       q = new Queue(type, {
         connection: this.connection,
         prefix: this.keys.queuePrefix(type),
+        skipMetasUpdate: true,
         defaultJobOptions: this.defaultJobOptions(type),
         ...(this.telemetry ? { telemetry: this.telemetry } : {}),
       });
@@ -69,7 +74,7 @@ export class QueueRegistry {
     const key = `${prefix}\u0000${name}`;
     let q = this.foreignQueues.get(key);
     if (!q) {
-      q = new Queue(name, { connection: this.connection, prefix });
+      q = new Queue(name, { connection: this.connection, prefix, skipMetasUpdate: true });
       this.keep(this.foreignQueues, key, q);
       if (this.foreignQueues.size > 200) {
         const [oldestKey, oldest] = this.foreignQueues.entries().next().value as [string, Queue];

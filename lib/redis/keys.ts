@@ -4,6 +4,13 @@
  * still touch one slot. Bullpen's own multi-key structures (DLQ, schedules, ...) get
  * one tag per structure for the same reason.
  */
+/**
+ * The hash tags of the runtime's own structures (`<root>:{dlq}:…`): none is a queue, and
+ * no queue reference may resolve into one (lib/dashboard/queue-ref.ts). Every literal tag
+ * lib/ passes to `tagged` is listed (tests/unit/runtime-tags.test.ts keeps it so).
+ */
+export const RUNTIME_TAGS: ReadonlySet<string> = new Set(['audit', 'auth', 'dashboard', 'dlq', 'idem', 'schedules', 'webhooks', 'workers']);
+
 export class Keyspace {
   constructor(readonly root: string) {
     if (!/^[A-Za-z0-9_.:-]+$/.test(root)) {

@@ -152,4 +152,48 @@ describe('foreign BullMQ queues', () => {
     await expect(jobs.addRaw({ queue: 'unlisted~emails', name: 'x', data: '{}' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect(await emails.count()).toBe(before);
   });
+
+  /** Every key under `prefix` with its type and contents, to show a read wrote nothing. */
+  async function keysUnder(redis: IORedis, prefix: string): Promise<Record<string, string>> {
+    const keys = (await redis.keys(`${prefix}:*`)).sort();
+    const out: Record<string, string> = {};
+    for (const k of keys) out[k] = (await redis.dumpBuffer(k))?.toString('base64') ?? '';
+    return out;
+  }
+
+  it("resolves only BullMQ's meta hash, never a runtime tag of Bullpen's, and a read writes nothing", async () => {
+    const { bullpen, own, other, connection } = await setup(5);
+    const jobs = new JobOperations(bullpen);
+    // Keys shaped like queues' meta that are not BullMQ's: another application's hash, a string, and
+    // hashes that look like BullMQ's inside the runtime's own tags ({idem} is the idempotency store's).
+    await connection.hset(`${other}:sessionstore:meta`, { sid: 's1', user: 'ann' });
+    await connection.set(`${other}:str:meta`, 'x');
+    await connection.hset(`${own}:{idem}:meta`, { 'opts.maxLenEvents': '10000', version: 'bullmq:6.7.0' });
+    await connection.hset(`${own}:{idem}:idem:meta`, { 'opts.maxLenEvents': '10000', version: 'bullmq:6.7.0' });
+    // Another service's queue whose producers never let BullMQ write its meta on start: only a job added.
+    const theirs = new Queue('mail', { connection, prefix: other, skipMetasUpdate: true });
+    open.push(() => theirs.close());
+    await theirs.add('welcome', { to: 'a@example.com' });
+    expect(await connection.hgetall(`${other}:mail:meta`)).toEqual({ 'opts.maxLenEvents': '10000' });
+
+    for (const ref of [`${other}~sessionstore`, `${other}~str`]) {
+      await expect(resolveQueue(bullpen, ref), ref).rejects.toMatchObject({ code: 'VALIDATION', status: 400 });
+      await expect(readQueuePage(bullpen, ref, parseQueueFilters({})), ref).rejects.toMatchObject({ status: 400 });
+    }
+    for (const ref of [`${own}~{idem}`, `${own}:{idem}~idem`]) {
+      await expect(resolveQueue(bullpen, ref), ref).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(jobs.addRaw({ queue: ref, name: 'x', data: '{}' }), ref).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    }
+    expect(await connection.keys(`${own}:{idem}:*`)).toHaveLength(2);
+
+    // The viewer's reads of the real one: the list, a page, a job. Not one byte of the other service's keys changes.
+    const before = await keysUnder(connection, other);
+    const foreign = await readForeignQueues(bullpen);
+    expect(foreign.queues.map((q) => q.ref)).toEqual([`${other}~mail`]);
+    const page = await readQueuePage(bullpen, `${other}~mail`, parseQueueFilters({ state: 'waiting' }));
+    expect(page.total).toBe(1);
+    await readJobPage(bullpen, `${other}~mail`, page.jobs[0].id);
+    expect(await keysUnder(connection, other)).toEqual(before);
+    forgetDiscovery(bullpen);
+  });
 });
