@@ -85,7 +85,10 @@ export class Bullpen {
     this.alerter = new Alerter(this.logger);
     this.telemetry = bullmqTelemetry(this.config.BULLPEN_TRACES);
     this.queues = new QueueRegistry(this.redis, this.keys, this.jobs, this.telemetry);
-    this.dispatcher = new Dispatcher(this.queues, new Set(handled), { timeoutMs: this.config.BULLPEN_DISPATCH_TIMEOUT_MS });
+    this.dispatcher = new Dispatcher(this.queues, new Set(handled), {
+      timeoutMs: this.config.BULLPEN_DISPATCH_TIMEOUT_MS,
+      maxPayloadBytes: this.config.BULLPEN_MAX_PAYLOAD_BYTES,
+    });
     const DAY = 24 * 3_600_000;
     this.audit = new AuditLog(this.redis, this.keys, { retentionMs: this.config.AUDIT_RETENTION_DAYS * DAY });
     this.signInFailures = new SignInFailureLog(this.redis, this.keys, { retentionMs: this.config.SIGN_IN_FAILURES_RETENTION_DAYS * DAY });
@@ -95,6 +98,7 @@ export class Bullpen {
       queues: this.queues,
       alerter: this.alerter,
       alertThreshold: this.config.DLQ_ALERT_THRESHOLD,
+      maxPayloadBytes: this.config.BULLPEN_MAX_PAYLOAD_BYTES,
       logger: this.logger,
     });
     this.webhooks = new WebhookStore(this.redis, this.keys, { alerter: this.alerter, logger: this.logger });

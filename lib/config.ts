@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_MAX_PAYLOAD_BYTES, MAX_MAX_PAYLOAD_BYTES, MIN_MAX_PAYLOAD_BYTES } from './jobs/payload-limit';
 
 /**
  * Every environment variable Bullpen reads, parsed once. A wrong value stops the
@@ -78,6 +79,17 @@ export const configSchema = z.object({
   AUDIT_RETENTION_DAYS: positiveInt.default(400),
   /** Days the aggregated refused sign-ins are kept (their own stream; docs/security.md). */
   SIGN_IN_FAILURES_RETENTION_DAYS: positiveInt.default(30),
+  /**
+   * The most bytes of JSON a job's data may take as BullMQ stores it: a dispatch or a
+   * replay over it is refused (PAYLOAD_TOO_LARGE), and a plain producer's job over it
+   * fails for good at pickup with a dead letter that keeps a preview (docs/producers.md).
+   */
+  BULLPEN_MAX_PAYLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .min(MIN_MAX_PAYLOAD_BYTES, `at least ${MIN_MAX_PAYLOAD_BYTES} bytes`)
+    .max(MAX_MAX_PAYLOAD_BYTES, `at most ${MAX_MAX_PAYLOAD_BYTES} bytes (64 MiB)`)
+    .default(DEFAULT_MAX_PAYLOAD_BYTES),
   /** DLQ size that turns health unhealthy and raises an alert. */
   DLQ_ALERT_THRESHOLD: positiveInt.default(100),
   /** Minimum connected workers per queue for the workers check to be healthy. */

@@ -161,13 +161,16 @@ async function run(args: CliArgs, bullpen: Bullpen, out: Output): Promise<number
 
   switch (args.command) {
     case 'list': {
+      // The text is one line per entry and shows no payload, so it reads none; --json of one
+      // entry carries it whole, of a page cut past LIST_PAYLOAD_BYTES (payloadCut).
+      const payloadBytes = args.json ? undefined : 0;
       if (args.id) {
-        const entry = await dlq.get(args.id);
+        const entry = args.json ? await dlq.get(args.id) : (await dlq.getMany([args.id], { payloadBytes: 0 }))[0];
         if (!entry) throw new CliError(`No dead letter ${args.id}`);
         out.result(entry, formatEntries([entry]));
         return 0;
       }
-      const page = await dlq.list(filter, { limit: args.limit ?? 100, cursor: args.cursor });
+      const page = await dlq.list(filter, { limit: args.limit ?? 100, cursor: args.cursor }, { payloadBytes });
       const more = page.nextCursor ? `\nmore: --cursor ${page.nextCursor}` : '';
       out.result(page, `${page.entries.length} of ${page.total} dead letters (${filterText})\n${formatEntries(page.entries)}${more}`);
       return 0;

@@ -138,13 +138,26 @@ export function DeadLetterDetailView({ entry: e, actions }: { entry: DeadLetterD
 
       <section className="card" aria-labelledby="dlq-payload-h">
         <h2 id="dlq-payload-h">Payload</h2>
-        <JsonView
-          value={e.payload.value}
-          truncated={e.payload.truncated}
-          originalBytes={e.payload.bytes}
-          testId="dlq-payload"
-          label="Payload"
-        />
+        {e.payloadTooLarge ? (
+          <div className="stack" data-testid="dlq-payload-too-large" data-bytes={e.payloadTooLarge.bytes}>
+            <p>
+              The job&apos;s data was {e.payloadTooLarge.bytes.toLocaleString('en')} bytes of JSON, over the limit of{' '}
+              {e.payloadTooLarge.limit.toLocaleString('en')} bytes (<span className="mono">BULLPEN_MAX_PAYLOAD_BYTES</span>). Only its start
+              was kept:
+            </p>
+            <pre className="mono small" data-testid="dlq-payload-preview">
+              {e.payloadTooLarge.preview}…
+            </pre>
+          </div>
+        ) : (
+          <JsonView
+            value={e.payload.value}
+            truncated={e.payload.truncated}
+            originalBytes={e.payload.bytes}
+            testId="dlq-payload"
+            label="Payload"
+          />
+        )}
       </section>
 
       {actions}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Bullpen } from '../bullpen';
 import { DEAD_LETTER_STATUSES } from '../dlq/dead-letter-id';
-import { DEAD_LETTER_SOURCES, type DeadLetterEntry, failureRecordSchema } from '../dlq/entry';
+import { DEAD_LETTER_SOURCES, type DeadLetterEntry, failureRecordSchema, payloadTooLargeSchema } from '../dlq/entry';
 import { MAX_PAGE } from '../dlq/filter';
 import { ERROR_CLASSES } from '../errors/classify';
 import { envelopeSchema } from '../jobs/envelope';
@@ -79,6 +79,8 @@ export const deadLetterDetailSchema = deadLetterRowSchema.extend({
   source: z.enum(DEAD_LETTER_SOURCES),
   error: z.object({ message: z.string(), stack: z.string().optional(), code: z.string().optional() }),
   payload: truncatedValueSchema,
+  /** Set when the job's data was over BULLPEN_MAX_PAYLOAD_BYTES: only its size and start were kept, so no replay. */
+  payloadTooLarge: payloadTooLargeSchema.optional(),
   /** The payload as JSON text for the editor; absent when too large to edit in a browser. */
   payloadText: z.string().optional(),
   /** The envelope around the payload (request id, idempotency key, ...); empty when the job had none. */
@@ -130,10 +132,13 @@ export async function readDeadLetterList(bullpen: Bullpen, f: DeadLetterFilters,
   const pageSize = Math.min(f.pageSize, MAX_PAGE);
   const filter = toStoreFilter(withoutPaging(f), now);
   const [page, counts, pendingMatches] = await Promise.all([
-    bullpen.dlq.list(filter, { limit: pageSize, offset: (f.page - 1) * pageSize }),
+    // Rows show no payload: none is read (a page of limit-sized letters costs what small ones do).
+    bullpen.dlq.list(filter, { limit: pageSize, offset: (f.page - 1) * pageSize }, { payloadBytes: 0 }),
     bullpen.dlq.counts(),
     // Bulk replay without a status acts on pending entries only: count those apart.
-    f.status === undefined ? bullpen.dlq.list({ ...filter, status: 'pending' }, { limit: 1 }).then((p) => p.total) : undefined,
+    f.status === undefined
+      ? bullpen.dlq.list({ ...filter, status: 'pending' }, { limit: 1 }, { payloadBytes: 0 }).then((p) => p.total)
+      : undefined,
   ]);
   const replayable = f.status === 'pending' || f.status === 'replayed' ? page.total : (pendingMatches ?? 0);
   return {
@@ -161,7 +166,7 @@ export async function readDeadLetterDetail(bullpen: Bullpen, id: string): Promis
   const looked = new Map(recent.map((r, i) => [r, replayStates[i]]));
   const env = envelopeSchema.safeParse(entry.jobData);
   const { payload: _p, tenant: _t, ...envelope } = env.success ? env.data : { payload: undefined, tenant: undefined };
-  const text = payloadToText(entry.payload);
+  const text = entry.payloadTooLarge ? '' : payloadToText(entry.payload);
   return {
     ...toDeadLetterRow(entry),
     message: entry.error.message,
@@ -172,7 +177,8 @@ export async function readDeadLetterDetail(bullpen: Bullpen, id: string): Promis
       code: entry.error.code,
     },
     payload: truncateValue(entry.payload),
-    payloadText: text.length <= MAX_PAYLOAD_TEXT ? text : undefined,
+    payloadTooLarge: entry.payloadTooLarge,
+    payloadText: !entry.payloadTooLarge && text.length <= MAX_PAYLOAD_TEXT ? text : undefined,
     envelope: env.success ? envelope : {},
     originalJobState,
     // Newest first: the question at 3 a.m. is "what happened last".

@@ -65,7 +65,8 @@ export async function* exportDeadLetterPages(
   let cursor: string | undefined;
   for (;;) {
     const limit = Math.min(pageSize, maxRows - rows);
-    const page = await bullpen.dlq.list(filter, cursor ? { limit, cursor } : { limit });
+    // The export carries payloads whole (each at most BULLPEN_MAX_PAYLOAD_BYTES when written).
+    const page = await bullpen.dlq.list(filter, cursor ? { limit, cursor } : { limit }, { payloadBytes: Number.MAX_SAFE_INTEGER });
     if (page.entries.length) {
       rows += page.entries.length;
       yield page.entries.map(toDeadLetterExportRow);

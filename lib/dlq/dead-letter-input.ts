@@ -9,13 +9,15 @@ type FailedJob = Pick<Job, 'id' | 'data'> & Partial<Pick<Job, 'name' | 'timestam
  * The one way a failed job becomes a dead-letter record's input, whoever saw the
  * failure: the processor at the final attempt, the worker pool for a stalled job, the
  * reconciler's sweep of the failed set (docs/decisions/0008-one-record-per-failure.md).
- * `envelope` is the job's data already checked as an envelope, when the caller has it.
+ * `envelope` is the job's data already checked as an envelope, when the caller has it;
+ * `payloadTooLarge`, what the runtime knows of data it did not parse for its size.
  */
 export function deadLetterInput(
   type: string,
   job: FailedJob,
   failure: Pick<DeadLetterInput, 'error' | 'attempts' | 'failedAt' | 'source'>,
   envelope?: JobEnvelope,
+  payloadTooLarge?: DeadLetterInput['payloadTooLarge'],
 ): DeadLetterInput {
   const env = envelope ?? envelopeFrom(job);
   return {
@@ -25,6 +27,7 @@ export function deadLetterInput(
     jobData: env ?? ((job.data ?? {}) as Record<string, unknown>),
     ...failure,
     tenant: env?.tenant,
+    ...(payloadTooLarge ? { payloadTooLarge } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Alerter } from '../alerts/alerter';
 import { AppError } from '../errors/app-error';
 import { envelopeSchema, type JobEnvelope, MAX_IDEMPOTENCY_KEY } from '../jobs/envelope';
+import { assertWithinLimit, bytesOverLimit, DEFAULT_MAX_PAYLOAD_BYTES, previewOf } from '../jobs/payload-limit';
 import { editedReplayId } from '../jobs/replay-identity';
 import { hashRequest } from '../idempotency/request-hash';
 import type { QueueRegistry } from '../jobs/queues';
@@ -28,9 +29,10 @@ import {
   replayJobId,
   type DeadLetterEntry,
   type FailureRecord,
+  type PayloadTooLarge,
   type ReplayRecord,
 } from './entry';
-import { fromHash, historyError, toDocJson, toHashFields } from './entry-codec';
+import { fromHash, historyError, toDocFields, toHashFields } from './entry-codec';
 import {
   deadLetterFilterSchema,
   deadLetterPageSchema,
@@ -40,7 +42,7 @@ import {
   type DeadLetterPageRequest,
 } from './filter';
 import { IndexPager } from './index-pager';
-import { CLAIM_REPLAY, CLAIM_RETRY, FINISH_REPLAY, RECORD, ROLLBACK_REPLAY, SET_STATUS, UNCLAIM_RETRY } from './scripts';
+import { CLAIM_REPLAY, CLAIM_RETRY, FINISH_REPLAY, READ, RECORD, ROLLBACK_REPLAY, SET_STATUS, UNCLAIM_RETRY } from './scripts';
 import type { DeadLetterInput, DeadLetterSink } from './sink';
 
 export interface DeadLetterStoreOptions {
@@ -55,6 +57,8 @@ export interface DeadLetterStoreOptions {
   logger?: Logger;
   /** How long a multi-filter intersection is reused by the following pages. @defaultValue 10000 */
   listCacheTtlMs?: number;
+  /** BULLPEN_MAX_PAYLOAD_BYTES: a larger payload is kept as a preview; a larger replay is refused. @defaultValue 512 KiB */
+  maxPayloadBytes?: number;
 }
 
 const actorSchema = z.string().min(1).max(200);
@@ -75,6 +79,9 @@ export const replayOptionsSchema = z
   .strict();
 export type ReplayOptions = z.input<typeof replayOptionsSchema>;
 
+/** The longest payload a read of many entries (`list`, `getMany`) carries; longer ones are cut (`payloadCut`). */
+export const LIST_PAYLOAD_BYTES = 16 * 1024;
+
 /** A claim older than this belongs to a process that died between claim and enqueue. */
 const STALE_CLAIM_MS = 60_000;
 
@@ -87,6 +94,7 @@ const STALE_CLAIM_MS = 60_000;
 export class DeadLetterStore implements DeadLetterSink {
   readonly keys: DlqKeys;
   readonly threshold: number;
+  readonly maxPayloadBytes: number;
   private readonly pager: IndexPager;
   private readonly bulk: DeadLetterBulk;
   private readonly logger: Logger;
@@ -94,6 +102,7 @@ export class DeadLetterStore implements DeadLetterSink {
   constructor(private readonly opts: DeadLetterStoreOptions) {
     this.keys = new DlqKeys(opts.keys);
     this.threshold = opts.alertThreshold ?? 100;
+    this.maxPayloadBytes = opts.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
     if (!Number.isInteger(this.threshold) || this.threshold < 1) {
       throw new Error(`The DLQ alert threshold must be a positive integer, got ${this.threshold}`);
     }
@@ -137,21 +146,29 @@ export class DeadLetterStore implements DeadLetterSink {
       source: input.source,
     };
     const now = Date.now();
-    const fields = toHashFields({
-      id,
-      queue: input.queue,
-      originalJobId: input.jobId,
-      jobType: input.jobType,
-      jobData: input.jobData,
-      payload: envelope.success ? envelope.data.payload : (input.jobData as Record<string, unknown>).payload,
-      error: input.error,
-      attempts: input.attempts,
-      failedAt: input.failedAt,
-      tenant: input.tenant ?? (envelope.success ? envelope.data.tenant : undefined),
-      status: 'pending',
-      source: input.source,
-      updatedAt: now,
-    });
+    const { payload, payloadText, payloadTooLarge } = this.boundedPayload(
+      input,
+      envelope.success ? envelope.data.payload : (input.jobData as Record<string, unknown>).payload,
+    );
+    const fields = toHashFields(
+      {
+        id,
+        queue: input.queue,
+        originalJobId: input.jobId,
+        jobType: input.jobType,
+        jobData: input.jobData,
+        payload,
+        payloadTooLarge,
+        error: input.error,
+        attempts: input.attempts,
+        failedAt: input.failedAt,
+        tenant: input.tenant ?? (envelope.success ? envelope.data.tenant : undefined),
+        status: 'pending',
+        source: input.source,
+        updatedAt: now,
+      },
+      payloadText,
+    );
     const [outcome, , pending, alert] = (await RECORD.run(
       this.redis,
       [this.keys.entry(id), this.keys.version, this.keys.thresholdAlerted, this.keys.byStatus('pending')],
@@ -169,6 +186,22 @@ export class DeadLetterStore implements DeadLetterSink {
     return outcome === 2 ? { id, created: true, reopened: true } : { id, created: outcome === 1 };
   }
 
+  /**
+   * The payload a dead letter keeps: whole, serialized once, or when it is over the limit
+   * (a failure seen by the reconciler or the stalled check, whose job was read whole) only
+   * its size and start. The runtime passes `payloadTooLarge` for a job it never parsed.
+   */
+  private boundedPayload(
+    input: DeadLetterInput,
+    payload: unknown,
+  ): { payload: unknown; payloadText?: string; payloadTooLarge?: PayloadTooLarge } {
+    if (input.payloadTooLarge) return { payload: undefined, payloadTooLarge: input.payloadTooLarge };
+    const payloadText = payload === undefined ? undefined : JSON.stringify(payload);
+    const bytes = payloadText === undefined ? undefined : bytesOverLimit(payloadText, this.maxPayloadBytes);
+    if (payloadText === undefined || bytes === undefined) return { payload, payloadText };
+    return { payload: undefined, payloadTooLarge: { bytes, limit: this.maxPayloadBytes, preview: previewOf(payloadText) } };
+  }
+
   async get(id: string): Promise<DeadLetterEntry | undefined> {
     if (!isDeadLetterId(id)) return undefined;
     await this.ready();
@@ -181,29 +214,50 @@ export class DeadLetterStore implements DeadLetterSink {
     return this.get(chainRecordId(queue, jobId, envelope.success ? envelope.data : undefined));
   }
 
-  /** Entries by id, in that order; missing ones are left out. */
-  async getMany(ids: string[]): Promise<DeadLetterEntry[]> {
+  /**
+   * Entries by id, in that order; missing ones are left out. A payload longer than
+   * `payloadBytes` is not read: the entry has `payloadCut` (its size and first bytes)
+   * instead, so a page of limit-sized letters costs what a page of small ones does.
+   */
+  async getMany(ids: string[], { payloadBytes = LIST_PAYLOAD_BYTES }: { payloadBytes?: number } = {}): Promise<DeadLetterEntry[]> {
     if (ids.length === 0) return [];
     await this.ready();
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hgetall(this.keys.entry(id));
-    const replies = (await pipeline.exec()) ?? [];
+    const hashes = (await READ.run(
+      this.redis,
+      ids.map((id) => this.keys.entry(id)),
+      [payloadBytes],
+    )) as string[][];
     const entries: DeadLetterEntry[] = [];
-    for (const [err, hash] of replies) {
-      if (err) throw err;
-      const entry = fromHash(hash as Record<string, string>);
+    for (const flat of hashes) {
+      const hash: Record<string, string> = {};
+      for (let i = 0; i < flat.length; i += 2) hash[flat[i]] = flat[i + 1];
+      const entry = fromHash(hash);
       if (entry) entries.push(entry);
     }
     return entries;
   }
 
-  /** Newest first. One filter dimension reads its index; several share a cached intersection. */
-  async list(filter: DeadLetterFilter = {}, page: DeadLetterPageRequest = {}): Promise<DeadLetterPage> {
+  /**
+   * Newest first. One filter dimension reads its index; several share a cached
+   * intersection. Payloads longer than `payloadBytes` are cut (`getMany`).
+   */
+  async list(
+    filter: DeadLetterFilter = {},
+    page: DeadLetterPageRequest = {},
+    read: { payloadBytes?: number } = {},
+  ): Promise<DeadLetterPage> {
     const f = parseOrThrow(deadLetterFilterSchema, filter, 'dead-letter filter');
     const p = parseOrThrow(deadLetterPageSchema, page, 'page');
     await this.ready();
     const { rows, total, nextCursor } = await this.pager.page(f, p);
-    return { entries: await this.getMany(rows.map((r) => r.id)), total, nextCursor };
+    return {
+      entries: await this.getMany(
+        rows.map((r) => r.id),
+        read,
+      ),
+      total,
+      nextCursor,
+    };
   }
 
   /** Pending entries, O(1): what health and the threshold alert compare. */
@@ -247,6 +301,15 @@ export class DeadLetterStore implements DeadLetterSink {
     if (!jobs.has(entry.jobType)) {
       throw new AppError('VALIDATION', `Dead letter ${id} is of job type "${entry.jobType}", which this build does not know`);
     }
+    if (entry.payloadTooLarge) {
+      // Only the payload's start was kept: nothing to re-send, and an edit could not be
+      // checked against the locked fields of a payload nobody has.
+      throw new AppError(
+        'VALIDATION',
+        `Dead letter ${id}'s payload was ${entry.payloadTooLarge.bytes.toLocaleString('en')} bytes, over the limit of ${entry.payloadTooLarge.limit.toLocaleString('en')}, and only its start was kept: it cannot be replayed; dispatch a new job`,
+        { payloadTooLarge: entry.payloadTooLarge.bytes },
+      );
+    }
     const schema = jobs.get(entry.jobType).schema;
     const current = schema.safeParse(entry.payload);
     let payload = entry.payload;
@@ -282,6 +345,10 @@ export class DeadLetterStore implements DeadLetterSink {
     }
     // An edit that changes nothing is a plain replay: it keeps the original's key.
     const edited = o.payload !== undefined && (!current.success || hashRequest(payload) !== hashRequest(current.data));
+    // Refused at once, as a dispatch is, before the claim: an edit may have grown it. The
+    // job id the claim will give is the next in the history, of the same length but rarely.
+    const expectedId = replayJobId(id, entry.replays.length + 1);
+    assertWithinLimit(entry.jobType, replayEnvelope(entry, payload, edited ? expectedId : undefined), this.maxPayloadBytes);
     const now = Date.now();
     const claim = (await CLAIM_REPLAY.run(
       this.redis,
@@ -310,11 +377,11 @@ export class DeadLetterStore implements DeadLetterSink {
     }
     const item: ReplayRecord = { at: Date.now(), by: o.by, newJobId, edited };
     // After an edit, the next replay (and a retry of this replay's job) sends the edit, never the data it replaced.
-    const doc = edited ? toDocJson({ jobData: envelope, payload, error: entry.error, tenant: entry.tenant }) : '';
+    const doc = edited ? toDocFields({ jobData: envelope, error: entry.error, tenant: entry.tenant }, JSON.stringify(payload)) : undefined;
     await FINISH_REPLAY.run(
       this.redis,
       [this.keys.entry(id), this.keys.version],
-      [this.keys.base, id, n, item.at, JSON.stringify(item), doc],
+      [this.keys.base, id, n, item.at, JSON.stringify(item), doc?.doc ?? '', doc?.payload ?? ''],
     );
     this.logger.info({ dlqId: id, jobId: newJobId, by: o.by, edited }, 'dead letter replayed');
     return this.require(id);

@@ -3,10 +3,17 @@ import { deadLetterEntrySchema, type DeadLetterDoc, type DeadLetterEntry, type F
 /**
  * An entry as the fields of its Redis hash. The fields the scripts read (status,
  * jobType, errorClass, tenantOrg, failedAt, ...) are plain strings; the parts nothing
- * filters on (job data, payload, error) are one JSON field, so Lua never re-encodes
- * user data (cjson would turn [] into {} and round long numbers).
+ * filters on are JSON, so Lua never re-encodes user data (cjson would turn [] into {}
+ * and round long numbers): `payload` is the payload's JSON text ('' when the entry has
+ * none), and `doc` the job data without its payload, the error and the tenant. The
+ * payload is stored once, and a read of many entries can leave it out
+ * (docs/dead-letters.md#payloads). `payloadText` is JSON.stringify(entry.payload).
  */
-export function toHashFields(entry: Omit<DeadLetterEntry, 'replays' | 'failures' | 'discardedBy'>): Array<string> {
+export function toHashFields(
+  entry: Omit<DeadLetterEntry, 'replays' | 'failures' | 'discardedBy' | 'payloadCut'>,
+  payloadText: string | undefined,
+): Array<string> {
+  const { doc, payload } = toDocFields(entry, payloadText);
   const fields: Record<string, string> = {
     id: entry.id,
     queue: entry.queue,
@@ -19,17 +26,53 @@ export function toHashFields(entry: Omit<DeadLetterEntry, 'replays' | 'failures'
     errorClass: entry.error.errorClass,
     tenantOrg: entry.tenant?.orgId ?? '',
     updatedAt: String(entry.updatedAt),
-    doc: toDocJson(entry),
+    doc,
+    payload,
     replays: '[]',
     replayCount: '0',
   };
   return Object.entries(fields).flat();
 }
 
-/** The `doc` field of an entry's hash: the parts nothing filters on, as one JSON text. */
-export function toDocJson(entry: Pick<DeadLetterEntry, 'jobData' | 'payload' | 'error' | 'tenant'>): string {
-  const doc: DeadLetterDoc = { jobData: entry.jobData, payload: entry.payload, error: entry.error, tenant: entry.tenant };
-  return JSON.stringify(doc);
+/**
+ * The `doc` and `payload` fields of an entry's hash: the parts nothing filters on, the
+ * payload apart (its JSON text, '' for none) and the rest as one JSON text.
+ */
+export function toDocFields(
+  entry: Pick<DeadLetterEntry, 'jobData' | 'error' | 'tenant' | 'payloadTooLarge'>,
+  payloadText: string | undefined,
+): { doc: string; payload: string } {
+  const doc: Omit<DeadLetterDoc, 'payload'> = {
+    jobData: withoutPayload(entry.jobData),
+    error: entry.error,
+    tenant: entry.tenant,
+    ...(entry.payloadTooLarge ? { payloadTooLarge: entry.payloadTooLarge } : {}),
+  };
+  return { doc: JSON.stringify(doc), payload: payloadText ?? '' };
+}
+
+/** Job data without its `payload` key: the entry's own `payload` field holds it. */
+function withoutPayload(jobData: DeadLetterEntry['jobData']): DeadLetterEntry['jobData'] {
+  if (!('payload' in jobData)) return jobData;
+  const { payload: _payload, ...rest } = jobData;
+  return rest as DeadLetterEntry['jobData'];
+}
+
+/**
+ * The payload and job data of a stored entry: from the `payload` field and the doc, or
+ * from the doc alone for an entry written before the payload had its own field (it kept
+ * the payload twice, in `payload` and in `jobData`). A `payloadCut` field (the length of
+ * a payload a read cut, dlq-read.lua) leaves the payload out and keeps its start.
+ */
+function payloadOf(hash: Record<string, string>, doc: DeadLetterDoc): Pick<DeadLetterEntry, 'payload' | 'jobData' | 'payloadCut'> {
+  if (hash.payload === undefined) return { payload: doc.payload, jobData: doc.jobData };
+  if (hash.payloadCut !== undefined) {
+    return { payload: undefined, jobData: doc.jobData, payloadCut: { bytes: Number(hash.payloadCut), preview: hash.payload } };
+  }
+  if (hash.payload === '') return { payload: undefined, jobData: doc.jobData };
+  const payload: unknown = JSON.parse(hash.payload);
+  // The payload first, where the dispatcher's envelope has it.
+  return { payload, jobData: Object.assign({ payload }, doc.jobData) };
 }
 
 /** The entry stored in a hash, or undefined for a missing (empty) hash. */
@@ -41,8 +84,8 @@ export function fromHash(hash: Record<string, string>): DeadLetterEntry | undefi
     queue: hash.queue,
     originalJobId: hash.originalJobId,
     jobType: hash.jobType,
-    jobData: doc.jobData,
-    payload: doc.payload,
+    ...payloadOf(hash, doc),
+    payloadTooLarge: doc.payloadTooLarge,
     error: doc.error,
     attempts: Number(hash.attempts),
     failedAt: Number(hash.failedAt),

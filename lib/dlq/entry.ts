@@ -23,6 +23,20 @@ export const replayRecordSchema = z.object({
 });
 export type ReplayRecord = z.infer<typeof replayRecordSchema>;
 
+/**
+ * A payload the dead letter does not hold, only its size and start: the job's data was
+ * over BULLPEN_MAX_PAYLOAD_BYTES (docs/dead-letters.md#payloads).
+ */
+export const payloadTooLargeSchema = z.object({
+  /** The JSON's size in bytes. */
+  bytes: z.number().int().min(0),
+  /** The limit it was over. */
+  limit: z.number().int().min(0),
+  /** The JSON's first bytes (PAYLOAD_PREVIEW_BYTES): not JSON itself. */
+  preview: z.string(),
+});
+export type PayloadTooLarge = z.infer<typeof payloadTooLargeSchema>;
+
 /** Longest message a failure of the history keeps (the latest failure keeps the full message and stack). */
 export const MAX_HISTORY_MESSAGE = 2_000;
 
@@ -55,8 +69,15 @@ export const deadLetterEntrySchema = z.object({
   jobType: z.string().min(1),
   /** The job's data as BullMQ stored it: normally the envelope. */
   jobData: z.union([envelopeSchema, z.record(z.string(), z.unknown())]),
-  /** The payload the handler received (the envelope's `payload`). */
+  /** The payload the handler received (the envelope's `payload`). Stored once, apart from the rest of jobData. */
   payload: z.unknown(),
+  /** Set instead of `payload` (and jobData's payload) when the job's data was over the limit. */
+  payloadTooLarge: payloadTooLargeSchema.optional(),
+  /**
+   * Set by a read of many entries (`list`) instead of `payload` when the payload is longer
+   * than the read keeps (LIST_PAYLOAD_BYTES): its size and its first bytes. `get` reads it whole.
+   */
+  payloadCut: z.object({ bytes: z.number().int().min(0), preview: z.string() }).optional(),
   error: z.object({
     message: z.string().max(MAX_ERROR_MESSAGE),
     stack: z.string().max(MAX_ERROR_STACK).optional(),
@@ -77,11 +98,31 @@ export type DeadLetterEntry = z.infer<typeof deadLetterEntrySchema>;
 
 /** What `record` accepts (the runtime's DeadLetterInput): the failure, without the store's bookkeeping. */
 export const deadLetterInputSchema = deadLetterEntrySchema
-  .pick({ queue: true, jobType: true, jobData: true, error: true, attempts: true, failedAt: true, tenant: true, source: true })
+  .pick({
+    queue: true,
+    jobType: true,
+    jobData: true,
+    error: true,
+    attempts: true,
+    failedAt: true,
+    tenant: true,
+    source: true,
+    payloadTooLarge: true,
+  })
   .extend({ jobId: z.string().min(1).max(512) });
 
-/** The immutable part of an entry, stored as one JSON field of its hash. */
-export const deadLetterDocSchema = deadLetterEntrySchema.pick({ jobData: true, payload: true, error: true, tenant: true });
+/**
+ * The immutable part of an entry but its payload, stored as one JSON field of its hash;
+ * the payload is a field of its own, so jobData is stored without it (entry-codec.ts).
+ * An entry written before had `payload` in the doc and in `jobData` both.
+ */
+export const deadLetterDocSchema = deadLetterEntrySchema.pick({
+  jobData: true,
+  payload: true,
+  error: true,
+  tenant: true,
+  payloadTooLarge: true,
+});
 export type DeadLetterDoc = z.infer<typeof deadLetterDocSchema>;
 
 /** The id of the dead letter of job `jobId` of `queue`: deterministic, so writes are idempotent. */

@@ -8,10 +8,12 @@ import { LuaCommand } from '../redis/lua-command';
  * them share the `{dlq}` hash tag, hence one slot on a cluster.
  *
  * Entry hash fields: id queue originalJobId jobType failedAt status source attempts
- * errorClass tenantOrg updatedAt doc (JSON: jobData payload error tenant) replays (JSON
- * array) replayCount (length of replays) failures (JSON array) failureCount discardedBy,
- * reopenAfter and lastReplayJobId (whose failure re-opens the record), failedJobId (the
- * job of the latest failure, the only one retried in place), and while a
+ * errorClass tenantOrg updatedAt doc (JSON: jobData without its payload, error, tenant,
+ * payloadTooLarge; an older entry's doc holds the payload too) payload (its JSON, '' for
+ * none; absent on an older entry) replays (JSON array) replayCount (length of replays)
+ * failures (JSON array) failureCount discardedBy, reopenAfter and lastReplayJobId (whose
+ * failure re-opens the record), failedJobId (the job of the latest failure, the only one
+ * retried in place), and while a
  * replay runs: replayingN replayingFrom replayingAt.
  */
 const HELPERS = LUA.helpers;
@@ -42,8 +44,9 @@ export const CLAIM_REPLAY = new LuaCommand('dlq-claim-replay', LUA['dlq-claim-re
 
 /**
  * replaying → replayed once the job is enqueued, with its history item; for an edited
- * replay, the replayed envelope becomes the entry's `doc` (what the next replay sends).
- * KEYS: entry, version. ARGV: base, id, n, now, history item JSON, doc JSON or ''.
+ * replay, the replayed envelope becomes the entry's `doc` and `payload` (what the next
+ * replay sends).
+ * KEYS: entry, version. ARGV: base, id, n, now, history item JSON, doc JSON or '', payload JSON.
  * Returns 1, or 0 if the claim is gone.
  */
 export const FINISH_REPLAY = new LuaCommand('dlq-finish-replay', LUA['dlq-finish-replay'], [HELPERS]);
@@ -103,3 +106,12 @@ export const INTERSECT = new LuaCommand('dlq-intersect', LUA['dlq-intersect']);
  * KEYS: index. ARGV: from, to, limit, cursorScore, cursorId, offset, withTotal (1/0).
  */
 export const PAGE = new LuaCommand('dlq-page', LUA['dlq-page']);
+
+/**
+ * Entries' hashes as HGETALL returns them, each in one reply, with a `payload` longer
+ * than the limit cut to its first bytes and its full length added as `payloadCut`: a
+ * page of large letters crosses the wire and fills the reader's memory with previews.
+ * KEYS: entries. ARGV: the longest payload kept whole, in bytes. Returns one flat
+ * field/value array per key (empty for a missing entry).
+ */
+export const READ = new LuaCommand('dlq-read', LUA['dlq-read']);

@@ -13,6 +13,8 @@ export interface DeadLetterInput {
   attempts: number;
   failedAt: number;
   tenant?: Tenant;
+  /** Set when the job's data was over the limit at pickup: its size and start, never the data. */
+  payloadTooLarge?: { bytes: number; limit: number; preview: string };
   /** Where it came from: the runtime at final failure, or the reconciler's sweep. */
   source: 'runtime' | 'reconciler' | 'stalled';
 }

@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
   UNAVAILABLE: 503,
   /** Redis did not answer within the caller's bound; retryable (docs/producers.md, "During a Redis outage"). */

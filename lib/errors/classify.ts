@@ -88,7 +88,8 @@ export function classifyError(err: unknown): Classification {
     if (err.code === 'UNAVAILABLE' || err.code === 'REDIS_UNAVAILABLE') return { errorClass: 'network', retryable: true, code: err.code };
     // Inside Bullpen a conflict is contention (a lock held, a record moving): try later.
     if (err.code === 'CONFLICT') return { errorClass: 'conflict', retryable: true, code: err.code };
-    if (err.code === 'VALIDATION' || err.code === 'INVALID_SCHEDULE') return { errorClass: 'validation', retryable: false, code: err.code };
+    if (err.code === 'VALIDATION' || err.code === 'INVALID_SCHEDULE' || err.code === 'PAYLOAD_TOO_LARGE')
+      return { errorClass: 'validation', retryable: false, code: err.code };
     return { errorClass: 'permanent', retryable: false, code: err.code };
   }
   if (err instanceof ZodError || name === 'ZodError') {

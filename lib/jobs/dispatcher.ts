@@ -6,6 +6,7 @@ import { type JobEnvelope, MAX_IDEMPOTENCY_KEY } from './envelope';
 import { jobIdForKey } from './idempotency-key';
 import type { JobInputOf, JobNameOf, JobTable } from './job-definition';
 import { PRIORITY, PRIORITY_NAMES, type PriorityName } from './priority';
+import { assertWithinLimit, DEFAULT_MAX_PAYLOAD_BYTES } from './payload-limit';
 import type { QueueRegistry } from './queues';
 import { tenantSchema, type Tenant } from './tenant';
 
@@ -68,15 +69,19 @@ export interface DispatcherOptions {
    * @defaultValue 5000 (config BULLPEN_DISPATCH_TIMEOUT_MS)
    */
   timeoutMs?: number;
+  /** BULLPEN_MAX_PAYLOAD_BYTES: a job whose data is larger as JSON is refused. @defaultValue 512 KiB */
+  maxPayloadBytes?: number;
 }
 
 /**
- * Validates and enqueues jobs. Nothing reaches Redis until every part is valid, so a
- * refused dispatch changes nothing; nothing is sent before the connection is ready, and
- * a dispatch answers within its bound whatever Redis does.
+ * Validates and enqueues jobs. Nothing reaches Redis until every part is valid (the
+ * payload against its schema, the options, the data's size), so a refused dispatch
+ * changes nothing; nothing is sent before the connection is ready, and a dispatch
+ * answers within its bound whatever Redis does.
  */
 export class Dispatcher {
   private readonly timeoutMs: number;
+  private readonly maxPayloadBytes: number;
 
   constructor(
     private readonly queues: QueueRegistry,
@@ -84,6 +89,7 @@ export class Dispatcher {
     opts: DispatcherOptions = {},
   ) {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_DISPATCH_TIMEOUT_MS;
+    this.maxPayloadBytes = opts.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
     if (!Number.isInteger(this.timeoutMs) || this.timeoutMs <= 0) {
       throw new AppError('VALIDATION', `The dispatch timeout must be a positive integer of ms, got ${this.timeoutMs}`);
     }
@@ -167,6 +173,9 @@ export class Dispatcher {
       requestId: o.requestId ?? randomUUID(),
       dispatchedAt: Date.now(),
     };
+    // Measured as BullMQ will store it, before anything is written. The one serialization
+    // more per dispatch is the producer's; the runtime measures the text it reads.
+    assertWithinLimit(type, envelope, this.maxPayloadBytes);
     const options: Prepared['options'] = {
       ...(o.priority ? { priority: PRIORITY[o.priority] } : {}),
       ...(o.delayMs ? { delay: o.delayMs } : {}),

@@ -7,12 +7,14 @@ import { deadLetterInput } from '../dlq/dead-letter-input';
 import type { DeadLetterSink } from '../dlq/sink';
 import { type JobEnvelope, readEnvelope } from '../jobs/envelope';
 import type { CatalogEntry } from '../jobs/job-catalog';
+import { payloadTooLarge } from '../jobs/payload-limit';
 import type { Logger } from '../logging/logger';
 import type { WorkerMetrics } from '../metrics/worker-metrics';
 import type { AttemptRecorder } from '../metrics/history-recorder';
 import type { FinalFailures } from './final-failures';
 import type { JobHandler } from './handler';
 import type { RuntimeHooks } from './runtime-hooks';
+import { oversizedData } from './bounded-worker';
 import { JobRun } from './job-run';
 import { tagJobSpan } from '../telemetry/tracing';
 
@@ -71,6 +73,9 @@ export function buildProcessor(deps: ProcessorDeps) {
           'VALIDATION',
         );
       }
+      // Never parsed: only its size and start are known (bounded-worker.ts).
+      const oversized = oversizedData(job);
+      if (oversized) throw payloadTooLarge(deps.type, oversized.bytes, oversized.limit);
       if (!envelope.data) throw new PermanentError(envelope.error, 'VALIDATION');
       const payload = def.schema.safeParse(envelope.data.payload);
       if (!payload.success) {
@@ -175,6 +180,7 @@ async function recordDeadLetter(
           source: 'runtime',
         },
         envelope,
+        oversizedData(job),
       ),
     );
     logger.warn({ dlqId: id }, created ? 'dead letter recorded' : 'dead letter already recorded');

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { Worker, type Job, type Telemetry } from 'bullmq';
+import type { Job, Telemetry, Worker } from 'bullmq';
 import type { Alerter } from '../alerts/alerter';
 import { classifyError } from '../errors/classify';
 import { deadLetterInput } from '../dlq/dead-letter-input';
@@ -13,6 +13,8 @@ import { MINUTE_POINTS } from '../metrics/history-layout';
 import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
 import type { HandlerMap } from './handler';
+import { DEFAULT_MAX_PAYLOAD_BYTES } from '../jobs/payload-limit';
+import { BoundedWorker } from './bounded-worker';
 import { FinalFailures } from './final-failures';
 import { buildProcessor } from './processor';
 import type { RuntimeHooks } from './runtime-hooks';
@@ -49,6 +51,12 @@ export interface WorkerPoolOptions {
   lockDurationMs?: number;
   /** Override every type's time limit (tests). */
   timeoutMs?: number;
+  /**
+   * BULLPEN_MAX_PAYLOAD_BYTES: a job whose data is larger as JSON fails for good at
+   * pickup, unparsed, with a dead letter that keeps a preview (bounded-worker.ts).
+   * @defaultValue 512 KiB
+   */
+  maxPayloadBytes?: number;
   /** Shown by CLIENT LIST and on the dashboard; default `bullpen:<host>:<pid>`. */
   name?: string;
 }
@@ -112,7 +120,7 @@ export class WorkerPool {
         hooks: this.opts.hooks,
         timeoutMs: this.opts.timeoutMs,
       });
-      const worker = new Worker(
+      const worker = new BoundedWorker(
         type,
         // One parameter, as buildProcessor's own (BullMQ then makes no AbortController per job).
         async (job: Job) => {
@@ -140,6 +148,7 @@ export class WorkerPool {
           metrics: { maxDataPoints: MINUTE_POINTS },
           ...(this.opts.telemetry ? { telemetry: this.opts.telemetry } : {}),
         },
+        this.opts.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES,
       );
       worker.on('error', (err) => this.opts.logger.error({ err, queue: type }, 'worker error'));
       // Emitted once BullMQ has recorded the failure (a retry or a final one); jobs failed

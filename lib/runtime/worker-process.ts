@@ -101,6 +101,7 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
     concurrency: opts.concurrency,
     stalledIntervalMs: config.STALLED_INTERVAL_MS,
     lockDurationMs: config.LOCK_DURATION_MS,
+    maxPayloadBytes: config.BULLPEN_MAX_PAYLOAD_BYTES,
   });
   await pool.start();
   queueInfo.push(...pool.describe());

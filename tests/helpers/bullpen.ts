@@ -34,6 +34,7 @@ export function poolOf(bullpen: Bullpen, handlers: HandlerMap, overrides: Partia
     sink: bullpen.dlq,
     alerter: bullpen.alerter,
     logger: silentLogger,
+    maxPayloadBytes: bullpen.config.BULLPEN_MAX_PAYLOAD_BYTES,
     ...overrides,
   });
 }

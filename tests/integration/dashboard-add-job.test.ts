@@ -57,6 +57,22 @@ describe('adding a job from the dashboard', () => {
     });
   });
 
+  it('refuses a payload over BULLPEN_MAX_PAYLOAD_BYTES as an error of the payload field, and adds or duplicates nothing', async () => {
+    const bullpen = await server.readyBullpen({ env: { BULLPEN_MAX_PAYLOAD_BYTES: '4096' } });
+    const ops = new JobOperations(bullpen);
+    const small = await ops.add({ queue: 'webhook-dispatch', payload: '{"webhookId": "w1", "event": "e", "payload": {}}' });
+    const before = await allJobs(bullpen);
+    const big = JSON.stringify({ webhookId: 'w1', event: 'e', payload: { blob: 'x'.repeat(5_000) } });
+    const tooLarge = {
+      code: 'PAYLOAD_TOO_LARGE',
+      details: { issues: [{ path: [], message: expect.stringMatching(/bytes of JSON, over the limit of 4,096 bytes/) }] },
+    };
+    await expect(ops.add({ queue: 'webhook-dispatch', payload: big })).rejects.toMatchObject(tooLarge);
+    const edit = { webhookId: 'w1', event: 'e', payload: { blob: 'x'.repeat(5_000) } };
+    await expect(ops.duplicate('webhook-dispatch', small.jobId, { payload: edit })).rejects.toMatchObject(tooLarge);
+    expect(await allJobs(bullpen)).toBe(before);
+  });
+
   it('refuses a payload its type’s schema or JSON refuses, naming the field, and adds nothing', async () => {
     const bullpen = await server.readyBullpen();
     const ops = new JobOperations(bullpen);

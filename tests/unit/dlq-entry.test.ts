@@ -34,6 +34,14 @@ function makeEntry(overrides: Partial<DeadLetterEntry> = {}): DeadLetterEntry {
   };
 }
 
+/** An entry's hash as the store writes it. */
+function hashOf(entry: DeadLetterEntry): Record<string, string> {
+  const flat = toHashFields(entry, entry.payload === undefined ? undefined : JSON.stringify(entry.payload));
+  const hash: Record<string, string> = {};
+  for (let i = 0; i < flat.length; i += 2) hash[flat[i]] = flat[i + 1];
+  return hash;
+}
+
 describe('dead-letter ids', () => {
   it('derive from queue and job id only', () => {
     expect(deadLetterId('webhook-dispatch', '42')).toBe(deadLetterId('webhook-dispatch', '42'));
@@ -48,12 +56,36 @@ describe('dead-letter ids', () => {
 describe('entry codec', () => {
   it('round-trips an entry through its hash fields without touching user data', () => {
     const entry = makeEntry();
-    const flat = toHashFields(entry);
-    const hash: Record<string, string> = {};
-    for (let i = 0; i < flat.length; i += 2) hash[flat[i]] = flat[i + 1];
+    const hash = hashOf(entry);
     expect(hash).toMatchObject({ status: 'pending', errorClass: 'server', tenantOrg: 'org-a', failedAt: '1700000000123' });
     expect(fromHash(hash)).toEqual(entry);
     expect(fromHash({})).toBeUndefined();
+  });
+
+  it('stores the payload once: in its own field, not in the doc', () => {
+    const entry = makeEntry();
+    const hash = hashOf(entry);
+    expect(hash.payload).toBe('{"big":9007199254740991,"list":[]}');
+    expect(hash.doc).not.toContain('9007199254740991');
+    expect(Object.keys(JSON.parse(hash.doc).jobData)).toEqual(['requestId', 'dispatchedAt', 'tenant']);
+    expect(fromHash(hash)?.jobData).toEqual(entry.jobData);
+  });
+
+  it('reads an entry written before, with the payload in its doc twice', () => {
+    const entry = makeEntry();
+    const { payload: _payload, ...hash } = hashOf(entry);
+    hash.doc = JSON.stringify({ jobData: entry.jobData, payload: entry.payload, error: entry.error, tenant: entry.tenant });
+    expect(fromHash(hash)).toEqual(entry);
+  });
+
+  it('reads an entry without a payload, and one whose payload a read cut', () => {
+    const none = makeEntry({ payload: undefined, jobData: { requestId: 'r', dispatchedAt: 1 } });
+    expect(fromHash(hashOf(none))).toEqual(none);
+    const cut = { ...hashOf(makeEntry()), payload: '{"big":90', payloadCut: '35' };
+    const read = fromHash(cut);
+    expect(read?.payload).toBeUndefined();
+    expect(read?.payloadCut).toEqual({ bytes: 35, preview: '{"big":90' });
+    expect(read?.jobData).toEqual({ requestId: 'r', dispatchedAt: 1, tenant: { orgId: 'org-a' } });
   });
 });
 

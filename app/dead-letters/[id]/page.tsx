@@ -36,7 +36,8 @@ export default async function DeadLetterPage({ params, searchParams }: RouteProp
 async function Entry({ id, canOperate, edit }: { id: string; canOperate: boolean; edit: boolean }) {
   const entry = await readDeadLetterDetail(getBullpen(), id);
   if (!entry) notFound();
-  const replayable = entry.knownType && (entry.status === 'pending' || entry.status === 'replayed');
+  // Over the limit, only the payload's start was kept: nothing to replay (docs/dead-letters.md#payloads).
+  const replayable = entry.knownType && !entry.payloadTooLarge && (entry.status === 'pending' || entry.status === 'replayed');
   return (
     <>
       <div className="page-head">
@@ -61,7 +62,7 @@ async function Entry({ id, canOperate, edit }: { id: string; canOperate: boolean
                 replayable={replayable}
                 actions={{ replay: replayDeadLetter, discard: discardDeadLetter }}
               />
-              {!replayable && <p className="small muted">{notReplayableReason(entry.status, entry.knownType)}</p>}
+              {!replayable && <p className="small muted">{notReplayableReason(entry.status, entry.knownType, !!entry.payloadTooLarge)}</p>}
               {replayable && entry.payloadText !== undefined && (
                 <details id="edit-payload" open={edit || undefined}>
                   <summary data-testid="dlq-edit-payload">Edit the payload, then replay</summary>
@@ -86,8 +87,9 @@ async function Entry({ id, canOperate, edit }: { id: string; canOperate: boolean
   );
 }
 
-function notReplayableReason(status: string, knownType: boolean): string {
+function notReplayableReason(status: string, knownType: boolean, tooLarge: boolean): string {
   if (!knownType) return 'This build does not know the job type, so it cannot be replayed.';
+  if (tooLarge) return 'The payload was over the size limit and only its start was kept, so it cannot be replayed: dispatch a new job.';
   if (status === 'replaying') return 'A replay is being enqueued right now.';
   return 'Discarded dead letters are kept for the record and cannot be replayed.';
 }

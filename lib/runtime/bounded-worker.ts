@@ -1,0 +1,43 @@
+import { type Job, type JobJson, Worker, type WorkerOptions } from 'bullmq';
+import { bytesOverLimit, previewOf } from '../jobs/payload-limit';
+
+/** A job whose data was over the limit when it was picked up: its size and the start of its JSON. */
+export interface OversizedData {
+  bytes: number;
+  limit: number;
+  preview: string;
+}
+
+const oversized = new WeakMap<Job, OversizedData>();
+
+/** What a BoundedWorker found when it picked `job` up over the limit; undefined for every other job. */
+export function oversizedData(job: Job): OversizedData | undefined {
+  return oversized.get(job);
+}
+
+/**
+ * A BullMQ Worker that measures each job's data where it arrives: the JSON text BullMQ
+ * read from the job's hash, before it is parsed. Its length settles almost every job
+ * without encoding it (payload-limit.ts), so the runtime pays nothing per job for the
+ * limit. A job over it is never parsed: its data is null, and `oversizedData` tells
+ * the processor, which fails it for good with a dead letter that keeps only a preview.
+ */
+export class BoundedWorker extends Worker {
+  constructor(
+    name: string,
+    processor: (job: Job) => Promise<unknown>,
+    opts: WorkerOptions,
+    private readonly maxPayloadBytes: number,
+  ) {
+    super(name, processor, opts);
+  }
+
+  protected override createJob(raw: JobJson, jobId: string): Job {
+    const text = raw.data;
+    const bytes = typeof text === 'string' ? bytesOverLimit(text, this.maxPayloadBytes) : undefined;
+    if (bytes === undefined) return super.createJob(raw, jobId);
+    const job = super.createJob({ ...raw, data: 'null' }, jobId);
+    oversized.set(job, { bytes, limit: this.maxPayloadBytes, preview: previewOf(text) });
+    return job;
+  }
+}
