@@ -4,14 +4,19 @@ import { forbidden, unstable_rethrow } from 'next/navigation';
 import { headers } from 'next/headers';
 import { z } from 'zod';
 import type { Bullpen } from '@/lib/bullpen';
-import { readyBullpen } from '@/app/_lib/bullpen';
+import { getBullpen } from '@/app/_lib/bullpen';
 import type { AuditInput } from '@/lib/audit/audit-log';
 import type { Role } from '@/lib/auth/roles';
 import type { User } from '@/lib/auth/user-store';
 import { actionFailure } from '@/lib/dashboard/action-failure';
 import type { ActionResult } from '@/lib/dashboard/action-result';
+import { withTimeLimit } from '@/lib/health/time-limit';
+import { guardedWrite } from '@/lib/redis/guarded-write';
 import { liveCache } from '@/app/_lib/bullpen';
 import { authorize } from './require-user';
+
+/** The audit entry of a change that is done: written within this, or logged as missing. */
+const AUDIT_BOUND_MS = 2_000;
 
 export interface ActionContext {
   user: User;
@@ -37,7 +42,8 @@ export interface ActionSpec<S extends z.ZodType, T> {
 
 /**
  * The one way a dashboard mutation runs: authorise (401/403 as real statuses) →
- * refuse cross-site requests → zod safeParse (typed field errors) → call lib/ →
+ * refuse cross-site requests → zod safeParse (typed field errors) → call lib/ behind
+ * the health gate and within a bound (lib/redis/guarded-write.ts) →
  * audit as the signed-in user → revalidate → a typed result. Call it from an
  * exported async function in a segment's actions.ts:
  *
@@ -58,21 +64,21 @@ export async function runAction<S extends z.ZodType, T>(spec: ActionSpec<S, T>, 
       fieldErrors: z.flattenError(parsed.error).fieldErrors as Record<string, string[]>,
     };
   }
-  let bullpen: Bullpen;
-  try {
-    bullpen = await readyBullpen();
-  } catch {
-    return { ok: false, code: 'UNAVAILABLE', message: 'Redis is unreachable right now; nothing was changed. Try again shortly.' };
-  }
+  const bullpen = getBullpen();
   let data: T;
   try {
-    data = await spec.run(parsed.data, { user, bullpen });
+    // Sent only to a Redis that answers now, and bounded: a change is never applied long
+    // after the operator was told it failed (docs/decisions/0006-connection-roles.md).
+    data = await guardedWrite(bullpen.redis, () => spec.run(parsed.data, { user, bullpen }), { what: `the action ${spec.name}` });
   } catch (err) {
     unstable_rethrow(err);
     return actionFailure(err, spec.name, bullpen.logger, { user: user.username });
   }
   try {
-    if (spec.audit !== 'lib') await bullpen.audit.append({ actor: user.username, action: spec.name, ...spec.audit(parsed.data, data) });
+    if (spec.audit !== 'lib') {
+      const entry = { actor: user.username, action: spec.name, ...spec.audit(parsed.data, data) };
+      await withTimeLimit(bullpen.audit.append(entry), AUDIT_BOUND_MS, 'the audit entry');
+    }
   } catch (err) {
     // The change is done and cannot be undone here; make the missing entry loud.
     bullpen.logger.error({ err, action: spec.name, user: user.username }, 'audit entry could not be written');

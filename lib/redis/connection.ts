@@ -17,9 +17,20 @@ export type RedisPipeline = ChainableCommander;
  *   queue through a Redis restart and fail only after RESILIENT_RETRIES reconnections
  *   (about 10 s), so a blip delays a job instead of failing it, and nothing hangs forever.
  * - `producer`: the dashboard and dispatchers fail fast while Redis is down rather
- *   than queueing commands in memory (`enableOfflineQueue: false`).
+ *   than queueing commands in memory (`enableOfflineQueue: false`); a command that
+ *   Redis does not answer fails after PRODUCER_COMMAND_TIMEOUT_MS, and one in flight
+ *   when the connection dropped is not re-sent when it comes back. Every BullMQ Queue
+ *   of the dashboard shares this connection (lib/jobs/queues.ts).
  */
 export type ConnectionRole = 'worker' | 'resilient' | 'producer';
+
+/**
+ * The longest a `producer` command waits for its answer. A backstop for reads: the
+ * dashboard's changes are bounded tighter by lib/redis/guarded-write.ts, dispatches by
+ * BULLPEN_DISPATCH_TIMEOUT_MS. Every call of the dashboard's is bounded in work (one
+ * page, one batch), so a healthy Redis answers far inside it.
+ */
+export const PRODUCER_COMMAND_TIMEOUT_MS = 10_000;
 
 /** Reconnections a `resilient` command waits through: ioredis waits min(n·50, 2000) ms before the n-th, ~10 s for 20. */
 export const RESILIENT_RETRIES = 20;
@@ -57,7 +68,16 @@ export function createRedis(target: RedisTarget, role: ConnectionRole): RedisCli
       ? { maxRetriesPerRequest: null, enableReadyCheck: true }
       : role === 'resilient'
         ? { maxRetriesPerRequest: RESILIENT_RETRIES, enableOfflineQueue: true, enableReadyCheck: true, connectTimeout: 5_000 }
-        : { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 5_000 };
+        : {
+            maxRetriesPerRequest: 1,
+            enableOfflineQueue: false,
+            connectTimeout: 5_000,
+            // A hung Redis keeps the socket open: without a timeout a command waits for ever.
+            commandTimeout: PRODUCER_COMMAND_TIMEOUT_MS,
+            // A command in flight when the connection dropped is never sent again on reconnect:
+            // its caller was told it failed, and it must not land later.
+            autoResendUnfulfilledCommands: false,
+          };
   if (target.clusterNodes) {
     return new Cluster(
       target.clusterNodes.map((n) => {
