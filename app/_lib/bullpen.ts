@@ -51,9 +51,10 @@ export function forgetProcessScoped(name: string): void {
 
 /**
  * The Bullpen once its Redis connection is ready. The producer connection has no
- * offline queue (it fails fast while Redis is down), so the first command right after
- * start, or during a reconnect, would fail; server code awaits this instead. Rejects
- * after `timeoutMs` when Redis stays unreachable (the page shows its error boundary).
+ * offline queue: it holds commands only until its first `ready` (lib/redis/connection.ts),
+ * so during a reconnect a command fails at once; server code awaits this to wait for the
+ * reconnection instead. Rejects after `timeoutMs` when Redis stays unreachable (the page
+ * shows its error boundary).
  */
 export function readyBullpen(timeoutMs = 5_000): Promise<Bullpen> {
   return getBullpen().ready(timeoutMs);

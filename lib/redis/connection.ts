@@ -1,4 +1,4 @@
-import { type ChainableCommander, Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import { type ChainableCommander, Cluster, type ClusterOptions, Command, Redis, type RedisOptions } from 'ioredis';
 import type { Config } from '../config';
 import { AppError } from '../errors/app-error';
 import { embeddedRedisPassword } from './embedded-password';
@@ -87,8 +87,50 @@ export function createRedis(target: RedisTarget, role: ConnectionRole): RedisCli
       { redisOptions: options, ...clusterOptions(role) },
     );
   }
-  if (target.url) return new Redis(target.url, options);
-  return new Redis({ host: target.host, port: target.port, password: target.password, ...options });
+  const client = target.url
+    ? new Redis(target.url, options)
+    : new Redis({ host: target.host, port: target.port, password: target.password, ...options });
+  if (role === 'producer') holdUntilFirstReady(client, FIRST_READY_WAIT_MS);
+  return client;
+}
+
+/** How long a `producer` command sent before the connection's first `ready` waits for it. */
+export const FIRST_READY_WAIT_MS = 5_000;
+
+/**
+ * The readiness gate inside the connection. Without an offline queue, a command sent while
+ * a new connection still opens (the TCP connect, AUTH, the INFO ready check) fails with
+ * "Stream isn't writeable", so every caller had to remember `readyClient` first, and one
+ * that forgot failed at random under load (a page read, a session check, a test's first
+ * command). Until the connection has been ready once, a command is held here, outside
+ * ioredis, and sent at `ready`; one still held after `waitMs` is rejected and never sent,
+ * so nothing lands late. After the first `ready` the connection fails fast as before: a
+ * reconnect is an outage, which its callers bound themselves (lib/redis/redis-bound.ts).
+ */
+function holdUntilFirstReady(client: Redis, waitMs: number): void {
+  const send = client.sendCommand.bind(client);
+  let opened = false;
+  const firstReady = new Promise<void>((resolve) =>
+    client.once('ready', () => {
+      opened = true;
+      resolve();
+    }),
+  );
+  client.sendCommand = (command, stream) => {
+    // ioredis's own handshake (AUTH, the INFO ready check, CLIENT SETNAME) runs before `ready`.
+    const handshake = client.status === 'connect' && Command.checkFlag('HANDSHAKE_COMMANDS', command.name);
+    if (opened || handshake || client.status === 'end') return send(command, stream);
+    let expired = false;
+    const timer = setTimeout(() => {
+      expired = true;
+      command.reject(new AppError('UNAVAILABLE', `Redis not ready after ${waitMs} ms`));
+    }, waitMs);
+    void firstReady.then(() => {
+      clearTimeout(timer);
+      if (!expired) send(command, stream);
+    });
+    return command.promise;
+  };
 }
 
 /**
