@@ -9,11 +9,17 @@ import { tenantSchema } from '../jobs/tenant';
 import { MAX_PAYLOAD_TEXT, payloadToText } from './dead-letters-payload';
 import { toStoreFilter, withoutPaging, type DeadLetterFilters } from './dead-letters-filters';
 import { pageCountOf } from './pagination';
-import { truncateText, truncateValue, truncatedValueSchema } from './truncate';
+import { MAX_VALUE_BYTES, truncateText, truncateValue, truncatedValueSchema } from './truncate';
 
 /** Longest error message a list row carries; the entry page shows all of it. */
 const ROW_MESSAGE_BYTES = 300;
 const STACK_BYTES = 16 * 1024;
+/**
+ * The longest payload the entry page reads whole: past it the JSON's pretty text is past
+ * MAX_PAYLOAD_TEXT characters (a character is at most 3 bytes), too long for the editor,
+ * and the page shows its first MAX_VALUE_BYTES, cut in Redis.
+ */
+const DETAIL_PAYLOAD_BYTES = 3 * MAX_PAYLOAD_TEXT;
 /** Replays whose job state is looked up (newest first); older ones show their record only. */
 const REPLAY_STATES_LOOKED_UP = 20;
 
@@ -155,7 +161,8 @@ export async function readDeadLetterList(bullpen: Bullpen, f: DeadLetterFilters,
 
 /** Everything the entry page shows, or null when there is no such entry. */
 export async function readDeadLetterDetail(bullpen: Bullpen, id: string): Promise<DeadLetterDetail | null> {
-  const entry = await bullpen.dlq.get(id);
+  // A payload too long to edit in a browser is shown by its start: it is not read whole.
+  const [entry] = await bullpen.dlq.getMany([id], { payloadBytes: DETAIL_PAYLOAD_BYTES });
   if (!entry) return null;
   const known = bullpen.jobs.has(entry.queue);
   const recent = entry.replays.slice(-REPLAY_STATES_LOOKED_UP);
@@ -166,7 +173,7 @@ export async function readDeadLetterDetail(bullpen: Bullpen, id: string): Promis
   const looked = new Map(recent.map((r, i) => [r, replayStates[i]]));
   const env = envelopeSchema.safeParse(entry.jobData);
   const { payload: _p, tenant: _t, ...envelope } = env.success ? env.data : { payload: undefined, tenant: undefined };
-  const text = entry.payloadTooLarge ? '' : payloadToText(entry.payload);
+  const text = entry.payloadTooLarge || entry.payloadCut ? '' : payloadToText(entry.payload);
   return {
     ...toDeadLetterRow(entry),
     message: entry.error.message,
@@ -176,9 +183,11 @@ export async function readDeadLetterDetail(bullpen: Bullpen, id: string): Promis
       stack: entry.error.stack ? truncateText(entry.error.stack, STACK_BYTES).text : undefined,
       code: entry.error.code,
     },
-    payload: truncateValue(entry.payload),
+    payload: entry.payloadCut
+      ? { value: truncateText(entry.payloadCut.preview, MAX_VALUE_BYTES).text, truncated: true, bytes: entry.payloadCut.bytes }
+      : truncateValue(entry.payload),
     payloadTooLarge: entry.payloadTooLarge,
-    payloadText: !entry.payloadTooLarge && text.length <= MAX_PAYLOAD_TEXT ? text : undefined,
+    payloadText: !entry.payloadTooLarge && !entry.payloadCut && text.length <= MAX_PAYLOAD_TEXT ? text : undefined,
     envelope: env.success ? envelope : {},
     originalJobState,
     // Newest first: the question at 3 a.m. is "what happened last".

@@ -1,0 +1,23 @@
+/**
+ * The dead-letters page's reads in a process of their own, for a peak-RSS measurement
+ * (tests/integration/dlq-large-letters.test.ts): the list's first page, then each entry
+ * page named in argv. Configured from the environment as the dashboard is.
+ */
+import { sourceApp } from '@/jobs';
+import { createBullpen } from '@/lib/bullpen';
+import { readDeadLetterDetail, readDeadLetterList } from '@/lib/dashboard/dead-letters-read';
+import { loadConfig } from '@/lib/config';
+
+export async function main(ids: string[]): Promise<number> {
+  const bullpen = createBullpen({ ...sourceApp, config: loadConfig() });
+  try {
+    await bullpen.ready(10_000);
+    const list = await readDeadLetterList(bullpen, { page: 1, pageSize: 50 });
+    let details = 0;
+    for (const id of ids) if (await readDeadLetterDetail(bullpen, id)) details++;
+    process.stdout.write(`${JSON.stringify({ rows: list.rows.length, details })}\n`);
+    return 0;
+  } finally {
+    await bullpen.close();
+  }
+}
