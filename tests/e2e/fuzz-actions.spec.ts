@@ -13,7 +13,8 @@ import { changedKeys, keyspaceSnapshot } from './support/redis-snapshot';
  * success, never a 500 or a dead server, and a refused call changes nothing in Redis.
  * Seeds are fixed per run and printed on failure (fast-check's report), so a failure
  * replays with the same inputs. The worker is stopped meanwhile, so the keyspace moves
- * only through what the calls do.
+ * only through what the calls do; the detector sees a rewrite, a delete or an expiry change
+ * of any key, TTL or not (support/redis-snapshot.ts), and an allowed call must show one.
  */
 const ROOT = path.resolve(__dirname, '../..');
 /** Queues and a schedule no other spec uses: an input that happens to be valid acts on them only. */
@@ -125,6 +126,19 @@ test('every server action, fuzzed as an admin and as a viewer: no 500, and a ref
   const redis = new Redis(e2e.env.REDIS_URL ?? `redis://127.0.0.1:${e2e.redisPort}`);
   const actions = buildActions(ROOT).filter((a) => a.name !== 'signOut' && a.name !== 'signIn');
   try {
+    // Positive control: an allowed call that changes state must show as a change, or the detector
+    // below is blind and every "refusal changes nothing" passes for nothing.
+    {
+      const { context } = await contextAs('admin');
+      const pause = actions.find((a) => a.name === 'pauseQueue')!;
+      const resume = actions.find((a) => a.name === 'resumeQueue')!;
+      const before = await keyspaceSnapshot(redis, e2e.prefix);
+      const paused = await callAction(context.request, e2e.baseURL, pause, [{ queue: FUZZ_QUEUES[0] }]);
+      expect(succeeded(paused), `pauseQueue answered ${paused.status}: ${paused.body.slice(0, 300)}`).toBe(true);
+      expect(changedKeys(before, await keyspaceSnapshot(redis, e2e.prefix)), 'an allowed pause showed no change').not.toEqual([]);
+      expect(succeeded(await callAction(context.request, e2e.baseURL, resume, [{ queue: FUZZ_QUEUES[0] }]))).toBe(true);
+      await context.close();
+    }
     for (const role of ['viewer', 'admin'] as const) {
       const { context } = await contextAs(role);
       for (const action of actions) {
