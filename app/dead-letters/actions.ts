@@ -17,6 +17,7 @@ import { deadLetterIdSchema } from '@/lib/dlq/dead-letter-id';
 import { describeFilters, parseDeadLetterFilters, withoutPaging } from '@/lib/dashboard/dead-letters-filters';
 import { MAX_PAYLOAD_TEXT, parseJsonText } from '@/lib/dashboard/dead-letters-payload';
 import { withPayloadFieldErrors } from '@/app/_lib/payload-field-errors';
+import { replayDeadLetter as replayOne } from '@/lib/dashboard/dead-letters-replay';
 import { AppError } from '@/lib/errors/app-error';
 import type { DeadLetterActions } from '@/components/dead-letters/dlq-actions';
 import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
@@ -46,6 +47,8 @@ const replaySchema = z
     expectedReplays: z.number().int().min(0),
     /** Edited payload as JSON text; absent: the original payload. */
     payload: z.string().max(MAX_PAYLOAD_TEXT).optional(),
+    /** A destructive type's typed confirmation: the org id (lib/dashboard/job-start-rules.ts). */
+    confirm: z.string().max(200).optional(),
   })
   .strict();
 
@@ -71,7 +74,12 @@ const replaySpec: ActionSpec<typeof replaySchema, { id: string; jobId: string; e
       payload = json.value;
     }
     const entry = await withPayloadFieldErrors(() =>
-      bullpen.dlq.replay(input.id, { by: user.username, expectedReplays: input.expectedReplays, payload }),
+      replayOne(
+        bullpen,
+        input.id,
+        { by: user.username, expectedReplays: input.expectedReplays, payload },
+        { role: user.role, confirm: input.confirm },
+      ),
     );
     const last = entry.replays[entry.replays.length - 1];
     return { id: entry.id, jobId: last.newJobId, edited: last.edited };

@@ -11,6 +11,8 @@ export interface DeadLetterActions {
     id: string;
     expectedReplays: number;
     payload?: string;
+    /** A destructive type's typed org id. */
+    confirm?: string;
   }): Promise<ActionResult<{ id: string; jobId: string; edited: boolean }>>;
   discard(input: { id: string }): Promise<ActionResult<{ id: string }>>;
   replaySelected(input: { entries: Array<{ id: string; replays: number }> }): Promise<ActionResult<SelectedOutcome>>;

@@ -19,6 +19,7 @@ export const integrationJobs = [
     concurrency: 20,
     critical: true,
     resourceFields: ['webhookId', 'deliveryId'],
+    resourceKinds: { webhookId: 'webhook' },
     handler: (stores: AppStores) => createWebhookDispatchHandler(stores),
   }),
   defineJob({

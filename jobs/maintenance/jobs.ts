@@ -59,6 +59,7 @@ export const maintenanceJobs = [
     priority: 'CRITICAL',
     concurrency: 1,
     critical: true,
+    destructive: true,
     handler: (stores: AppStores) => createDataDeletionHandler(stores),
   }),
 ] as const;

@@ -40,6 +40,8 @@ export const addJobFields = z.object({
   /** Who the job works for; unset: no tenant (types that need one say so in their schema). */
   orgId: z.preprocess(blankIsUnset, tenantIdPart.optional()),
   workspaceId: z.preprocess(blankIsUnset, tenantIdPart.optional()),
+  /** A destructive type's typed confirmation: the org id it acts on (lib/dashboard/job-start-rules.ts). */
+  confirm: z.preprocess(blankIsUnset, z.string().max(200).optional()),
 });
 
 /** The rules across fields: the delay's bound in its unit, and a workspace only within an organisation. */
@@ -94,6 +96,8 @@ export interface AddJobDefaults {
   priority: PriorityName;
   /** False when this build has no handler for the type: the form says so instead of offering to add. */
   addable: boolean;
+  /** The type destroys data: only an admin may add it, typing the org id it acts on. */
+  destructive: boolean;
 }
 
 /**
@@ -113,5 +117,5 @@ export function addJobDefaults(jobs: JobCatalog, type: string, addable: boolean)
       // A default JSON cannot hold (a BigInt, a cycle): start from `{}`.
     }
   }
-  return { payload, priority: def.priority, addable };
+  return { payload, priority: def.priority, addable, destructive: def.destructive === true };
 }

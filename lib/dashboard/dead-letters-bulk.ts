@@ -6,6 +6,7 @@ import { deadLetterIdSchema } from '../dlq/dead-letter-id';
 import { AppError, isAppError } from '../errors/app-error';
 import type { BulkOperation, BulkOperations, ReportProgress } from './bulk-operations';
 import { describeFilters, hasFilter, toStoreFilter, type DeadLetterFilters } from './dead-letters-filters';
+import { refusedInBulk } from './dead-letters-replay';
 
 /**
  * The dead-letters page's multi-entry actions on top of the DLQ store: a few selected
@@ -33,11 +34,20 @@ export interface SelectedOutcome {
   failed: Array<{ id: string; reason: string }>;
 }
 
-/** Replays the selected entries, each only if its replay count is still the one the operator saw. */
+/**
+ * Replays the selected entries, each only if its replay count is still the one the
+ * operator saw. A destructive type's entry is skipped with the reason: it is replayed
+ * one at a time, by an admin who types its org id.
+ */
 export function replaySelected(bullpen: Bullpen, entries: SelectedEntry[], by: string): Promise<SelectedOutcome> {
   return forEachSelected(
     entries.map((e) => e.id),
-    (id, i) => bullpen.dlq.replay(id, { by, expectedReplays: entries[i].replays }),
+    async (id, i) => {
+      const entry = await bullpen.dlq.get(id);
+      const refused = entry && refusedInBulk(bullpen, entry);
+      if (refused) throw new AppError('CONFLICT', refused);
+      return bullpen.dlq.replay(id, { by, expectedReplays: entries[i].replays });
+    },
   );
 }
 
@@ -102,13 +112,19 @@ export async function startReplayAll(
   };
   return bulk.start(spec, (report) =>
     withSerialReports(report, async (push) => {
-      const r = await bullpen.dlq.replayMany(filter, { by: opts.by, limit: limit.data, batchSize: DLQ_BULK_BATCH, onProgress: push });
+      const r = await bullpen.dlq.replayMany(filter, {
+        by: opts.by,
+        limit: limit.data,
+        batchSize: DLQ_BULK_BATCH,
+        onProgress: push,
+        refuse: (entry) => refusedInBulk(bullpen, entry),
+      });
       const firstError = r.errors[0] ? `; first failure: ${r.errors[0].id}: ${r.errors[0].message}` : '';
       return {
         succeeded: r.succeeded,
         skipped: r.skipped,
         failed: r.failed,
-        message: `Replayed ${r.succeeded.toLocaleString('en')} of ${r.processed.toLocaleString('en')}; ${r.skipped} skipped (changed meanwhile), ${r.failed} failed${firstError}.`,
+        message: `Replayed ${r.succeeded.toLocaleString('en')} of ${r.processed.toLocaleString('en')}; ${r.skipped} skipped (changed meanwhile, or a destructive type: replay those one by one as an admin), ${r.failed} failed${firstError}.`,
       };
     }),
   );

@@ -10,8 +10,12 @@ import { parseJsonText } from './dead-letters-payload';
 import { type AddedRawJob, addRawJobSchema } from './add-raw-job';
 import { requireQueueName } from './queue-page';
 import { findJob } from './find-job';
+import { checkDestructiveStart, checkResourceOwners, type Starter } from './job-start-rules';
 
 export type RetryOutcome = 'retried' | 'skipped';
+
+/** Who starts a job when a caller says nothing: the least role that may start one at all. */
+const AN_OPERATOR: Starter = { role: 'operator' };
 
 /**
  * Single-job mutations of the dashboard. Each refuses with an AppError that says why
@@ -26,8 +30,14 @@ export class JobOperations {
    * already replayed or discarded is refused with the reason (CONFLICT), so one failure
    * never runs twice through the two views (docs/decisions/0008-one-record-per-failure.md).
    */
-  async retry(queueName: string, id: string, by: string): Promise<{ jobId: string; from: 'failed' | 'completed'; deadLetterId?: string }> {
+  async retry(
+    queueName: string,
+    id: string,
+    by: string,
+    who: Starter = AN_OPERATOR,
+  ): Promise<{ jobId: string; from: 'failed' | 'completed'; deadLetterId?: string }> {
     const { type, job } = await this.load(queueName, id);
+    if (type) this.checkDestructive(type, job.data, who);
     const state = await job.getState();
     if (state !== 'failed' && state !== 'completed') {
       throw new AppError('CONFLICT', `Job ${id} is ${state}; only failed or completed jobs can be retried`, { state });
@@ -71,6 +81,7 @@ export class JobOperations {
     queueName: string,
     id: string,
     edit: { payload?: unknown } = {},
+    who: Starter = AN_OPERATOR,
   ): Promise<{ jobId: string; sourceId: string; edited: boolean }> {
     const { type, job, queue } = await this.load(queueName, id);
     if (!type) {
@@ -106,6 +117,8 @@ export class JobOperations {
       }
       payload = parsed.data;
     }
+    // Tenant and resources are the original's (locked above), so only the destructive rule applies.
+    checkDestructiveStart(this.bullpen.jobs, type, env.data.tenant, payload, who);
     const priority = priorityName(job.priority);
     const result = await this.bullpen.dispatcher.dispatch(type, payload as never, {
       ...(env.data.tenant ? { tenant: env.data.tenant } : {}),
@@ -122,7 +135,7 @@ export class JobOperations {
    * fields, `details.issues` for the payload's (as a duplicate's edit reports them). A
    * type without a handler in this build is refused (NO_HANDLER): its job would wait forever.
    */
-  async add(input: unknown): Promise<AddedJob> {
+  async add(input: unknown, who: Pick<Starter, 'role'>): Promise<AddedJob> {
     const form = addJobRequestSchema.safeParse(input);
     if (!form.success) {
       const message = form.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
@@ -137,6 +150,12 @@ export class JobOperations {
       throw new AppError('VALIDATION', `The payload is not valid JSON: ${json.message}`, { fieldErrors: { payload: [json.message] } });
     }
     const opts = toDispatchOptions(form.data);
+    // The rules read a valid payload; an invalid one is refused by the dispatcher below, naming its fields.
+    const valid = this.bullpen.jobs.get(type).schema.safeParse(json.value);
+    if (valid.success) {
+      checkDestructiveStart(this.bullpen.jobs, type, opts.tenant, valid.data, { role: who.role, confirm: form.data.confirm });
+      await checkResourceOwners(this.bullpen, type, opts.tenant, valid.data, who.role);
+    }
     const { jobId } = await this.bullpen.dispatcher.dispatch(type, json.value as never, opts);
     return {
       jobId,
@@ -189,6 +208,12 @@ export class JobOperations {
       throw new AppError('CONFLICT', `Job ${id} could not be removed: ${(err as Error).message}`);
     }
     return { jobId: job.id!, state };
+  }
+
+  /** The destructive rule for a job read back from BullMQ: its envelope's tenant and payload, or its bare data. */
+  private checkDestructive(type: string, data: unknown, who: Starter): void {
+    const env = envelopeSchema.safeParse(data);
+    checkDestructiveStart(this.bullpen.jobs, type, env.success ? env.data.tenant : undefined, env.success ? env.data.payload : data, who);
   }
 
   /** The job and its queue; `type` only for the job table's own queues. */

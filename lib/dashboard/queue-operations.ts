@@ -32,6 +32,28 @@ export interface RetryAllOptions {
 export class QueueOperations {
   constructor(private readonly bullpen: Bullpen) {}
 
+  /**
+   * Refuses a retry of many jobs of a type that destroys data: each is retried on its
+   * own page by an admin who types its org id (lib/dashboard/job-start-rules.ts).
+   * Called before a bulk retry starts, so the refusal is the action's answer.
+   */
+  async checkBulkRetry(name: string): Promise<void> {
+    this.refuseDestructive((await resolveQueue(this.bullpen, name)).type);
+  }
+
+  private refuseDestructive(type: string | undefined): void {
+    if (type && this.bullpen.jobs.get(type).destructive) {
+      throw new AppError(
+        'FORBIDDEN',
+        `${type} destroys data: retry its jobs one at a time on their own page, as an admin typing the org id`,
+        {
+          type,
+          destructive: true,
+        },
+      );
+    }
+  }
+
   private async queue(name: string): Promise<Queue> {
     return (await resolveQueue(this.bullpen, name)).queue;
   }
@@ -49,6 +71,7 @@ export class QueueOperations {
     if (ids.length > MAX_SELECTED_JOBS)
       throw new AppError('VALIDATION', `Select at most ${MAX_SELECTED_JOBS} jobs at once; use "Retry all" for more`);
     const resolved = await resolveQueue(this.bullpen, name);
+    this.refuseDestructive(resolved.type);
     const counts = await this.retryIds(resolved.queue, resolved.type, [...new Set(ids)], by, 25);
     return { ...counts, message: describeRetrySkips(counts) };
   }
@@ -65,6 +88,7 @@ export class QueueOperations {
     opts: RetryAllOptions = {},
   ): Promise<RetryCounts & { message?: string }> {
     const resolved = await resolveQueue(this.bullpen, name);
+    this.refuseDestructive(resolved.type);
     const queue = resolved.queue;
     const failedKey = queue.toKey('failed');
     const before = opts.before ?? Date.now();

@@ -55,6 +55,11 @@ export interface BulkOptions {
   batchSize?: number;
   /** Called after each batch. */
   onProgress?(progress: BulkProgress): void;
+  /**
+   * Why this caller may not act on `entry` (the dashboard: a destructive type), or
+   * undefined: a refused entry is skipped and left as it is.
+   */
+  refuse?(entry: DeadLetterEntry): string | undefined;
 }
 
 export type PurgeOptions = Omit<BulkOptions, 'limit'> & {
@@ -97,14 +102,16 @@ export class DeadLetterBulk {
     const f = this.actionable(filter, 'replay', ['pending', 'replayed']);
     const o = parseOrThrow(bulkOptionsSchema, options, 'bulk options');
     const status = f.status as DeadLetterStatus;
-    const result = await this.forEach(f, o.limit, o.batchSize, options.onProgress, (entry) =>
-      this.deps.store.replayAs(
+    const result = await this.forEach(f, o.limit, o.batchSize, options.onProgress, async (entry) => {
+      const refused = options.refuse?.(entry);
+      if (refused) throw new AppError('CONFLICT', refused);
+      return this.deps.store.replayAs(
         entry.id,
         // A replayed entry is replayed again only if nobody replayed it since we read it.
         { by: o.by, expectedReplays: status === 'replayed' ? entry.replays.length : undefined },
         [status],
-      ),
-    );
+      );
+    });
     this.deps.logger.info({ filter: f, by: o.by, ...result, errors: undefined }, 'bulk replay finished');
     return result;
   }

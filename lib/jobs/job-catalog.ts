@@ -11,6 +11,7 @@ export interface CatalogEntry extends AnyJobDefinition {
   priority: PriorityName;
   concurrency: number;
   critical: boolean;
+  destructive: boolean;
   backoff: BackoffDefault;
 }
 
@@ -36,7 +37,17 @@ export class JobCatalog {
       if (!(def.timeoutMs > 0)) throw new Error(`Job type "${def.name}": timeoutMs must be > 0`);
       const concurrency = def.concurrency ?? 1;
       if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`Job type "${def.name}": concurrency must be an integer >= 1`);
-      byName.set(def.name, { ...def, priority: def.priority ?? 'MEDIUM', concurrency, critical: def.critical ?? false });
+      for (const field of Object.keys(def.resourceKinds ?? {})) {
+        if (!def.resourceFields?.includes(field))
+          throw new Error(`Job type "${def.name}": resourceKinds names ${field}, which is not in resourceFields`);
+      }
+      byName.set(def.name, {
+        ...def,
+        priority: def.priority ?? 'MEDIUM',
+        concurrency,
+        critical: def.critical ?? false,
+        destructive: def.destructive ?? false,
+      });
     }
     this.byName = byName;
     this.names = [...byName.keys()];

@@ -37,10 +37,25 @@ export interface JobDefinition<N extends string = string, S extends z.ZodType = 
   /** A final failure of this type raises an alert (docs/requirements.md#background-workers: critical types). @defaultValue false */
   critical?: boolean;
   /**
+   * The type destroys data (a tenant's deletion): from the dashboard only an admin may
+   * add, duplicate, retry or replay one, after typing the tenant's org id; bulk retries
+   * and replays leave it alone (docs/security.md, "Destructive job types"). @defaultValue false
+   */
+  destructive?: boolean;
+  /**
    * Payload fields that name another resource: an edit-and-replay may not change them
    * (nor the tenant's orgId/workspaceId, locked for every type; lib/jobs/locked-fields.ts).
+   * A job added from the dashboard may name one only when the resource belongs to the
+   * job's tenant; a field whose resource has no owner (see `resourceKinds`) only an
+   * admin may fill in.
    */
   resourceFields?: readonly string[];
+  /**
+   * What a resource field names, for the kinds whose owner the runtime knows (`webhook`:
+   * lib/webhooks, by its `orgId`), e.g. `{ webhookId: 'webhook' }`. Fields not listed
+   * name resources without an owner.
+   */
+  resourceKinds?: Readonly<Record<string, OwnedResourceKind>>;
   /**
    * One line about a completed job's return value, shown beside "completed" in the
    * dashboard, with `partial` set when the job finished but some of its work did not
@@ -55,6 +70,9 @@ export interface JobDefinition<N extends string = string, S extends z.ZodType = 
    */
   handler?: (deps: D) => JobHandler<z.output<S>>;
 }
+
+/** Resource kinds with an owner org in the runtime's own stores. */
+export type OwnedResourceKind = 'webhook';
 
 /** What `summarize` says about a completed job. */
 export interface JobOutcome {

@@ -15,7 +15,8 @@ async function allJobs(b: Bullpen): Promise<number> {
   return n + delayed.reduce((a, c) => a + c, 0);
 }
 
-const add = (ops: JobOperations, request: Partial<AddJobRequest>) => ops.add({ queue: 'quota-check', payload: '{}', ...request });
+const OPERATOR = { role: 'operator' } as const;
+const add = (ops: JobOperations, request: Partial<AddJobRequest>) => ops.add({ queue: 'quota-check', payload: '{}', ...request }, OPERATOR);
 
 describe('adding a job from the dashboard', () => {
   it('adds with the chosen priority, delay and tenant, and without them takes the type’s defaults', async () => {
@@ -50,7 +51,7 @@ describe('adding a job from the dashboard', () => {
     expect(plainJob?.data.tenant).toBeUndefined();
 
     // The payload meets the type's schema through the dispatcher: its defaults are filled in.
-    const withDefaults = await ops.add({ queue: 'session-cleanup', payload: '{"batchSize": 50}' });
+    const withDefaults = await ops.add({ queue: 'session-cleanup', payload: '{"batchSize": 50}' }, OPERATOR);
     expect((await bullpen.queues.get('session-cleanup').getJob(withDefaults.jobId))?.data.payload).toEqual({
       maxAgeMs: 86_400_000,
       batchSize: 50,
@@ -60,14 +61,18 @@ describe('adding a job from the dashboard', () => {
   it('refuses a payload over BULLPEN_MAX_PAYLOAD_BYTES as an error of the payload field, and adds or duplicates nothing', async () => {
     const bullpen = await server.readyBullpen({ env: { BULLPEN_MAX_PAYLOAD_BYTES: '4096' } });
     const ops = new JobOperations(bullpen);
-    const small = await ops.add({ queue: 'webhook-dispatch', payload: '{"webhookId": "w1", "event": "e", "payload": {}}' });
+    await bullpen.webhooks.create({ id: 'w1', url: 'https://example.com/hook', orgId: 'acme' });
+    const small = await ops.add(
+      { queue: 'webhook-dispatch', payload: '{"webhookId": "w1", "event": "e", "payload": {}}', orgId: 'acme' },
+      OPERATOR,
+    );
     const before = await allJobs(bullpen);
     const big = JSON.stringify({ webhookId: 'w1', event: 'e', payload: { blob: 'x'.repeat(5_000) } });
     const tooLarge = {
       code: 'PAYLOAD_TOO_LARGE',
       details: { issues: [{ path: [], message: expect.stringMatching(/bytes of JSON, over the limit of 4,096 bytes/) }] },
     };
-    await expect(ops.add({ queue: 'webhook-dispatch', payload: big })).rejects.toMatchObject(tooLarge);
+    await expect(ops.add({ queue: 'webhook-dispatch', payload: big, orgId: 'acme' }, OPERATOR)).rejects.toMatchObject(tooLarge);
     const edit = { webhookId: 'w1', event: 'e', payload: { blob: 'x'.repeat(5_000) } };
     await expect(ops.duplicate('webhook-dispatch', small.jobId, { payload: edit })).rejects.toMatchObject(tooLarge);
     expect(await allJobs(bullpen)).toBe(before);
@@ -78,13 +83,13 @@ describe('adding a job from the dashboard', () => {
     const ops = new JobOperations(bullpen);
     const before = await allJobs(bullpen);
 
-    await expect(ops.add({ queue: 'webhook-dispatch', payload: '{"webhookId": "w1", "event": 7}' })).rejects.toMatchObject({
+    await expect(ops.add({ queue: 'webhook-dispatch', payload: '{"webhookId": "w1", "event": 7}' }, OPERATOR)).rejects.toMatchObject({
       code: 'VALIDATION',
       details: {
         issues: expect.arrayContaining([expect.objectContaining({ path: ['event'] }), expect.objectContaining({ path: ['payload'] })]),
       },
     });
-    await expect(ops.add({ queue: 'data-export', payload: '{"orgId": "../etc"}' })).rejects.toMatchObject({
+    await expect(ops.add({ queue: 'data-export', payload: '{"orgId": "../etc"}' }, OPERATOR)).rejects.toMatchObject({
       code: 'VALIDATION',
       details: { issues: [expect.objectContaining({ path: ['orgId'] })] },
     });
@@ -131,6 +136,7 @@ describe('adding a job from the dashboard', () => {
       payload: '{}',
       priority: 'MEDIUM',
       addable: false,
+      destructive: false,
     });
   });
 
@@ -138,6 +144,13 @@ describe('adding a job from the dashboard', () => {
     const bullpen = server.bullpen();
     expect(JSON.parse(addJobDefaults(bullpen.jobs, 'session-cleanup', true).payload)).toEqual({ maxAgeMs: 86_400_000, batchSize: 500 });
     expect(addJobDefaults(bullpen.jobs, 'session-cleanup', true).priority).toBe('LOW');
-    expect(addJobDefaults(bullpen.jobs, 'webhook-dispatch', true)).toEqual({ payload: '{}', priority: 'HIGH', addable: true });
+    expect(addJobDefaults(bullpen.jobs, 'webhook-dispatch', true)).toEqual({
+      payload: '{}',
+      priority: 'HIGH',
+      addable: true,
+      destructive: false,
+    });
+    // The form asks for the typed org id where the job table marks the type destructive.
+    expect(addJobDefaults(bullpen.jobs, 'data-deletion', true).destructive).toBe(true);
   });
 });

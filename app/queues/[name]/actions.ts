@@ -60,12 +60,15 @@ function bulkSpec<S extends z.ZodType<{ queue: string }>>(
   schema: S,
   work: (i: z.output<S>, by: string) => Parameters<ReturnType<typeof dashboardServices>['bulk']['start']>[1],
   details?: (i: z.output<S>) => Record<string, unknown>,
+  /** Refuses before the operation starts (its refusal is the action's answer). */
+  before?: (i: z.output<S>) => Promise<void>,
 ): ActionSpec<S, BulkOperation> {
   return {
     name,
     minRole,
     schema,
     run: async (i, { user }) => {
+      await before?.(i);
       const { operation } = await dashboardServices().bulk.start(
         { kind: name, target: queueTarget(i), by: user.username },
         work(i, user.username),
@@ -82,6 +85,8 @@ const retryAllSpec = bulkSpec(
   'operator',
   queueInput,
   (i: QueueInput, by) => (report) => dashboardServices().queues.retryAllFailed(i.queue, by, report),
+  undefined,
+  (i) => dashboardServices().queues.checkBulkRetry(i.queue),
 );
 
 const promoteAllSpec = bulkSpec(
@@ -115,7 +120,7 @@ const addJobSpec: ActionSpec<typeof addJobInput, AddedJob> = {
   minRole: 'operator',
   schema: addJobInput,
   // Through the dispatcher: the payload meets the type's schema again here, whatever the browser checked.
-  run: (i) => withPayloadFieldErrors(() => dashboardServices().jobs.add(i)),
+  run: (i, { user }) => withPayloadFieldErrors(() => dashboardServices().jobs.add(i, { role: user.role })),
   audit: (i, d) => ({
     target: { kind: 'job', id: `${i.queue}/${d.jobId}` },
     ...(d.tenant ? { tenant: d.tenant } : {}),

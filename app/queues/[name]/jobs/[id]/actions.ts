@@ -15,14 +15,18 @@ const jobInput = z.object({
 });
 type JobInput = z.output<typeof jobInput>;
 
+/** A destructive type's typed confirmation (lib/dashboard/job-start-rules.ts). */
+const confirmField = z.string().max(200).optional();
+const retryInput = jobInput.extend({ confirm: confirmField }).strict();
+
 const target = (i: JobInput) => ({ kind: 'job', id: `${i.queue}/${i.id}` });
 const paths = (i: JobInput) => [`/queues/${i.queue}/jobs/${i.id}`, `/queues/${i.queue}`];
 
-const retrySpec: ActionSpec<typeof jobInput, { jobId: string; from: 'failed' | 'completed'; deadLetterId?: string }> = {
+const retrySpec: ActionSpec<typeof retryInput, { jobId: string; from: 'failed' | 'completed'; deadLetterId?: string }> = {
   name: 'job.retry',
   minRole: 'operator',
-  schema: jobInput,
-  run: (i, { user }) => dashboardServices().jobs.retry(i.queue, i.id, user.username),
+  schema: retryInput,
+  run: (i, { user }) => dashboardServices().jobs.retry(i.queue, i.id, user.username, { role: user.role, confirm: i.confirm }),
   audit: (i, d) => ({ target: target(i), details: { from: d.from } }),
   revalidate: paths,
 };
@@ -40,6 +44,7 @@ const duplicateInput = jobInput
   .extend({
     /** The edited payload as JSON text; absent: the job's own payload. */
     payload: z.string().max(MAX_PAYLOAD_TEXT).optional(),
+    confirm: confirmField,
   })
   .strict();
 
@@ -47,7 +52,7 @@ const duplicateSpec: ActionSpec<typeof duplicateInput, { jobId: string; sourceId
   name: 'job.duplicate',
   minRole: 'operator',
   schema: duplicateInput,
-  async run(i) {
+  async run(i, { user }) {
     let payload: unknown;
     if (i.payload !== undefined) {
       const json = parseJsonText(i.payload);
@@ -55,7 +60,9 @@ const duplicateSpec: ActionSpec<typeof duplicateInput, { jobId: string; sourceId
         throw new AppError('VALIDATION', `The payload is not valid JSON: ${json.message}`, { fieldErrors: { payload: [json.message] } });
       payload = json.value;
     }
-    return withPayloadFieldErrors(() => dashboardServices().jobs.duplicate(i.queue, i.id, { payload }));
+    return withPayloadFieldErrors(() =>
+      dashboardServices().jobs.duplicate(i.queue, i.id, { payload }, { role: user.role, confirm: i.confirm }),
+    );
   },
   audit: (i, d) => ({ target: target(i), details: { newJobId: d.jobId, edited: d.edited } }),
   revalidate: (i) => [`/queues/${i.queue}`],
