@@ -11,6 +11,31 @@ const allowedOrigins = (process.env.DASHBOARD_ALLOWED_ORIGINS ?? '')
   .map((s) => s.trim())
   .filter(Boolean);
 
+/**
+ * The dashboard's own server (scripts/web-server.ts, run by `npm run web` and `npm start`)
+ * sets this before it loads Next.js: the token that stamps the client's address on every
+ * request (lib/http/client-header.ts). A bare `next start` has none, so the app would
+ * never know its client: the audit log would say `unknown`, sign-in throttling would be
+ * one bucket for everyone and cookies would never be `Secure` behind TLS. Such a start is
+ * refused (docs/security.md, "Running behind a proxy").
+ */
+const CLIENT_TOKEN_ENV = 'BULLPEN_CLIENT_TOKEN';
+
+/**
+ * Refuses to serve the production build without the client-address token.
+ * @param {string} phase
+ * @param {NodeJS.ProcessEnv} env
+ */
+function requireDashboardServer(phase, env) {
+  if (phase !== 'phase-production-server' || env[CLIENT_TOKEN_ENV]) return;
+  throw new Error(
+    'Refusing to start: serve the dashboard with `npm run web` (or `npm start`), not a bare `next start`. ' +
+      "Only the dashboard's own server (scripts/web-server.ts) knows the client's address; without it the audit " +
+      'log would record "unknown", sign-in throttling would treat every client as one, and cookies would never ' +
+      `be Secure. (${CLIENT_TOKEN_ENV} is not set.)`,
+  );
+}
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // Native or Node-only packages stay out of the server bundle and load from node_modules.
@@ -55,4 +80,8 @@ const nextConfig = {
   },
 };
 
-module.exports = nextConfig;
+/** @param {string} phase */
+module.exports = (phase) => {
+  requireDashboardServer(phase, process.env);
+  return nextConfig;
+};
