@@ -44,19 +44,3 @@ describe('the client header', () => {
     expect(decodeClientHeader(undefined, 'tok-123')).toBeUndefined();
   });
 });
-
-describe('isPlainActionBody', () => {
-  it('accepts what the dashboard’s pages send', async () => {
-    const { isPlainActionBody } = await import('@/lib/http/action-body');
-    expect(isPlainActionBody('[{"id":"dlq-1","expectedReplays":0,"payload":"$$ starts with a dollar"}]')).toBe(true);
-    expect(isPlainActionBody('[{"a":"$undefined","b":"$NaN","c":"$-0","d":"$n123","e":"$D2026-11-24T03:00:00.000Z"}]')).toBe(true);
-    expect(isPlainActionBody('[]')).toBe(true);
-  });
-
-  it('refuses references to parts a text body does not have, and non-JSON', async () => {
-    const { isPlainActionBody } = await import('@/lib/http/action-body');
-    for (const body of ['[{"id":["$"]}]', '[{"tz":["$S"]}]', '["$1"]', '["$@1"]', '[{"x":{"y":"$K1"}}]', '["$Dnot-a-date"]', 'not json']) {
-      expect(isPlainActionBody(body), body).toBe(false);
-    }
-  });
-});

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_ACTION_BODY_BYTES } from '@/lib/http/action-body';
 import { CLIENT_TOKEN_ENV } from '@/lib/http/client-header';
 
 /*
@@ -31,5 +32,10 @@ describe('next.config.js', () => {
     expect(loadConfig()('phase-development-server').experimental.serverActions).toBeDefined();
     process.env[CLIENT_TOKEN_ENV] = 'a-token';
     expect(loadConfig()('phase-production-server').experimental.serverActions).toBeDefined();
+  });
+
+  it('lets Next take the action bodies the proxy takes', () => {
+    expect(loadConfig()('phase-production-build').experimental.serverActions.bodySizeLimit).toBe('1mb');
+    expect(MAX_ACTION_BODY_BYTES).toBe(1024 * 1024);
   });
 });
