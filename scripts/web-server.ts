@@ -23,6 +23,7 @@ import { createRedis, redisTarget } from '@/lib/redis/connection';
 import { Keyspace } from '@/lib/redis/keys';
 import { TrustedProxies, resolveClient } from '@/lib/http/client-address';
 import { CLIENT_HEADER, CLIENT_TOKEN_ENV, encodeClientHeader } from '@/lib/http/client-header';
+import { relayForwardedActionStatus } from '@/lib/http/forwarded-action';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -63,6 +64,8 @@ async function main(): Promise<void> {
       Boolean((req.socket as TLSSocket).encrypted),
     );
     req.headers[CLIENT_HEADER] = encodeClientHeader(client, token);
+    // An action posted to another page's path answers with the status it got where Next forwarded it.
+    relayForwardedActionStatus(req, res);
     return handle(req, res);
   };
 

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { APIRequestContext, APIResponse } from '@playwright/test';
 import { CLIENT_TOKEN_ENV } from '@/lib/http/client-header';
+import { FORWARDED_STATUS_HEADER } from '@/lib/http/forwarded-action';
 import { freePort } from '@/lib/redis/embedded-server';
 import { expect, test } from './fixtures';
 import { buildActions } from './support/fuzz-targets';
@@ -9,7 +10,8 @@ import { buildActions } from './support/fuzz-targets';
 /*
  * Issue 21's low findings about requests, against the real dashboard server: a request
  * that Next.js would fail on is a 400 (or 413) from proxy.ts, every answer keeps its CSP,
- * prefetches included, and a bare `next start` refuses to start (docs/security.md).
+ * prefetches included, an action posted to another page's path answers with its real
+ * 401/403, and a bare `next start` refuses to start (docs/security.md).
  */
 const ROOT = path.resolve(__dirname, '../..');
 const QUEUE = 'webhook-dispatch';
@@ -109,6 +111,31 @@ test('a prefetched page carries its CSP', async ({ contextAs, playwright, e2e })
   } finally {
     await anonymous.dispose();
   }
+});
+
+test('an action posted to another page’s path answers with its real 401 or 403', async ({ contextAs, playwright, e2e }) => {
+  const pause = action('pauseQueue');
+  const body = { data: `[{"queue":"${QUEUE}"}]`, contentType: 'text/plain;charset=UTF-8' };
+  const { context: viewer } = await contextAs('viewer');
+  const anonymous = await playwright.request.newContext({ baseURL: e2e.baseURL });
+  try {
+    // On its own page, as a reference.
+    expect((await post(viewer.request, `/queues/${QUEUE}`, pause.id, e2e.baseURL, body)).status()).toBe(403);
+    for (const url of ['/schedules', '/dead-letters', '/audit']) {
+      const asViewer = await post(viewer.request, url, pause.id, e2e.baseURL, body);
+      expect(asViewer.status(), `viewer at ${url}: ${(await asViewer.text()).slice(0, 200)}`).toBe(403);
+      expect(asViewer.headers()[FORWARDED_STATUS_HEADER]).toBeUndefined();
+      const asNobody = await post(anonymous, url, pause.id, e2e.baseURL, body);
+      expect(asNobody.status(), `anonymous at ${url}`).toBe(401);
+    }
+  } finally {
+    await anonymous.dispose();
+  }
+  // An admin's call forwarded the same way still runs: refused by the schema, as on its own page.
+  const { context: admin } = await contextAs('admin');
+  const res = await post(admin.request, '/schedules', pause.id, e2e.baseURL, { ...body, data: '[{"queue":"no-such-queue"}]' });
+  expect(res.status()).toBe(200);
+  expect(await res.text()).toContain('"ok":false');
 });
 
 test('a bare `next start` refuses to start and names the supported command', async ({ e2e }) => {
