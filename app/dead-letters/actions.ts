@@ -14,6 +14,7 @@ import {
   type SelectedOutcome,
 } from '@/lib/dashboard/dead-letters-bulk';
 import { deadLetterIdSchema } from '@/lib/dlq/dead-letter-id';
+import { awaitReplayOutcome, type ReplayResult } from '@/lib/dashboard/dead-letters-replay-outcome';
 import { describeFilters, parseDeadLetterFilters, withoutPaging } from '@/lib/dashboard/dead-letters-filters';
 import { MAX_PAYLOAD_TEXT, parseJsonText } from '@/lib/dashboard/dead-letters-payload';
 import { withPayloadFieldErrors } from '@/app/_lib/payload-field-errors';
@@ -61,7 +62,7 @@ const purgeSchema = z.object({ filter: filterQuery, confirm: z.literal('purge', 
 const entryPaths = (id: string) => ['/dead-letters', `/dead-letters/${id}`];
 const selectedTarget = (ids: string[]) => ({ kind: 'dead-letter', id: ids.length === 1 ? ids[0] : `${ids[0]} and ${ids.length - 1} more` });
 
-const replaySpec: ActionSpec<typeof replaySchema, { id: string; jobId: string; edited: boolean }> = {
+const replaySpec: ActionSpec<typeof replaySchema, ReplayResult> = {
   name: 'dlq.replay',
   minRole: 'operator',
   schema: replaySchema,
@@ -82,9 +83,14 @@ const replaySpec: ActionSpec<typeof replaySchema, { id: string; jobId: string; e
       ),
     );
     const last = entry.replays[entry.replays.length - 1];
-    return { id: entry.id, jobId: last.newJobId, edited: last.edited };
+    // Reported as it turned out: a job refused at once is a failed replay, not a green one.
+    const outcome = await awaitReplayOutcome(bullpen, entry, last.newJobId);
+    return { id: entry.id, jobId: last.newJobId, edited: last.edited, outcome };
   },
-  audit: (input, d) => ({ target: { kind: 'dead-letter', id: input.id }, details: { jobId: d.jobId, edited: d.edited } }),
+  audit: (input, d) => ({
+    target: { kind: 'dead-letter', id: input.id },
+    details: { jobId: d.jobId, edited: d.edited, outcome: d.outcome.state },
+  }),
   revalidate: (input) => entryPaths(input.id),
 };
 
@@ -155,9 +161,7 @@ const purgeSpec: ActionSpec<typeof purgeSchema, BulkOperation> = {
   revalidate: () => ['/dead-letters'],
 };
 
-export async function replayDeadLetter(
-  input: Parameters<DeadLetterActions['replay']>[0],
-): Promise<ActionResult<{ id: string; jobId: string; edited: boolean }>> {
+export async function replayDeadLetter(input: Parameters<DeadLetterActions['replay']>[0]): Promise<ActionResult<ReplayResult>> {
   return runAction(replaySpec, input);
 }
 export async function discardDeadLetter(input: { id: string }): Promise<ActionResult<{ id: string }>> {

@@ -1,12 +1,11 @@
 'use client';
 
-import Link from 'next/link';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
-import { jobPageHref } from '@/lib/dashboard/schedules-view';
 import type { DeadLetterActions } from './dlq-actions';
+import { ReplayResultView } from './replay-result';
 
 /** Replay with the original payload, or discard, from the entry page. */
 export function DeadLetterEntryActions(props: {
@@ -50,16 +49,10 @@ export function DeadLetterEntryActions(props: {
           }}
         />
       </div>
-      {replay.result?.ok ? (
-        <p className="result ok" role="status" data-testid="action-result" data-ok="true">
-          Replayed as{' '}
-          <Link href={jobPageHref(queue, replay.result.data.jobId)} className="mono" data-testid="dlq-replayed-job">
-            {replay.result.data.jobId}
-          </Link>
-          .
-        </p>
+      {replay.result ? (
+        <ReplayResultView result={replay.result} queue={queue} linkTestId="dlq-replayed-job" />
       ) : (
-        <InlineResult result={replay.result ?? discard.result} success="Discarded." />
+        <InlineResult result={discard.result} success="Discarded." />
       )}
     </div>
   );

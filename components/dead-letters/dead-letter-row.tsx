@@ -10,9 +10,9 @@ import { InlineResult } from '@/components/ui/inline-result';
 import { RelativeTime } from '@/components/ui/relative-time';
 import { useAction } from '@/components/ui/use-action';
 import { deadLettersHref, type DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
-import { jobPageHref } from '@/lib/dashboard/schedules-view';
 import type { DeadLetterRow as Row } from '@/lib/dashboard/dead-letters-read';
 import type { DeadLetterActions } from './dlq-actions';
+import { ReplayResultView } from './replay-result';
 
 export interface DeadLetterRowProps {
   row: Row;
@@ -152,23 +152,10 @@ function RowActions({ row, actions, onChanged }: { row: Row; actions: DeadLetter
           }}
         />
       </div>
-      {last && (
-        <InlineResult
-          result={last}
-          success={
-            replay.result?.ok ? (
-              <>
-                Replayed as{' '}
-                <Link href={jobPageHref(row.queue, replay.result.data.jobId)} className="mono" data-testid="dlq-replayed-job-link">
-                  {replay.result.data.jobId}
-                </Link>
-                .
-              </>
-            ) : (
-              'Discarded.'
-            )
-          }
-        />
+      {replay.result ? (
+        <ReplayResultView result={replay.result} queue={row.queue} linkTestId="dlq-replayed-job-link" />
+      ) : (
+        last && <InlineResult result={last} success="Discarded." />
       )}
       {replay.result && !replay.result.ok && replay.result.code === 'VALIDATION' && (
         <Link

@@ -1,6 +1,7 @@
 import type { ActionResult } from '@/lib/dashboard/action-result';
 import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
 import type { SelectedOutcome } from '@/lib/dashboard/dead-letters-bulk';
+import type { ReplayResult } from '@/lib/dashboard/dead-letters-replay-outcome';
 
 /**
  * The dead-letters segment's server actions, passed down as props (components never
@@ -13,7 +14,7 @@ export interface DeadLetterActions {
     payload?: string;
     /** A destructive type's typed org id. */
     confirm?: string;
-  }): Promise<ActionResult<{ id: string; jobId: string; edited: boolean }>>;
+  }): Promise<ActionResult<ReplayResult>>;
   discard(input: { id: string }): Promise<ActionResult<{ id: string }>>;
   replaySelected(input: { entries: Array<{ id: string; replays: number }> }): Promise<ActionResult<SelectedOutcome>>;
   replayAll(input: { filter: string; limit: number }): Promise<ActionResult<BulkOperation>>;

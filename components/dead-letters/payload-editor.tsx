@@ -1,12 +1,10 @@
 'use client';
 
-import Link from 'next/link';
 import { useId, useState } from 'react';
 import { Button } from '@/components/ui/button';
-import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
-import { jobPageHref } from '@/lib/dashboard/schedules-view';
 import type { DeadLetterActions } from './dlq-actions';
+import { ReplayResultView } from './replay-result';
 import { PayloadCheckNote } from './payload-check-note';
 import { usePayloadCheck } from './use-payload-check';
 
@@ -82,17 +80,7 @@ export function PayloadEditor({ id, queue, jobType, replays, original, replay }:
           Undo my edits
         </Button>
       </div>
-      {action.result?.ok ? (
-        <p className="result ok" role="status" data-testid="action-result" data-ok="true">
-          Replayed{action.result.data.edited ? ' with the edited payload' : ''} as{' '}
-          <Link href={jobPageHref(queue, action.result.data.jobId)} className="mono">
-            {action.result.data.jobId}
-          </Link>
-          .
-        </p>
-      ) : (
-        <InlineResult result={action.result} />
-      )}
+      <ReplayResultView result={action.result} queue={queue} linkTestId="dlq-replayed-edited-job" />
     </form>
   );
 }

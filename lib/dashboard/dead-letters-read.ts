@@ -7,6 +7,7 @@ import { ERROR_CLASSES } from '../errors/classify';
 import { envelopeSchema } from '../jobs/envelope';
 import { tenantSchema } from '../jobs/tenant';
 import { MAX_PAYLOAD_TEXT, payloadToText } from './dead-letters-payload';
+import { adviceFor } from './dead-letters-replay-outcome';
 import { toStoreFilter, withoutPaging, type DeadLetterFilters } from './dead-letters-filters';
 import { pageCountOf } from './pagination';
 import { MAX_VALUE_BYTES, truncateText, truncateValue, truncatedValueSchema } from './truncate';
@@ -108,6 +109,19 @@ export const deadLetterDetailSchema = deadLetterRowSchema.extend({
   knownType: z.boolean(),
   /** A worker in this build runs the type: a replay will be picked up. */
   handledType: z.boolean(),
+  /**
+   * Set when the entry is pending again because the job of its last replay (or retry from
+   * the queue) failed for good: that job, when, and its error. The page says it first.
+   */
+  lastReplayFailed: z
+    .object({
+      jobId: z.string(),
+      at: z.number().int(),
+      edited: z.boolean(),
+      error: failureRecordSchema.shape.error,
+      advice: z.string(),
+    })
+    .optional(),
 });
 export type DeadLetterDetail = z.infer<typeof deadLetterDetailSchema>;
 
@@ -197,7 +211,16 @@ export async function readDeadLetterDetail(bullpen: Bullpen, id: string): Promis
     updatedAt: entry.updatedAt,
     knownType: bullpen.jobs.has(entry.jobType),
     handledType: known && bullpen.jobs.handled.has(entry.jobType),
+    lastReplayFailed: lastReplayFailure(entry),
   };
+}
+
+/** The failure of the entry's last replay, when that is why it is pending again. */
+export function lastReplayFailure(entry: DeadLetterEntry): DeadLetterDetail['lastReplayFailed'] {
+  const replay = entry.replays[entry.replays.length - 1];
+  const failure = entry.failures[entry.failures.length - 1];
+  if (entry.status !== 'pending' || !replay || !failure || failure.jobId !== replay.newJobId || failure.at < replay.at) return undefined;
+  return { jobId: failure.jobId, at: failure.at, edited: replay.edited, error: failure.error, advice: adviceFor(failure.error.errorClass) };
 }
 
 /** A job's state in words, `gone` when BullMQ no longer has it (or the queue is not one of ours). */

@@ -6,6 +6,7 @@ import { requireUser } from '@/app/_lib/require-user';
 import { firstParam, type RouteProps } from '@/app/_lib/route-props';
 import { DeadLetterDetailView } from '@/components/dead-letters/dead-letter-detail';
 import { DeadLetterEntryActions } from '@/components/dead-letters/dead-letter-entry-actions';
+import { LastReplayFailed } from '@/components/dead-letters/last-replay-failed';
 import { PayloadEditor } from '@/components/dead-letters/payload-editor';
 import { StatusPill } from '@/components/ui/badge';
 import { CardSkeleton } from '@/components/ui/skeleton';
@@ -49,6 +50,7 @@ async function Entry({ id, canOperate, edit }: { id: string; canOperate: boolean
           {entry.replays > 0 && <span className="small muted">replayed {entry.replays}×</span>}
         </span>
       </div>
+      {entry.lastReplayFailed && <LastReplayFailed queue={entry.queue} failure={entry.lastReplayFailed} />}
       <DeadLetterDetailView
         entry={entry}
         actions={

@@ -19,9 +19,10 @@ export async function failWebhookDelivery(
   receiver: WebhookReceiver,
   event: string,
   payload: Record<string, unknown> = { e2e: true },
+  opts: { deliveryId?: string } = {},
 ): Promise<FailedDelivery> {
   const webhook = await bullpen.webhooks.create({ url: receiver.url, description: `e2e ${event}` });
-  const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', { webhookId: webhook.id, event, payload });
+  const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', { webhookId: webhook.id, event, payload, ...opts });
   let entry: DeadLetterEntry | undefined;
   await expect
     .poll(async () => (entry = await bullpen.dlq.getByJob('webhook-dispatch', jobId))?.status, {

@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 export interface ReceivedWebhook {
   deliveryId: string;
+  /** X-Replay-Of: the delivery an edited replay replaces. */
+  replayOf?: string;
   /** The status this receiver answered. */
   answered: number;
   body: string;
@@ -30,6 +32,7 @@ export class WebhookReceiver {
         const status = receiver!.answer;
         receiver!.received.push({
           deliveryId: String(req.headers['x-delivery-id'] ?? ''),
+          replayOf: req.headers['x-replay-of'] as string | undefined,
           answered: status,
           body: Buffer.concat(chunks).toString('utf8'),
         });
