@@ -12,6 +12,7 @@ import { JobCatalog } from './jobs/job-catalog';
 import type { JobTable } from './jobs/job-definition';
 import { QueueRegistry } from './jobs/queues';
 import { createLogger, type Logger } from './logging/logger';
+import { RedisOutageLog } from './logging/outage-log';
 import { createRedis, readyClient, redisTarget, type RedisClient, type RedisTarget } from './redis/connection';
 import { Keyspace } from './redis/keys';
 import type { ScheduleDefinition } from './schedules/schedule-definition';
@@ -53,7 +54,10 @@ export class Bullpen {
   readonly keys: Keyspace;
   /** The services' connection: fail-fast for the dashboard, resilient in the worker (see BullpenOptions.connectionRole). */
   readonly redis: RedisClient;
+  /** The process's logger, with Redis connection errors counted by `outage` instead of written. */
   readonly logger: Logger;
+  /** One line when Redis is lost, one when it is back, a summary at most every BULLPEN_OUTAGE_SUMMARY_MS between. */
+  readonly outage: RedisOutageLog;
   readonly alerter: Alerter;
   readonly queues: QueueRegistry;
   readonly dispatcher: Dispatcher;
@@ -79,9 +83,13 @@ export class Bullpen {
     this.config = opts.config ?? getConfig();
     this.target = opts.redis ?? redisTarget(this.config);
     this.keys = new Keyspace(opts.prefix ?? this.config.BULLPEN_PREFIX);
-    this.logger = opts.logger ?? createLogger('bullpen', this.config.LOG_LEVEL);
-    this.redis = createRedis(this.target, opts.connectionRole ?? 'producer');
-    this.redis.on('error', (err) => this.logger.debug({ err }, 'redis connection error'));
+    const logger = opts.logger ?? createLogger('bullpen', this.config.LOG_LEVEL);
+    this.outage = new RedisOutageLog(logger, {
+      redisPorts: redisPorts(this.target),
+      summaryIntervalMs: this.config.BULLPEN_OUTAGE_SUMMARY_MS,
+    });
+    this.logger = this.outage.filter(logger);
+    this.redis = this.watched(createRedis(this.target, opts.connectionRole ?? 'producer'), 'services connection');
     this.alerter = new Alerter(this.logger);
     this.telemetry = bullmqTelemetry(this.config.BULLPEN_TRACES);
     this.queues = new QueueRegistry(this.redis, this.keys, this.jobs, this.telemetry);
@@ -123,15 +131,29 @@ export class Bullpen {
 
   /** A new `worker`-role connection (BullMQ workers must never give up a command). */
   workerConnection(): RedisClient {
-    const c = createRedis(this.target, 'worker');
-    c.on('error', (err) => this.logger.debug({ err }, 'worker redis connection error'));
+    return this.watched(createRedis(this.target, 'worker'), 'worker connection');
+  }
+
+  /** A connection's errors and recoveries go to the outage log (one line per state change). */
+  private watched(c: RedisClient, source: string): RedisClient {
+    // A connection's own error events are about reaching Redis (a command's errors reject its promise).
+    c.on('error', (err) => this.outage.failed(err, source));
+    c.on('ready', () => this.outage.recovered());
     return c;
   }
 
   async close(): Promise<void> {
+    this.outage.close();
     await this.queues.close();
     this.redis.disconnect();
   }
+}
+
+/** The ports Redis listens on for `target`, so the outage log tells its refused connections from others. */
+function redisPorts(target: RedisTarget): Set<number> {
+  if (target.clusterNodes) return new Set(target.clusterNodes.map((n) => Number(n.split(':').pop())));
+  if (target.url) return new Set([Number(new URL(target.url).port || 6379)]);
+  return new Set([target.port ?? 6379]);
 }
 
 /** Builds the runtime's services for an application's job table and schedules. */

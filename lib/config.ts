@@ -90,6 +90,11 @@ export const configSchema = z.object({
     .min(MIN_MAX_PAYLOAD_BYTES, `at least ${MIN_MAX_PAYLOAD_BYTES} bytes`)
     .max(MAX_MAX_PAYLOAD_BYTES, `at most ${MAX_MAX_PAYLOAD_BYTES} bytes (64 MiB)`)
     .default(DEFAULT_MAX_PAYLOAD_BYTES),
+  /**
+   * While Redis is unreachable, a process logs one line when it is lost, one when it is back,
+   * and at most one summary line this often between (docs/observability.md, "Redis restarts").
+   */
+  BULLPEN_OUTAGE_SUMMARY_MS: z.coerce.number().int().min(100).default(30_000),
   /** DLQ size that turns health unhealthy and raises an alert. */
   DLQ_ALERT_THRESHOLD: positiveInt.default(100),
   /** Minimum connected workers per queue for the workers check to be healthy. */

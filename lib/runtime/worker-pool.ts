@@ -150,7 +150,8 @@ export class WorkerPool {
         },
         this.opts.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES,
       );
-      worker.on('error', (err) => this.opts.logger.error({ err, queue: type }, 'worker error'));
+      // BullMQ's worker errors come from its Redis connections: the outage log counts them (lib/logging/outage-log.ts).
+      worker.on('error', (err) => this.opts.logger.error({ err, queue: type, connection: 'redis' }, 'worker error'));
       // Emitted once BullMQ has recorded the failure (a retry or a final one); jobs failed
       // by the stalled check come here without passing through our processor's catch.
       worker.on('failed', (job, err) => {
