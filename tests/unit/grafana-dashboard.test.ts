@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HealthReport } from '@/lib/health/health-status';
 import { WorkerMetrics } from '@/lib/metrics/worker-metrics';
+import type { RedisClient } from '@/lib/redis/connection';
 
 const deploy = path.resolve(import.meta.dirname, '../../deploy');
 const dashboard = JSON.parse(readFileSync(path.join(deploy, 'grafana/bullpen.json'), 'utf8')) as {
@@ -50,6 +51,8 @@ async function exportedNames(): Promise<Set<string>> {
     async () => [{ type: 'webhook-dispatch', counts: { waiting: 1 } }],
     async () => 0,
     async () => report,
+    // A ready connection that answers PING: with one, the process also exports redis_up.
+    { redis: { status: 'ready', ping: async () => 'PONG' } as unknown as RedisClient },
   );
   const stats = metrics.forType('webhook-dispatch');
   stats.completed = 2;
