@@ -2,6 +2,8 @@ import { Alerter } from './alerts/alerter';
 import type { Telemetry } from 'bullmq';
 import { AuditLog } from './audit/audit-log';
 import { SignInFailureLog } from './audit/sign-in-failures';
+import { TenantPseudonyms } from './audit/tenant-pseudonyms';
+import { fileSecret } from './fs/file-secret';
 import { bullmqTelemetry } from './telemetry/tracing';
 import { getConfig, type Config } from './config';
 import { HealthChecker } from './health/health-checker';
@@ -98,7 +100,13 @@ export class Bullpen {
       maxPayloadBytes: this.config.BULLPEN_MAX_PAYLOAD_BYTES,
     });
     const DAY = 24 * 3_600_000;
-    this.audit = new AuditLog(this.redis, this.keys, { retentionMs: this.config.AUDIT_RETENTION_DAYS * DAY });
+    const config = this.config;
+    const pseudonyms = new TenantPseudonyms(
+      this.redis,
+      this.keys,
+      async () => config.AUDIT_PSEUDONYM_SECRET ?? fileSecret(config.dataDir, 'audit-pseudonym-secret'),
+    );
+    this.audit = new AuditLog(this.redis, this.keys, { retentionMs: config.AUDIT_RETENTION_DAYS * DAY, pseudonyms });
     this.signInFailures = new SignInFailureLog(this.redis, this.keys, { retentionMs: this.config.SIGN_IN_FAILURES_RETENTION_DAYS * DAY });
     this.dlq = new DeadLetterStore({
       redis: this.redis,

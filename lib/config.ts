@@ -147,6 +147,12 @@ export const configSchema = z.object({
    * generated once into `<dataDir>/session-secret` (mode 0600) and reused.
    */
   SESSION_SECRET: z.string().min(32, 'at least 32 characters').optional(),
+  /**
+   * Keys the audit's tenant pseudonyms (lib/audit/tenant-pseudonyms.ts). Unset: a random
+   * secret generated once into `<dataDir>/audit-pseudonym-secret`; set it when the worker
+   * and the dashboard run on several hosts, so they agree.
+   */
+  AUDIT_PSEUDONYM_SECRET: z.string().min(32, 'at least 32 characters').optional(),
   EMBEDDINGS_URL: z.string().url().optional(),
   EMBEDDINGS_API_KEY: z.string().optional(),
   EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),

@@ -15,7 +15,8 @@ export type DataDeletionResult = ErasureReport & { tenant: string };
  * data-deletion: deletes all of a tenant's data (an organisation with its workspaces,
  * or one workspace) from every tenant store — memories, vectors, sessions and their
  * archives, trajectories, samples, models, quotas, usage, violations, Slack cursors,
- * audit entries and export files — then counts what remains in each. Anything left
+ * the ids behind the audit's pseudonyms (its entries stay: they are the operators' record)
+ * and export files — then counts what remains in each. Anything left
  * (a write that raced the deletion) fails the attempt so the retry deletes it; other
  * tenants are never touched. Once verified, a receipt and an audit entry without a
  * tenant tag (so they outlive the data) record it, once per job id.
@@ -44,7 +45,8 @@ export function createDataDeletionHandler(stores: AppStores): JobHandler<Payload
       await stores.audit.append({
         actor: 'job:data-deletion',
         action: 'tenant.delete',
-        target: { kind: 'tenant', id: tenantKey(tenant) },
+        // The tenant's pseudonym, never its ids: this entry outlives the tenant (docs/decisions/0010-audit-outlives-tenants.md).
+        target: { kind: 'tenant', id: tenantKey(await stores.audit.pseudonymOf(tenant)) },
         details: { jobId: ctx.jobId, reason: ctx.data.reason, deleted: report.deleted },
       });
       await receipts.record({

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
 import { tenantSchema, type Tenant } from '../jobs/tenant';
+import type { TenantPseudonyms } from './tenant-pseudonyms';
 
 export const auditEntrySchema = z.object({
   id: z.string(),
@@ -33,20 +34,24 @@ export const DEFAULT_AUDIT_RETENTION_MS = 400 * 24 * 3_600_000;
 export class AuditLog {
   private readonly key: string;
   readonly retentionMs: number;
+  /** With them, entries store tenants as pseudonyms, shown by their ids until the tenant is deleted. */
+  private readonly pseudonyms?: TenantPseudonyms;
 
   constructor(
     private readonly redis: RedisClient,
     keys: Keyspace,
-    opts: { retentionMs?: number } = {},
+    opts: { retentionMs?: number; pseudonyms?: TenantPseudonyms } = {},
   ) {
     this.key = keys.tagged('audit', 'stream');
     this.retentionMs = opts.retentionMs ?? DEFAULT_AUDIT_RETENTION_MS;
+    this.pseudonyms = opts.pseudonyms;
     if (!(this.retentionMs > 0)) throw new RangeError('retentionMs must be > 0');
   }
 
   async append(input: AuditInput): Promise<string> {
     const at = input.at ?? Date.now();
-    const entry = { ...input, at };
+    const tenant = input.tenant && this.pseudonyms ? await this.pseudonyms.of(input.tenant) : input.tenant;
+    const entry = { ...input, ...(tenant ? { tenant } : {}), at };
     // Exact MINID: the ids are append times, so this drops exactly the entries past their term.
     const minId = Math.max(0, Date.now() - this.retentionMs);
     const id = await this.redis.xadd(this.key, 'MINID', String(minId), '*', 'e', JSON.stringify(entry));
@@ -58,7 +63,7 @@ export class AuditLog {
     const limit = Math.min(Math.max(opts.limit ?? 50, 1), 500);
     const end = opts.before ? `(${opts.before}` : '+';
     const rows = (await this.redis.xrevrange(this.key, end, '-', 'COUNT', limit + 1)) as Array<[string, string[]]>;
-    const entries = rows.slice(0, limit).map(([id, fields]) => parseRow(id, fields));
+    const entries = await this.revealed(rows.slice(0, limit).map(([id, fields]) => parseRow(id, fields)));
     return { entries, next: rows.length > limit ? entries[entries.length - 1]?.id : undefined };
   }
 
@@ -96,14 +101,15 @@ export class AuditLog {
         lastId = id;
         const e = parseRow(id, fields);
         if (opts.match(e)) {
-          if (entries.length === limit) return { entries, next: entries[limit - 1].id, scanned, exhausted: false };
+          if (entries.length === limit)
+            return { entries: await this.revealed(entries), next: entries[limit - 1].id, scanned, exhausted: false };
           entries.push(e);
         }
       }
-      if (rows.length < count) return { entries, scanned, exhausted: true };
+      if (rows.length < count) return { entries: await this.revealed(entries), scanned, exhausted: true };
       end = `(${lastId}`;
     }
-    return { entries, next: lastId, scanned, exhausted: false };
+    return { entries: await this.revealed(entries), next: lastId, scanned, exhausted: false };
   }
 
   /** The actors and actions of the newest `n` entries, most frequent first: the filter form's suggestions. */
@@ -120,8 +126,13 @@ export class AuditLog {
     return { actors: byCount(actors).slice(0, 50), actions: byCount(actions).slice(0, 50) };
   }
 
-  /** Oldest first, in batches, optionally only one tenant's entries. */
+  /**
+   * Oldest first, in batches, optionally only one tenant's entries, which then carry
+   * that tenant's ids (an entry written before pseudonyms, with the ids themselves,
+   * matches too).
+   */
   async *scan(opts: { tenant?: Tenant; from?: number; to?: number; batch?: number } = {}): AsyncIterable<AuditEntry> {
+    const pseudo = opts.tenant && this.pseudonyms ? await this.pseudonyms.peek(opts.tenant) : undefined;
     let start = opts.from !== undefined ? `${opts.from}-0` : '-';
     const end = opts.to !== undefined ? `${opts.to}-99999999` : '+';
     const batch = opts.batch ?? 500;
@@ -129,30 +140,45 @@ export class AuditLog {
       const rows = (await this.redis.xrange(this.key, start, end, 'COUNT', batch)) as Array<[string, string[]]>;
       for (const [id, fields] of rows) {
         const entry = parseRow(id, fields);
-        if (!opts.tenant || matchesTenant(entry.tenant, opts.tenant)) yield entry;
+        if (!opts.tenant) yield entry;
+        else if (matchesTenant(entry.tenant, opts.tenant)) yield entry;
+        else if (pseudo && matchesTenant(entry.tenant, pseudo)) yield { ...entry, tenant: revealAs(entry.tenant, pseudo, opts.tenant) };
       }
       if (rows.length < batch) return;
       start = `(${rows[rows.length - 1][0]}`;
     }
   }
 
-  /** Removes one tenant's entries (data deletion); returns how many. */
-  async deleteByTenant(tenant: Tenant): Promise<number> {
-    let removed = 0;
-    const ids: string[] = [];
-    for await (const e of this.scan({ tenant })) {
-      ids.push(e.id);
-      if (ids.length >= 500) removed += await this.redis.xdel(this.key, ...ids.splice(0));
-    }
-    if (ids.length) removed += await this.redis.xdel(this.key, ...ids);
-    return removed;
+  /**
+   * A tenant's deletion: the entries stay (they are the operators' record), and the ids
+   * behind their pseudonyms are forgotten, so nothing left names the tenant
+   * (docs/decisions/0010-audit-outlives-tenants.md). Returns how many ids were forgotten.
+   */
+  async forgetTenant(tenant: Tenant): Promise<number> {
+    return this.pseudonyms ? this.pseudonyms.forget(tenant) : 0;
   }
 
-  async countByTenant(tenant: Tenant): Promise<number> {
-    let n = 0;
-    for await (const _ of this.scan({ tenant })) n++;
-    return n;
+  /** Ids of `tenant` the audit can still show (zero once the tenant is deleted). */
+  async tenantNamesHeld(tenant: Tenant): Promise<number> {
+    return this.pseudonyms ? this.pseudonyms.count(tenant) : 0;
   }
+
+  /** The pseudonym an entry about `tenant` carries, written nowhere: for a record that must outlive it. */
+  async pseudonymOf(tenant: Tenant): Promise<Tenant> {
+    return this.pseudonyms ? this.pseudonyms.peek(tenant) : tenant;
+  }
+
+  private async revealed(entries: AuditEntry[]): Promise<AuditEntry[]> {
+    if (!this.pseudonyms || !entries.some((e) => e.tenant)) return entries;
+    const tenants = await this.pseudonyms.reveal(entries.map((e) => e.tenant));
+    return entries.map((e, i) => (e.tenant ? { ...e, tenant: tenants[i] } : e));
+  }
+}
+
+/** A matching entry's tenant with the caller's ids in place of the pseudonyms. */
+function revealAs(entry: Tenant | undefined, pseudo: Tenant, real: Tenant): Tenant {
+  const workspaceId = entry?.workspaceId === pseudo.workspaceId ? real.workspaceId : entry?.workspaceId;
+  return workspaceId ? { orgId: real.orgId, workspaceId } : { orgId: real.orgId };
 }
 
 export interface AuditSearchPage {
