@@ -91,6 +91,25 @@ test('malformed action bodies and paths are a 400 with the CSP, never a 500', as
   expect(await valid.text()).toContain('"ok":false');
 });
 
+test('the sign-in form posted before hydration still signs in: the proxy takes what the page renders', async ({ playwright, e2e }) => {
+  const request = await playwright.request.newContext({ baseURL: e2e.baseURL });
+  try {
+    const html = await (await request.get('/sign-in')).text();
+    const decode = (v: string) =>
+      v.replaceAll('&quot;', '"').replaceAll('&#x27;', "'").replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
+    const hidden: Record<string, string> = {};
+    for (const m of html.matchAll(/<input type="hidden" name="([^"]+)"(?: value="([^"]*)")?/g)) hidden[decode(m[1])] = decode(m[2] ?? '');
+    // The form's own action fields, as React renders them for a form with state.
+    expect(Object.keys(hidden)).toEqual(expect.arrayContaining(['$ACTION_REF_1', '$ACTION_1:0', '$ACTION_1:1', '$ACTION_KEY']));
+    const { username, password } = e2e.users.viewer;
+    const res = await post(request, '/sign-in', '', e2e.baseURL, { multipart: { ...hidden, username, password } });
+    expect(res.status(), (await res.text()).slice(0, 200)).toBe(303);
+    expect(res.headers()['set-cookie']).toMatch(/bullpen_session=/);
+  } finally {
+    await request.dispose();
+  }
+});
+
 test('a prefetched page carries its CSP', async ({ contextAs, playwright, e2e }) => {
   const { context } = await contextAs('viewer');
   const anonymous = await playwright.request.newContext({ baseURL: e2e.baseURL });
