@@ -4,6 +4,7 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import type { ActionResult } from '@/lib/dashboard/action-result';
 import type { JobDetail } from '@/lib/dashboard/job-summary';
+import type { RetryMark } from '@/lib/dashboard/retry-mark';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { InlineResult } from '@/components/ui/inline-result';
@@ -14,12 +15,15 @@ import type { JobActions as Actions } from './types';
 /** Retry / promote / duplicate (with an edit step) for operators, remove for admins; each shows its outcome in words. */
 export function JobActionBar({
   job,
+  retryRefused,
   actions,
   canOperate,
   canAdmin,
   onChanged,
 }: {
   job: JobDetail;
+  /** Set when Retry would be refused (its dead letter was replayed or discarded): no button, the page says why. */
+  retryRefused?: RetryMark;
   actions: Actions;
   canOperate: boolean;
   canAdmin: boolean;
@@ -38,7 +42,7 @@ export function JobActionBar({
   return (
     <div className="stack">
       <div className="row" role="toolbar" aria-label="Job actions">
-        {finishedOrFailed && (
+        {finishedOrFailed && !retryRefused && (
           <Button
             variant="primary"
             disabled={busy}

@@ -9,7 +9,9 @@ import { LiveStatus } from '@/components/live/live-status';
 import { StatusPill } from '@/components/ui/badge';
 import { JsonView } from '@/components/ui/json-view';
 import { ProgressBar } from '@/components/ui/progress-bar';
+import { retryMarkSentence } from '@/lib/dashboard/retry-mark';
 import { JobActionBar } from './job-actions';
+import { RetryMarkBadge } from './retry-mark-badge';
 import { JobAttempts } from './job-attempts';
 import { JobFacts } from './job-facts';
 import { JobFlowTree } from './job-flow';
@@ -92,10 +94,17 @@ export function JobView({ initial, logsPage, canOperate, canAdmin, actions }: Jo
             <StatusPill status={data.deadLetter.status} />
           </p>
         )}
+        {data.retryRefused && (
+          <p className="small" style={{ margin: '0.25rem 0 0' }} data-testid="job-retry-refused" data-why={data.retryRefused.why}>
+            <RetryMarkBadge mark={data.retryRefused} queue={queue} testId="job-retry-mark" /> No retry from here:{' '}
+            {retryMarkSentence(data.retryRefused)}
+          </p>
+        )}
         {job.progress.detail && <JsonView value={job.progress.detail} testId="job-progress-detail" />}
       </section>
       <JobActionBar
         job={job}
+        retryRefused={data.retryRefused}
         actions={actions}
         canOperate={canOperate}
         canAdmin={canAdmin}

@@ -40,6 +40,9 @@ export function BulkProgress({
       role="status"
       data-testid="bulk-progress"
       data-status={data.status}
+      data-succeeded={data.succeeded}
+      data-skipped={data.skipped}
+      data-failed={data.failed}
     >
       <div className="row" style={{ justifyContent: 'space-between' }}>
         <strong>{title}</strong>

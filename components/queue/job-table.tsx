@@ -17,6 +17,7 @@ import { Table } from '@/components/ui/table';
 import { useAction } from '@/components/ui/use-action';
 import type { QueueActions } from './types';
 import { jobPageHref } from '@/lib/dashboard/schedules-view';
+import { RetryMarkBadge } from '@/components/job/retry-mark-badge';
 
 export interface JobTableProps {
   queue: string;
@@ -50,6 +51,8 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
     open: (id) => router.push(jobHref(queue, id)),
     act: selectable
       ? (id) =>
+          // A job whose Retry would be refused says so on its row; r does nothing there.
+          !jobs.find((j) => j.id === id)?.retryRefused &&
           setAsking({
             title: `Retry job ${id}?`,
             description: <p>It leaves the failed list and waits to run again, with its attempts counted afresh.</p>,
@@ -201,6 +204,7 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
                   ) : (
                     <span className="row" style={{ flexWrap: 'nowrap' }}>
                       <StatusPill status={j.state ?? state} />
+                      {j.retryRefused && <RetryMarkBadge mark={j.retryRefused} queue={queue} testId="job-row-retry-mark" />}
                       {j.outcome?.partial && (
                         <Badge tone="warn" title={j.outcome.text} testId="job-row-partial">
                           partial
@@ -229,9 +233,13 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
                 )}
                 {selectable && (
                   <td>
-                    <Button size="sm" disabled={retryOne.pending} data-testid={`retry-job-${j.id}`} onClick={() => retry(j.id)}>
-                      Retry
-                    </Button>
+                    {j.retryRefused ? (
+                      <span className="muted small">not retried</span>
+                    ) : (
+                      <Button size="sm" disabled={retryOne.pending} data-testid={`retry-job-${j.id}`} onClick={() => retry(j.id)}>
+                        Retry
+                      </Button>
+                    )}
                   </td>
                 )}
               </tr>

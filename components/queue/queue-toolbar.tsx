@@ -9,7 +9,7 @@ import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
 import { plural } from '@/lib/dashboard/plural';
 import { CleanDialog } from './clean-dialog';
-import { RetryAllPreview } from './retry-all-preview';
+import { RetryAllPreview, useRetryPreview } from './retry-all-preview';
 import type { QueueActions } from './types';
 
 export interface ToolbarProps {
@@ -30,6 +30,7 @@ export function QueueToolbar({ data, actions, canOperate, canAdmin, onBulkStarte
   const [last, setLast] = useState<'pause' | 'retry' | 'promote' | null>(null);
   // Bumped each time the retry-all confirmation opens, so its preview is read fresh.
   const [retryOpened, setRetryOpened] = useState(0);
+  const preview = useRetryPreview(queue, retryOpened);
   if (!canOperate) return null;
   const failed = data.queue.counts.failed;
   const delayed = data.queue.counts.delayed;
@@ -66,26 +67,21 @@ export function QueueToolbar({ data, actions, canOperate, canAdmin, onBulkStarte
             if (r.ok) onBulkStarted(r.data, `Promoting delayed jobs of ${queue}`);
           }}
         />
+        {/* No count on the button: of the failed jobs, some may be skipped; the confirmation counts both. */}
         <ConfirmDialog
-          triggerLabel={`Retry all failed (${failed.toLocaleString('en')})`}
-          title={`Retry every failed job of ${queue}?`}
-          description={
-            <>
-              <p>
-                {plural(failed, 'failed job')} {failed === 1 ? 'goes' : 'go'} back to waiting with fresh attempts, 500 at a time; their dead
-                letters are marked retried. Jobs that fail again meanwhile are not retried twice.
-              </p>
-              <RetryAllPreview queue={queue} opened={retryOpened} />
-            </>
-          }
+          triggerLabel="Retry all failed…"
+          title={`Retry the failed jobs of ${queue}?`}
+          description={<RetryAllPreview data={preview.data} error={preview.error} />}
           onOpen={() => setRetryOpened((n) => n + 1)}
-          confirmLabel="Retry all"
+          confirmLabel={preview.data ? `Retry ${plural(preview.data.willRetry, 'job')}` : 'Retry'}
+          confirmDisabled={!preview.data || preview.data.willRetry === 0}
           variant="primary"
           disabled={failed === 0 || retryAll.pending}
           testId="retry-all"
           onConfirm={async () => {
+            if (!preview.data) return;
             setLast('retry');
-            const r = await retryAll.run({ queue });
+            const r = await retryAll.run({ queue, before: preview.data.asOf, limit: preview.data.scanned });
             if (r.ok) onBulkStarted(r.data, `Retrying failed jobs of ${queue}`);
           }}
         />

@@ -14,7 +14,8 @@ export interface QueueActions {
   pause: Action<{ queue: string }, null>;
   resume: Action<{ queue: string }, null>;
   retrySelected: Action<{ queue: string; ids: string[] }, RetryCounts & { message?: string }>;
-  retryAll: Action<{ queue: string }, BulkOperation>;
+  /** Acts on the jobs a preview counted: failed at or before `before`, the oldest `limit`. */
+  retryAll: Action<{ queue: string; before: number; limit: number }, BulkOperation>;
   promoteAll: Action<{ queue: string }, BulkOperation>;
   clean: Action<{ queue: string; state: CleanableState; olderThanMinutes: number }, BulkOperation>;
   setConcurrency: Action<{ queue: string; concurrency: number | string }, LimitChange<number>>;

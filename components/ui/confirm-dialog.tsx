@@ -15,6 +15,8 @@ export interface ConfirmDialogProps {
   /** When set, the confirm button stays disabled until this exact text is typed (bulk destruction). */
   requireText?: string;
   disabled?: boolean;
+  /** The confirm button stays disabled while this holds (what it confirms is still being counted). */
+  confirmDisabled?: boolean;
   onConfirm(): void | Promise<void>;
   /** Called as the dialog opens (to load what its description shows). */
   onOpen?(): void;
@@ -29,7 +31,7 @@ export function ConfirmDialog(props: ConfirmDialogProps) {
   const [typed, setTyped] = useState('');
   const titleId = useId();
   const inputId = useId();
-  const blocked = props.requireText !== undefined && typed !== props.requireText;
+  const blocked = (props.requireText !== undefined && typed !== props.requireText) || props.confirmDisabled === true;
   return (
     <>
       <Button

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { DEAD_LETTER_STATUSES } from '../dlq/dead-letter-id';
 import type { Bullpen } from '../bullpen';
+import { retryVerdict } from '../dlq/retry-verdict';
 import { findJob } from './find-job';
+import { retryMarkOf, retryMarkSchema } from './retry-mark';
 import { jobFlowSchema, readJobFlow } from './job-flow';
 import { formatJobDetail, jobDetailSchema, type JobSummary } from './job-summary';
 import { pageCountOf } from './pagination';
@@ -22,6 +24,8 @@ export const jobPageSchema = z.object({
   }),
   /** The dead-letter record of the job's failure chain, when it has one (a failed job, or one retried or replayed). */
   deadLetter: z.object({ id: z.string(), status: z.enum(DEAD_LETTER_STATUSES) }).optional(),
+  /** A failed job that Retry would refuse, and why: the page says so instead of offering it. */
+  retryRefused: retryMarkSchema.optional(),
   /** Its parent and children when the job is part of a BullMQ flow. */
   flow: jobFlowSchema.optional(),
 });
@@ -47,6 +51,11 @@ export async function readJobPage(bullpen: Bullpen, queueName: string, id: strin
     resolved.type ? bullpen.dlq.getByJob(resolved.type, job.id, job.data) : Promise.resolve(undefined),
     readJobFlow(bullpen, job),
   ]);
+  const chain =
+    state === 'failed' && resolved.type
+      ? (await bullpen.dlq.chainStates(resolved.type, [{ id: job.id, data: job.data }])).get(job.id)
+      : undefined;
+  const retryRefused = chain ? retryMarkOf(retryVerdict(chain, job.id, job.finishedOn)) : undefined;
   return {
     job: formatJobDetail(job, type, state as JobSummary['state'], resolved.type ? bullpen.jobs : undefined),
     logs: {
@@ -56,6 +65,7 @@ export async function readJobPage(bullpen: Bullpen, queueName: string, id: strin
       pageCount: pageCountOf(logs.count, LOG_PAGE_SIZE),
     },
     ...(record ? { deadLetter: { id: record.id, status: record.status } } : {}),
+    ...(retryRefused ? { retryRefused } : {}),
     ...(flow ? { flow } : {}),
   };
 }

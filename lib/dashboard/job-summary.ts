@@ -4,6 +4,7 @@ import { readEnvelope } from '../jobs/envelope';
 import { priorityName, PRIORITY_NAMES } from '../jobs/priority';
 import { tenantSchema } from '../jobs/tenant';
 import { jobStateSchema } from './job-states';
+import { retryMarkSchema } from './retry-mark';
 import { truncateText, truncateValue, truncatedValueSchema, MAX_VALUE_BYTES } from './truncate';
 
 export { JOB_STATES, jobStateSchema, type JobStateName } from './job-states';
@@ -38,6 +39,8 @@ export const jobSummarySchema = z.object({
   schedule: z.string().optional(),
   /** A completed job's own summary of its result; `partial` when part of its work failed. */
   outcome: z.object({ text: z.string(), partial: z.boolean() }).optional(),
+  /** A failed job that Retry would refuse, and why (its dead letter was replayed or discarded). */
+  retryRefused: retryMarkSchema.optional(),
 });
 export type JobSummary = z.infer<typeof jobSummarySchema>;
 

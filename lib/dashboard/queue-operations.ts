@@ -1,10 +1,12 @@
 import type { Queue } from 'bullmq';
 import type { Bullpen } from '../bullpen';
+import type { RedisClient } from '../redis/connection';
 import { AppError } from '../errors/app-error';
 import type { BulkCounts, ReportProgress } from './bulk-operations';
 import { cleanableStateSchema, type CleanableState } from './clean-states';
 import { resolveQueue } from './queue-ref';
 import { findJob } from './find-job';
+import { type RetryRefusal, retryVerdict } from '../dlq/retry-verdict';
 
 /** Ids a "retry selected" may carry: one page's worth. */
 export const MAX_SELECTED_JOBS = 100;
@@ -22,6 +24,11 @@ export interface RetryAllOptions {
   concurrency?: number;
   /** Only jobs that failed at or before this time (newer failures are not retried again). @defaultValue now */
   before?: number;
+  /**
+   * At most this many failed jobs, oldest first: with `before`, exactly the jobs a
+   * preview counted (`RetryPreview.asOf`, `scanned`). @defaultValue every one
+   */
+  limit?: number;
 }
 
 /**
@@ -77,9 +84,11 @@ export class QueueOperations {
   }
 
   /**
-   * Retries every job that is failed now, oldest first, `batchSize` ids per round
-   * (ZRANGEBYSCORE … LIMIT): never more than one batch in memory. Jobs failing again
-   * while this runs are newer than `before` and are left alone, so the loop ends.
+   * Retries every job that failed at or before `before`, oldest first, `batchSize` ids per
+   * round (ZRANGEBYSCORE … LIMIT): never more than one batch in memory. Jobs failing again
+   * while this runs are newer than `before` and are left alone, so the loop ends. With
+   * the `before` and `limit` of a preview it acts on exactly the jobs the preview counted,
+   * each decided as the preview decided it (lib/dlq/retry-verdict.ts).
    */
   async retryAllFailed(
     name: string,
@@ -92,15 +101,18 @@ export class QueueOperations {
     const queue = resolved.queue;
     const failedKey = queue.toKey('failed');
     const before = opts.before ?? Date.now();
+    const limit = opts.limit ?? Number.POSITIVE_INFINITY;
     const batch = Math.max(1, opts.batchSize ?? 500);
-    const total = Number(await this.bullpen.redis.zcount(failedKey, '-inf', before));
+    const total = Math.min(limit, Number(await this.bullpen.redis.zcount(failedKey, '-inf', before)));
     const counts: RetryCounts = { succeeded: 0, skipped: 0, failed: 0, skippedBecause: {} };
     await report({ ...counts, total });
     // Ids that could not be retried stay in the set; skip past them.
     let offset = 0;
-    for (;;) {
-      const ids = await this.bullpen.redis.zrangebyscore(failedKey, '-inf', before, 'LIMIT', offset, batch);
+    let seen = 0;
+    while (seen < limit) {
+      const ids = await this.bullpen.redis.zrangebyscore(failedKey, '-inf', before, 'LIMIT', offset, Math.min(batch, limit - seen));
       if (ids.length === 0) break;
+      seen += ids.length;
       const c = await this.retryIds(queue, resolved.type, ids, by, opts.concurrency ?? 50);
       counts.succeeded += c.succeeded;
       counts.skipped += c.skipped;
@@ -117,26 +129,31 @@ export class QueueOperations {
   }
 
   /**
-   * What "Retry all failed" would do, before it runs: of the failed jobs (the first
-   * `limit`, oldest first), how many it would skip because their dead letters were
-   * already replayed (or are being) or discarded. Read-only.
+   * What "Retry all failed" will do, before it runs: of the jobs failed now (the oldest
+   * `limit`), how many it will retry and how many it will skip, and why, each decided
+   * as the retry's claim decides it (lib/dlq/retry-verdict.ts). Read-only; pass its
+   * `asOf` and `scanned` to `retryAllFailed` to act on exactly these jobs.
    */
-  async retryPreview(name: string, limit = RETRY_PREVIEW_LIMIT): Promise<RetryPreview> {
+  async retryPreview(name: string, limit = RETRY_PREVIEW_LIMIT, now = Date.now()): Promise<RetryPreview> {
     const resolved = await resolveQueue(this.bullpen, name);
     const failedKey = resolved.queue.toKey('failed');
-    const failed = Number(await this.bullpen.redis.zcard(failedKey));
-    const preview: RetryPreview = { failed, scanned: 0, willSkip: { replayed: 0, discarded: 0 } };
-    // A foreign queue has no dead letters here: nothing is skipped.
+    const failed = Number(await this.bullpen.redis.zcount(failedKey, '-inf', now));
+    const scanned = Math.min(failed, limit);
+    const preview: RetryPreview = { asOf: now, failed, scanned, willRetry: 0, willSkip: { replayed: 0, discarded: 0 } };
     const type = resolved.type;
-    if (!type) return preview;
-    for (let start = 0; start < Math.min(failed, limit); start += 1_000) {
-      const ids = await this.bullpen.redis.zrange(failedKey, start, Math.min(start + 1_000, limit) - 1);
+    // A foreign queue has no dead letters here: every job is retried as it is.
+    if (!type) return { ...preview, willRetry: scanned };
+    for (let offset = 0; offset < scanned; offset += PREVIEW_PAGE) {
+      const ids = await this.bullpen.redis.zrangebyscore(failedKey, '-inf', now, 'LIMIT', offset, Math.min(PREVIEW_PAGE, scanned - offset));
       if (ids.length === 0) break;
-      preview.scanned += ids.length;
-      for (const status of (await this.bullpen.dlq.recordStatuses(type, ids)).values()) {
-        if (status === 'discarded') preview.willSkip.discarded++;
-        else if (status !== 'pending') preview.willSkip.replayed++;
+      const jobs = await loadJobData(this.bullpen.redis, resolved.queue, ids);
+      const states = await this.bullpen.dlq.chainStates(type, jobs);
+      for (const job of jobs) {
+        const verdict = retryVerdict(states.get(job.id), job.id);
+        if (verdict.retry) preview.willRetry++;
+        else preview.willSkip[skipOf(verdict.why)]++;
       }
+      // A job gone between the two reads is neither: the retry will say "no longer failed".
     }
     return preview;
   }
@@ -248,9 +265,43 @@ export function describeRetrySkips(c: RetryCounts): string | undefined {
   return `${c.skipped} skipped: ${parts.join(', ')}`;
 }
 
-/** What "Retry all failed" would skip, counted before it runs (of the first `scanned` failed jobs). */
+/** What "Retry all failed" will do, counted before it runs, over the oldest `scanned` jobs failed at `asOf`. */
 export interface RetryPreview {
+  /** When it was counted (epoch ms): the retry acts on jobs failed at or before it. */
+  asOf: number;
+  /** Jobs failed at `asOf`. */
   failed: number;
+  /** Of them, the oldest this many were counted (all unless past RETRY_PREVIEW_LIMIT). */
   scanned: number;
+  willRetry: number;
   willSkip: { replayed: number; discarded: number };
+}
+
+/** Ids whose records a preview reads per round trip. */
+const PREVIEW_PAGE = 1_000;
+
+/** A refusal as the retry's counts name it: a failure replayed (or being, or replayed as a later job) or discarded. */
+export function skipOf(why: RetryRefusal): 'replayed' | 'discarded' {
+  return why === 'discarded' ? 'discarded' : 'replayed';
+}
+
+/** The id and data of each job (one HGET each, in one pipeline); a job removed meanwhile is left out. */
+async function loadJobData(redis: RedisClient, queue: Queue, ids: string[]): Promise<Array<{ id: string; data: unknown }>> {
+  const pipeline = redis.pipeline();
+  for (const id of ids) pipeline.hget(queue.toKey(id), 'data');
+  const replies = (await pipeline.exec()) ?? [];
+  const out: Array<{ id: string; data: unknown }> = [];
+  replies.forEach(([err, raw], i) => {
+    if (err || typeof raw !== 'string') return;
+    out.push({ id: ids[i], data: parseData(raw) });
+  });
+  return out;
+}
+
+function parseData(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
 }

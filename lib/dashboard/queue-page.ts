@@ -2,7 +2,9 @@ import type { Job, Queue } from 'bullmq';
 import { z } from 'zod';
 import type { Bullpen } from '../bullpen';
 import { AppError } from '../errors/app-error';
-import { formatJob, jobStateSchema, jobSummarySchema } from './job-summary';
+import { retryVerdict } from '../dlq/retry-verdict';
+import { formatJob, jobStateSchema, jobSummarySchema, type JobSummary, type OutcomeReader } from './job-summary';
+import { retryMarkOf } from './retry-mark';
 import { scanJobIds, SCAN_LIMIT } from './job-scan';
 import { pageCountOf } from './pagination';
 import { isFiltered, type QueueFilters } from './queue-filters';
@@ -86,7 +88,7 @@ export async function readQueuePage(bullpen: Bullpen, name: string, f: QueueFilt
     return {
       queue: header,
       state: f.state,
-      jobs: present(jobs).map((j) => formatJob(j, type, f.state, outcomes)),
+      jobs: await withRetryMarks(bullpen, resolved, f.state, present(jobs), outcomes),
       page: f.page,
       pageSize: f.pageSize,
       total,
@@ -106,12 +108,37 @@ export async function readQueuePage(bullpen: Bullpen, name: string, f: QueueFilt
   return {
     queue: header,
     state: f.state,
-    jobs: jobs.map((j) => formatJob(j, type, f.state, outcomes)),
+    jobs: await withRetryMarks(bullpen, resolved, f.state, jobs, outcomes),
     page: f.page,
     pageSize: f.pageSize,
     hasNext: scan.ids.length > start + f.pageSize,
     scan: { scanned: scan.scanned, limit: scanLimit, capped: scan.capped },
   };
+}
+
+/**
+ * The page's summaries; on the failed tab of the table's own queues each job whose Retry
+ * would be refused carries why (one pipeline of record reads for the page), so the row
+ * says it before anyone presses anything.
+ */
+async function withRetryMarks(
+  bullpen: Bullpen,
+  queue: { ref: string; type?: string },
+  state: QueueFilters['state'],
+  jobs: Job[],
+  outcomes: OutcomeReader | undefined,
+): Promise<JobSummary[]> {
+  const rows = jobs.map((j) => formatJob(j, queue.ref, state, outcomes));
+  const type = queue.type;
+  if (!type || state !== 'failed' || jobs.length === 0) return rows;
+  const chains = await bullpen.dlq.chainStates(
+    type,
+    jobs.map((j) => ({ id: String(j.id), data: j.data })),
+  );
+  return rows.map((row, i) => {
+    const mark = retryMarkOf(retryVerdict(chains.get(row.id), row.id, jobs[i].finishedOn));
+    return mark ? { ...row, retryRefused: mark } : row;
+  });
 }
 
 /** Jobs by id in the given order; ids removed meanwhile (retention, an operator) are skipped. */

@@ -43,6 +43,8 @@ import {
 } from './filter';
 import { IndexPager } from './index-pager';
 import { CLAIM_REPLAY, CLAIM_RETRY, FINISH_REPLAY, READ, RECORD, ROLLBACK_REPLAY, SET_STATUS, UNCLAIM_RETRY } from './scripts';
+import { readChainStates } from './chain-states';
+import type { ChainState } from './retry-verdict';
 import type { DeadLetterInput, DeadLetterSink } from './sink';
 
 export interface DeadLetterStoreOptions {
@@ -429,6 +431,17 @@ export class DeadLetterStore implements DeadLetterSink {
       ? `its dead letter was replayed as ${latest}, which failed again; running this job would send the data that replay replaced (retry ${latest}, or replay the dead letter)`
       : refusalReason(status!);
     return { outcome: 'refused', id, status: status!, reason, ...(latest ? { latestJobId: latest } : {}) };
+  }
+
+  /**
+   * What the record of each failed job says about retrying it from its queue, read in
+   * one pipeline (no payloads): the same facts the claim script decides on, for the
+   * failed tab's markers and the retry-all preview (lib/dlq/retry-verdict.ts). Jobs
+   * without a record are left out.
+   */
+  async chainStates(queue: string, jobs: readonly { id: string; data?: unknown }[]): Promise<Map<string, ChainState>> {
+    await this.ready();
+    return readChainStates(this.redis, this.keys, queue, jobs);
   }
 
   /**

@@ -45,28 +45,39 @@ test('an edited replay is not undone by "Retry all failed": one delivery, with t
   await queue.goto();
   // Opened without a tab in the URL, the page lands on the failed jobs, which need attention.
   await expect(page.getByTestId('queue-state-tab-failed')).toHaveAttribute('aria-current', 'page');
+  // Its row says so before anyone presses anything: no Retry, a mark linking the replay's job.
+  const row = queue.jobRow(failed.jobId);
+  await expect(row.getByTestId('job-row-retry-mark')).toHaveAttribute('data-why', 'replayed');
+  await expect(row.getByTestId('job-row-retry-mark')).toContainText(`replayed as replay-${entry.id}-1`);
+  await expect(queue.retryJobButton(failed.jobId)).toHaveCount(0);
   await queue.retryAllButton.click();
   // The confirmation says, before anything runs, that this job will be skipped and why.
-  await expect(page.getByTestId('retry-all-preview')).toHaveAttribute('data-state', 'done');
-  await expect(page.getByTestId('retry-all-preview')).toContainText('already replayed from the dead letters');
-  await page.getByTestId('retry-all-confirm').click();
-  const progress = page.getByTestId('bulk-progress');
-  await expect(progress).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
-  await expect(progress).toContainText('already replayed from the dead letters');
+  const preview = page.getByTestId('retry-all-preview');
+  await expect(preview).toHaveAttribute('data-state', 'done');
+  await expect(preview).toContainText('already replayed from the dead letters');
+  const willRetry = Number(await preview.getAttribute('data-retry'));
+  if (willRetry === 0) {
+    // Nothing else failed in this queue: there is nothing to confirm.
+    await expect(page.getByTestId('retry-all-confirm')).toBeDisabled();
+    await page.keyboard.press('Escape');
+  } else {
+    await page.getByTestId('retry-all-confirm').click();
+    const progress = page.getByTestId('bulk-progress');
+    await expect(progress).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
+    await expect(progress).toContainText('already replayed from the dead letters');
+  }
   await saveScreenshot(page, 'retry-all-skips-replayed');
   expect(await bullpen.queues.get('webhook-dispatch').getJobState(failed.jobId)).toBe('failed');
   // Its row shows how it ended, not the progress it last reported.
-  const row = page.locator(`[data-testid="job-row"][data-job-id="${failed.jobId}"]`);
   await expect(row.getByTestId('status-pill')).toHaveAttribute('data-status', 'failed');
   await expect(row.getByTestId('job-row-progress')).toHaveCount(0);
 
-  // The original's job page says how it ended, links its dead letter, and refuses a retry with the reason.
+  // The original's job page says how it ended, links its dead letter, and offers no retry, saying why.
   await page.goto(`/queues/webhook-dispatch/jobs/${failed.jobId}`);
   await expect(page.getByTestId('job-final')).toContainText('Failed for good');
   await expect(page.getByTestId('job-dead-letter-link')).toHaveAttribute('href', `/dead-letters/${entry.id}`);
-  await page.getByTestId('job-retry').click();
-  await expect(page.getByTestId('action-result')).toHaveAttribute('data-ok', 'false');
-  await expect(page.getByTestId('action-result')).toContainText('already replayed');
+  await expect(page.getByTestId('job-retry-refused')).toContainText('already replayed');
+  await expect(page.getByTestId('job-retry')).toHaveCount(0);
 
   // 4. The receiver got exactly one delivery after the failure, and it carried the edited value.
   await page.waitForTimeout(1_000);

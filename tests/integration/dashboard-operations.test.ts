@@ -105,7 +105,12 @@ describe('queue operations', () => {
 
     // All: said before it runs, then the other three run; the two are skipped and counted by reason.
     const queueOps = new QueueOperations(bullpen);
-    expect(await queueOps.retryPreview('webhook-dispatch')).toEqual({ failed: 5, scanned: 5, willSkip: { replayed: 1, discarded: 1 } });
+    expect(await queueOps.retryPreview('webhook-dispatch')).toMatchObject({
+      failed: 5,
+      scanned: 5,
+      willRetry: 3,
+      willSkip: { replayed: 1, discarded: 1 },
+    });
     expect(await queueOps.retryPreview('webhook-dispatch', 3)).toMatchObject({ failed: 5, scanned: 3 });
     const counts = await queueOps.retryAllFailed('webhook-dispatch', 'olivia');
     expect(counts).toEqual({

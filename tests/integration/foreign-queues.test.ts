@@ -107,7 +107,7 @@ describe('foreign BullMQ queues', () => {
     expect(await emails.getJobState(delayed.id!)).toBe('waiting');
 
     // No dead letters here: a foreign job is retried as it is, and the preview skips nothing.
-    expect(await queues.retryPreview(ref)).toEqual({ failed: 1, scanned: 0, willSkip: { replayed: 0, discarded: 0 } });
+    expect(await queues.retryPreview(ref)).toMatchObject({ failed: 1, scanned: 1, willRetry: 1, willSkip: { replayed: 0, discarded: 0 } });
     expect(await jobs.retry(ref, bad.id!, 'olivia')).toEqual({ jobId: bad.id, from: 'failed' });
     expect(await emails.getJobState(bad.id!)).toBe('waiting');
 

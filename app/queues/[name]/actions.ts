@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { runAction, type ActionSpec } from '@/app/_lib/action';
 import { dashboardServices } from '@/app/_lib/dashboard-services';
 import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
-import { cleanableStateSchema, MAX_SELECTED_JOBS, type RetryCounts } from '@/lib/dashboard/queue-operations';
+import { cleanableStateSchema, MAX_SELECTED_JOBS, RETRY_PREVIEW_LIMIT, type RetryCounts } from '@/lib/dashboard/queue-operations';
 import { jobIdSchema } from '@/lib/dashboard/find-job';
 import { queueNameSchema } from '@/app/_lib/queue-name';
 import { withPayloadFieldErrors } from '@/app/_lib/payload-field-errors';
@@ -80,12 +80,25 @@ function bulkSpec<S extends z.ZodType<{ queue: string }>>(
   };
 }
 
+/** What a retry-all preview counted: jobs failed at or before `before` (its `asOf`), the oldest `limit` (its `scanned`). */
+const retryAllInput = z
+  .object({
+    queue: queueName,
+    before: z
+      .number()
+      .int()
+      .min(0)
+      .refine((t) => t <= Date.now() + 60_000, 'The preview cannot be from the future'),
+    limit: z.number().int().min(0).max(RETRY_PREVIEW_LIMIT),
+  })
+  .strict();
 const retryAllSpec = bulkSpec(
   'queue.retry-all',
   'operator',
-  queueInput,
-  (i: QueueInput, by) => (report) => dashboardServices().queues.retryAllFailed(i.queue, by, report),
-  undefined,
+  retryAllInput,
+  (i: z.output<typeof retryAllInput>, by) => (report) =>
+    dashboardServices().queues.retryAllFailed(i.queue, by, report, { before: i.before, limit: i.limit }),
+  (i) => ({ before: i.before, limit: i.limit }),
   (i) => dashboardServices().queues.checkBulkRetry(i.queue),
 );
 

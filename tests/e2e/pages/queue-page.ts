@@ -8,6 +8,11 @@ export class QueuePage {
   readonly promoteAllButton: Locator;
   readonly retryAllButton: Locator;
   readonly retrySelectedButton: Locator;
+  /** Retry all's confirmation: what it will retry and skip (`data-retry`, `data-skip`), and its confirm button. */
+  readonly retryAllPreview: Locator;
+  readonly retryAllConfirm: Locator;
+  /** A background operation's progress (`data-status`, `data-succeeded`, `data-skipped`, `data-failed`). */
+  readonly bulkProgress: Locator;
   readonly cleanButton: Locator;
   readonly selectAll: Locator;
   /** The throughput-limits card: values for everyone, forms for operators. */
@@ -34,6 +39,9 @@ export class QueuePage {
     this.promoteAllButton = page.getByTestId('promote-all');
     this.retryAllButton = page.getByTestId('retry-all');
     this.retrySelectedButton = page.getByTestId('retry-selected');
+    this.retryAllPreview = page.getByTestId('retry-all-preview');
+    this.retryAllConfirm = page.getByTestId('retry-all-confirm');
+    this.bulkProgress = page.getByTestId('bulk-progress');
     this.cleanButton = page.getByTestId('clean-queue');
     this.selectAll = page.getByTestId('select-all-jobs');
     this.throughput = page.getByTestId('queue-throughput');
@@ -68,6 +76,11 @@ export class QueuePage {
 
   retryJobButton(id: string): Locator {
     return this.page.getByTestId(`retry-job-${id}`);
+  }
+
+  /** The mark of a failed job whose Retry would be refused (`data-why`, `data-replayed-as`). */
+  retryMark(id: string): Locator {
+    return this.jobRow(id).getByTestId('job-row-retry-mark');
   }
 
   /** Every control on the page that changes something; a viewer must see none. */

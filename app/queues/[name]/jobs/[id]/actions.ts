@@ -7,7 +7,7 @@ import { jobIdSchema } from '@/lib/dashboard/find-job';
 import { queueNameSchema } from '@/app/_lib/queue-name';
 import { withPayloadFieldErrors } from '@/app/_lib/payload-field-errors';
 import { MAX_PAYLOAD_TEXT, parseJsonText } from '@/lib/dashboard/dead-letters-payload';
-import { AppError } from '@/lib/errors/app-error';
+import { AppError, isAppError } from '@/lib/errors/app-error';
 
 const jobInput = z.object({
   queue: queueNameSchema,
@@ -26,7 +26,22 @@ const retrySpec: ActionSpec<typeof retryInput, { jobId: string; from: 'failed' |
   name: 'job.retry',
   minRole: 'operator',
   schema: retryInput,
-  run: (i, { user }) => dashboardServices().jobs.retry(i.queue, i.id, user.username, { role: user.role, confirm: i.confirm }),
+  async run(i, { user, bullpen }) {
+    try {
+      return await dashboardServices().jobs.retry(i.queue, i.id, user.username, { role: user.role, confirm: i.confirm });
+    } catch (err) {
+      // A retry its dead letter refused (replayed, discarded) is part of the record too.
+      if (isAppError(err) && err.code === 'CONFLICT' && err.details?.deadLetterId) {
+        await bullpen.audit.append({
+          actor: user.username,
+          action: 'job.retry-refused',
+          target: target(i),
+          details: { deadLetterId: err.details.deadLetterId, status: err.details.status, reason: err.message },
+        });
+      }
+      throw err;
+    }
+  },
   audit: (i, d) => ({ target: target(i), details: { from: d.from } }),
   revalidate: paths,
 };
