@@ -88,6 +88,16 @@ export function DeadLetterDetailView({ entry: e, actions }: { entry: DeadLetterD
                 </span>
               )}
             </dd>
+            {e.latestFailedJobId !== e.originalJobId && (
+              <>
+                <dt>Latest failure</dt>
+                <dd>
+                  <Link href={jobPageHref(e.queue, e.latestFailedJobId)} className="mono" data-testid="dlq-latest-failed-job">
+                    {e.latestFailedJobId}
+                  </Link>
+                </dd>
+              </>
+            )}
             <dt>Tenant</dt>
             <dd>
               {tenant && e.tenant ? (
@@ -138,6 +148,17 @@ export function DeadLetterDetailView({ entry: e, actions }: { entry: DeadLetterD
 
       <section className="card" aria-labelledby="dlq-payload-h">
         <h2 id="dlq-payload-h">Payload</h2>
+        {/* One payload, named by the run it is from: after a failed edited replay, that replay's. */}
+        <p className="small muted" data-testid="dlq-payload-from" data-job-id={e.payloadFrom.jobId} data-edited={e.payloadFrom.edited}>
+          {e.payloadFrom.replay === undefined ? (
+            <>As the original job had it; a replay sends it again unless you edit it.</>
+          ) : (
+            <>
+              As edited for replay {e.payloadFrom.replay} (job <span className="mono">{e.payloadFrom.jobId}</span>); a replay sends this
+              edit again unless you edit it, never the payload it replaced.
+            </>
+          )}
+        </p>
         {e.payloadTooLarge ? (
           <div className="stack" data-testid="dlq-payload-too-large" data-bytes={e.payloadTooLarge.bytes}>
             <p>

@@ -13,7 +13,7 @@ export interface PayloadEditorProps {
   queue: string;
   jobType: string;
   replays: number;
-  /** The original payload, pretty-printed. */
+  /** The payload the record holds (what a replay sends unless edited), pretty-printed. */
   original: string;
   replay: DeadLetterActions['replay'];
 }
@@ -74,7 +74,7 @@ export function PayloadEditor({ id, queue, jobType, replays, original, replay }:
       </div>
       <div className="row">
         <Button type="submit" variant="primary" disabled={!check.ok || action.pending} data-testid="dlq-replay-edited">
-          {action.pending ? 'Replaying…' : edited ? 'Replay with this payload' : 'Replay with the original payload'}
+          {action.pending ? 'Replaying…' : edited ? 'Replay with my edits' : 'Replay this payload unchanged'}
         </Button>
         <Button disabled={!edited} onClick={() => setText(original)} data-testid="dlq-payload-reset">
           Undo my edits

@@ -8,6 +8,7 @@ import { envelopeSchema } from '../jobs/envelope';
 import { tenantSchema } from '../jobs/tenant';
 import { MAX_PAYLOAD_TEXT, payloadToText } from './dead-letters-payload';
 import { adviceFor } from './dead-letters-replay-outcome';
+import { type LastReplay, lastReplayOf, lastReplaySchema, payloadSource } from './last-replay';
 import { toStoreFilter, withoutPaging, type DeadLetterFilters } from './dead-letters-filters';
 import { pageCountOf } from './pagination';
 import { MAX_VALUE_BYTES, truncateText, truncateValue, truncatedValueSchema } from './truncate';
@@ -105,6 +106,12 @@ export const deadLetterDetailSchema = deadLetterRowSchema.extend({
   failureHistory: z.array(failureRecordSchema),
   discardedBy: z.string().optional(),
   updatedAt: z.number().int(),
+  /** The newest replay and what became of it (failed: the record is pending again because of it). */
+  lastReplay: lastReplaySchema.optional(),
+  /** Whose payload the record holds: the original job's, or the newest edited replay's (what a next replay sends). */
+  payloadFrom: z.object({ jobId: z.string(), replay: z.number().int().optional(), edited: z.boolean() }),
+  /** The job whose failure the record holds now: the original, or a replay or retry of it. */
+  latestFailedJobId: z.string(),
   /** The job type is known to this build (its schema validates an edit). */
   knownType: z.boolean(),
   /** A worker in this build runs the type: a replay will be picked up. */
@@ -202,10 +209,14 @@ export async function readDeadLetterDetail(bullpen: Bullpen, id: string): Promis
       : truncateValue(entry.payload),
     payloadTooLarge: entry.payloadTooLarge,
     payloadText: !entry.payloadTooLarge && !entry.payloadCut && text.length <= MAX_PAYLOAD_TEXT ? text : undefined,
-    envelope: env.success ? envelope : {},
+    // The record's own id as "replay of" would link the page to itself: only another record's is shown.
+    envelope: env.success ? { ...envelope, replayOf: env.data.replayOf === entry.id ? undefined : env.data.replayOf } : {},
     originalJobState,
     // Newest first: the question at 3 a.m. is "what happened last".
     replayHistory: [...entry.replays].reverse().map((r) => ({ ...r, jobState: looked.get(r) })),
+    ...withLastReplay(entry, looked.get(entry.replays[entry.replays.length - 1])),
+    payloadFrom: payloadSource(entry.originalJobId, entry.replays),
+    latestFailedJobId: entry.failures[entry.failures.length - 1]?.jobId ?? entry.originalJobId,
     failureHistory: [...entry.failures].reverse(),
     discardedBy: entry.discardedBy,
     updatedAt: entry.updatedAt,
@@ -221,6 +232,11 @@ export function lastReplayFailure(entry: DeadLetterEntry): DeadLetterDetail['las
   const failure = entry.failures[entry.failures.length - 1];
   if (entry.status !== 'pending' || !replay || !failure || failure.jobId !== replay.newJobId || failure.at < replay.at) return undefined;
   return { jobId: failure.jobId, at: failure.at, edited: replay.edited, error: failure.error, advice: adviceFor(failure.error.errorClass) };
+}
+
+function withLastReplay(entry: DeadLetterEntry, state: JobStateWord | undefined): { lastReplay?: LastReplay } {
+  const last = lastReplayOf(entry.replays, entry.failures, state);
+  return last ? { lastReplay: last } : {};
 }
 
 /** A job's state in words, `gone` when BullMQ no longer has it (or the queue is not one of ours). */

@@ -7,7 +7,9 @@ import { firstParam, type RouteProps } from '@/app/_lib/route-props';
 import { DeadLetterDetailView } from '@/components/dead-letters/dead-letter-detail';
 import { DeadLetterEntryActions } from '@/components/dead-letters/dead-letter-entry-actions';
 import { LastReplayFailed } from '@/components/dead-letters/last-replay-failed';
+import { LastReplayNote } from '@/components/dead-letters/last-replay-note';
 import { PayloadEditor } from '@/components/dead-letters/payload-editor';
+import { RefreshWhile } from '@/components/dead-letters/refresh-while';
 import { StatusPill } from '@/components/ui/badge';
 import { CardSkeleton } from '@/components/ui/skeleton';
 import { roleAtLeast } from '@/lib/auth/roles';
@@ -51,6 +53,11 @@ async function Entry({ id, canOperate, edit }: { id: string; canOperate: boolean
         </span>
       </div>
       {entry.lastReplayFailed && <LastReplayFailed queue={entry.queue} failure={entry.lastReplayFailed} />}
+      {/* A failed last replay is said above; otherwise what its job is doing, until it ends. */}
+      {entry.lastReplay && entry.lastReplay.outcome !== 'failed' && entry.status !== 'discarded' && (
+        <LastReplayNote queue={entry.queue} last={entry.lastReplay} />
+      )}
+      <RefreshWhile active={entry.status === 'replaying' || ['waiting', 'running', 'unknown'].includes(entry.lastReplay?.outcome ?? '')} />
       <DeadLetterDetailView
         entry={entry}
         actions={
@@ -68,7 +75,9 @@ async function Entry({ id, canOperate, edit }: { id: string; canOperate: boolean
               {replayable && entry.payloadText !== undefined && (
                 <details id="edit-payload" open={edit || undefined}>
                   <summary data-testid="dlq-edit-payload">Edit the payload, then replay</summary>
+                  {/* A new failure records a new payload: the editor starts again from it. */}
                   <PayloadEditor
+                    key={entry.failureHistory.length}
                     id={entry.id}
                     queue={entry.queue}
                     jobType={entry.jobType}
