@@ -10,6 +10,7 @@ import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
 import { DuplicateEditor } from './duplicate-editor';
+import { EDITABLE_JOB_STATES, EditDataEditor } from './edit-data-editor';
 import type { JobActions as Actions } from './types';
 
 /** Retry / promote / duplicate (with an edit step) for operators, remove for admins; each shows its outcome in words. */
@@ -34,6 +35,7 @@ export function JobActionBar({
   const promote = useAction(actions.promote);
   const remove = useAction(actions.remove);
   const [duplicating, setDuplicating] = useState(false);
+  const [editing, setEditing] = useState(false);
   const [last, setLast] = useState<{ result: ActionResult<unknown>; success: React.ReactNode } | null>(null);
   if (!canOperate) return null;
   const input = { queue: job.queue, id: job.id };
@@ -69,6 +71,17 @@ export function JobActionBar({
             Promote now
           </Button>
         )}
+        {EDITABLE_JOB_STATES.has(job.state ?? '') && !job.payload.truncated && (
+          <Button
+            disabled={busy}
+            aria-expanded={editing}
+            aria-controls={editing ? 'job-edit-panel' : undefined}
+            data-testid="job-edit-data"
+            onClick={() => setEditing((d) => !d)}
+          >
+            Edit data…
+          </Button>
+        )}
         {job.enveloped && (
           <Button
             disabled={busy}
@@ -97,6 +110,11 @@ export function JobActionBar({
         )}
       </div>
       {last && <InlineResult result={last.result} success={last.success} />}
+      {editing && (
+        <div id="job-edit-panel">
+          <EditDataEditor job={job} editData={actions.editData} onClose={() => setEditing(false)} onSaved={onChanged} />
+        </div>
+      )}
       {duplicating && (
         <div id="job-duplicate-panel">
           <DuplicateEditor job={job} duplicate={actions.duplicate} onClose={() => setDuplicating(false)} />

@@ -1,4 +1,5 @@
 import type { ActionResult } from '@/lib/dashboard/action-result';
+import type { PayloadChange } from '@/lib/dashboard/payload-changes';
 
 type Action<T, I = { queue: string; id: string }> = (input: I) => Promise<ActionResult<T>>;
 
@@ -9,4 +10,9 @@ export interface JobActions {
   /** With `payload` (JSON text), the copy carries that edit. */
   duplicate: Action<{ jobId: string; sourceId: string; edited: boolean }, { queue: string; id: string; payload?: string }>;
   remove: Action<{ jobId: string; state: string }>;
+  /** Mends a waiting, delayed or prioritized job's payload (JSON text), if it still has `original` (JSON text). */
+  editData: Action<
+    { jobId: string; state: 'waiting' | 'delayed' | 'prioritized'; changes: PayloadChange[] },
+    { queue: string; id: string; payload: string; original: string }
+  >;
 }

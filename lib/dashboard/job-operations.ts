@@ -11,6 +11,7 @@ import { type AddedRawJob, addRawJobSchema } from './add-raw-job';
 import { requireQueueName } from './queue-page';
 import { findJob } from './find-job';
 import { checkDestructiveStart, checkResourceOwners, type Starter } from './job-start-rules';
+import { validatePayloadEdit } from './payload-edit';
 
 export type RetryOutcome = 'retried' | 'skipped';
 
@@ -99,24 +100,7 @@ export class JobOperations {
     }
     const edited = edit.payload !== undefined;
     let payload = env.data.payload;
-    if (edited) {
-      const jobs = this.bullpen.jobs;
-      const parsed = jobs.get(type).schema.safeParse(edit.payload);
-      if (!parsed.success) {
-        throw new AppError('VALIDATION', `Invalid ${type} payload: ${z.prettifyError(parsed.error)}`, { issues: parsed.error.issues });
-      }
-      const locked = jobs.lockedFieldEdits(type, env.data.payload, parsed.data);
-      if (locked.length > 0) {
-        throw new AppError('VALIDATION', `Refused: the edit changes locked field${locked.length > 1 ? 's' : ''} ${locked.join(', ')}`, {
-          issues: locked.map((f) => ({
-            path: [f],
-            message: `locked: an edit may not change it (dispatch a new job to target another ${f})`,
-          })),
-          lockedFields: locked,
-        });
-      }
-      payload = parsed.data;
-    }
+    if (edited) payload = validatePayloadEdit(this.bullpen.jobs, type, env.data.payload, edit.payload);
     // Tenant and resources are the original's (locked above), so only the destructive rule applies.
     checkDestructiveStart(this.bullpen.jobs, type, env.data.tenant, payload, who);
     const priority = priorityName(job.priority);

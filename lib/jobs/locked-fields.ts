@@ -28,7 +28,7 @@ function asRecord(value: unknown): Record<string, unknown> {
 }
 
 /** JSON with object keys sorted, so `{a,b}` and `{b,a}` compare equal; undefined stays distinct from null. */
-function stableJson(value: unknown): string {
+export function stableJson(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;

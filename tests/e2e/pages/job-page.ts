@@ -7,6 +7,14 @@ export class JobPage {
   readonly phase: Locator;
   readonly returnValue: Locator;
   readonly retryButton: Locator;
+  readonly promoteButton: Locator;
+  readonly data: Locator;
+  /** "Edit data" on a waiting, delayed or prioritized job (operators), and its form. */
+  readonly editDataButton: Locator;
+  readonly editDataEditor: Locator;
+  readonly editDataCheck: Locator;
+  readonly editDataSubmit: Locator;
+  readonly editDataResult: Locator;
 
   constructor(readonly page: Page) {
     this.state = page.getByTestId('job-state');
@@ -14,6 +22,13 @@ export class JobPage {
     this.phase = page.getByTestId('job-phase');
     this.returnValue = page.getByTestId('job-return-value');
     this.retryButton = page.getByTestId('job-retry');
+    this.promoteButton = page.getByTestId('job-promote');
+    this.data = page.getByTestId('job-data');
+    this.editDataButton = page.getByTestId('job-edit-data');
+    this.editDataEditor = page.getByTestId('job-edit-editor');
+    this.editDataCheck = page.getByTestId('job-edit-check');
+    this.editDataSubmit = page.getByTestId('job-edit-submit');
+    this.editDataResult = page.getByTestId('job-edit-result');
   }
 
   async goto(queue: string, id: string): Promise<void> {
@@ -32,6 +47,8 @@ export class JobPage {
 
   /** Every control on the page that changes the job; a viewer must see none. */
   mutatingControls(): Locator {
-    return this.page.locator(['job-retry', 'job-promote', 'job-duplicate', 'job-remove'].map((id) => `[data-testid="${id}"]`).join(', '));
+    return this.page.locator(
+      ['job-retry', 'job-promote', 'job-duplicate', 'job-edit-data', 'job-remove'].map((id) => `[data-testid="${id}"]`).join(', '),
+    );
   }
 }

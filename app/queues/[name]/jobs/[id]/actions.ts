@@ -8,6 +8,7 @@ import { queueNameSchema } from '@/app/_lib/queue-name';
 import { withPayloadFieldErrors } from '@/app/_lib/payload-field-errors';
 import { MAX_PAYLOAD_TEXT, parseJsonText } from '@/lib/dashboard/dead-letters-payload';
 import { AppError, isAppError } from '@/lib/errors/app-error';
+import { editJobData, type JobDataEdit } from '@/lib/dashboard/job-data-edit';
 
 const jobInput = z.object({
   queue: queueNameSchema,
@@ -83,6 +84,36 @@ const duplicateSpec: ActionSpec<typeof duplicateInput, { jobId: string; sourceId
   revalidate: (i) => [`/queues/${i.queue}`],
 };
 
+const editDataInput = jobInput
+  .extend({
+    /** The edited payload as JSON text. */
+    payload: z.string().max(MAX_PAYLOAD_TEXT),
+    /** The payload the editor started from, as JSON text: an edit of data changed meanwhile is refused. */
+    original: z.string().max(MAX_PAYLOAD_TEXT),
+  })
+  .strict();
+
+const editDataSpec: ActionSpec<typeof editDataInput, JobDataEdit> = {
+  name: 'job.edit-data',
+  minRole: 'operator',
+  schema: editDataInput,
+  async run(i, { user, bullpen }) {
+    const payload = jsonField(i.payload, 'payload');
+    const original = jsonField(i.original, 'original');
+    return withPayloadFieldErrors(() => editJobData(bullpen, i.queue, i.id, { payload, original, by: user.username, role: user.role }));
+  },
+  // Before and after of each changed value (bounded, lib/dashboard/payload-changes.ts): the operators' record of the mend.
+  audit: (i, d) => ({ target: target(i), details: { state: d.state, changes: d.changes } }),
+  revalidate: paths,
+};
+
+function jsonField(text: string, field: string): unknown {
+  const json = parseJsonText(text);
+  if (!json.ok)
+    throw new AppError('VALIDATION', `The ${field} is not valid JSON: ${json.message}`, { fieldErrors: { payload: [json.message] } });
+  return json.value;
+}
+
 const removeSpec: ActionSpec<typeof jobInput, { jobId: string; state: string }> = {
   name: 'job.remove',
   minRole: 'admin',
@@ -100,6 +131,9 @@ export async function promoteJob(input: unknown) {
 }
 export async function duplicateJob(input: unknown) {
   return runAction(duplicateSpec, input);
+}
+export async function editJobDataAction(input: unknown) {
+  return runAction(editDataSpec, input);
 }
 export async function removeJob(input: unknown) {
   return runAction(removeSpec, input);

@@ -6,7 +6,7 @@ import { loadJobPage, queueExists } from '@/app/_lib/reads';
 import { decodeSegment, firstParam, type RouteProps } from '@/app/_lib/route-props';
 import { roleAtLeast } from '@/lib/auth/roles';
 import { JobView } from '@/components/job/job-view';
-import { duplicateJob, promoteJob, removeJob, retryJob } from './actions';
+import { duplicateJob, editJobDataAction, promoteJob, removeJob, retryJob } from './actions';
 
 type Params = { name: string; id: string };
 
@@ -15,7 +15,7 @@ export async function generateMetadata({ params }: RouteProps<Params>): Promise<
   return { title: `Job ${decodeSegment(p.id)} · ${decodeSegment(p.name)}` };
 }
 
-const actions = { retry: retryJob, promote: promoteJob, duplicate: duplicateJob, remove: removeJob };
+const actions = { retry: retryJob, promote: promoteJob, duplicate: duplicateJob, remove: removeJob, editData: editJobDataAction };
 
 export default async function JobPage({ params, searchParams }: RouteProps<Params>) {
   const p = await params;
