@@ -4,6 +4,7 @@ import { unstable_rethrow } from 'next/navigation';
 import type { ReactNode } from 'react';
 import { KeyboardShortcuts } from '@/components/keyboard/keyboard-shortcuts';
 import { SiteHeader } from '@/components/layout/site-header';
+import { RedisBanner, RedisStatusProvider } from '@/components/live/redis-status';
 import { SkipLinks } from '@/components/layout/skip-links';
 import { THEME_COOKIE, parseTheme } from '@/components/layout/theme';
 import { Providers } from './providers';
@@ -22,19 +23,27 @@ export const viewport: Viewport = { width: 'device-width', initialScale: 1, colo
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
-  // The header is chrome: if Redis is unreachable the page below shows the error.
+  // The header is chrome: if Redis is unreachable the page below shows the error, and the banner says so.
+  let redisFailed = false;
   const user = await currentUser().catch((err: unknown) => {
     unstable_rethrow(err);
+    redisFailed = true;
     return null;
   });
+  const watchRedis = user !== null || redisFailed;
   return (
     <html lang="en" data-theme={theme === 'system' ? undefined : theme}>
       <body>
         <Providers>
-          <SkipLinks />
-          {user && <SiteHeader username={user.username} role={user.role} theme={theme} signOutAction={signOut} />}
-          <main id="main">{children}</main>
-          {user && <KeyboardShortcuts canOperate={roleAtLeast(user.role, 'operator')} />}
+          <RedisStatusProvider enabled={watchRedis}>
+            <SkipLinks />
+            {user && <SiteHeader username={user.username} role={user.role} theme={theme} signOutAction={signOut} />}
+            <main id="main">
+              {watchRedis && <RedisBanner />}
+              {children}
+            </main>
+            {user && <KeyboardShortcuts canOperate={roleAtLeast(user.role, 'operator')} />}
+          </RedisStatusProvider>
         </Providers>
       </body>
     </html>

@@ -7,6 +7,7 @@ import { fileSecret } from './fs/file-secret';
 import { bullmqTelemetry } from './telemetry/tracing';
 import { getConfig, type Config } from './config';
 import { HealthChecker } from './health/health-checker';
+import type { RedisWatch } from './health/redis-watch';
 import { IdempotencyStore } from './idempotency/idempotency-store';
 import { DeadLetterStore } from './dlq/dead-letter-store';
 import { Dispatcher } from './jobs/dispatcher';
@@ -40,6 +41,8 @@ export interface BullpenOptions<T extends JobTable = JobTable> {
    * @defaultValue `producer`
    */
   connectionRole?: 'producer' | 'resilient';
+  /** The process's Redis watch (the dashboard's), which the health checker reads and tells. @defaultValue none */
+  redisWatch?: RedisWatch;
 }
 
 /**
@@ -127,6 +130,7 @@ export class Bullpen {
       minWorkers: this.config.HEALTH_MIN_WORKERS,
       deadLetterThreshold: this.config.DLQ_ALERT_THRESHOLD,
       deadLetters: () => this.dlq.pendingCount(),
+      watch: opts.redisWatch,
       logger: this.logger,
     });
   }

@@ -19,6 +19,7 @@ import { UserStore } from '@/lib/auth/user-store';
 import { loadConfigOrExit } from '@/lib/config';
 import { sharedLiveCache } from '@/lib/dashboard/live-cache';
 import { createLiveFastPath } from '@/lib/dashboard/live-fast-path';
+import { sharedRedisWatch } from '@/lib/health/redis-watch';
 import { createRedis, redisTarget } from '@/lib/redis/connection';
 import { Keyspace } from '@/lib/redis/keys';
 import { TrustedProxies, resolveClient } from '@/lib/http/client-address';
@@ -49,7 +50,13 @@ async function main(): Promise<void> {
       user: (username) => cache.get(userCacheKey(username), USER_CACHE_MS, () => users.get(username)),
     },
   });
-  const fastPath = createLiveFastPath({ cache, userOf: (cookie) => sessions.userOf(cookie) });
+  const fastPath = createLiveFastPath({
+    cache,
+    userOf: (cookie) => sessions.userOf(cookie),
+    // The app's watch (app/_lib/bullpen.ts), once it made it: every tab's banner polls it.
+    redisWatch: () => sharedRedisWatch(),
+    sealed: (cookie) => sessions.sealed(cookie),
+  });
 
   /** Hands the request to Next.js with its client, resolved here (a client's own header of that name is overwritten). */
   const toNext = (req: http.IncomingMessage, res: http.ServerResponse) => {

@@ -2,6 +2,7 @@ import 'server-only';
 import { sourceApp } from '@/jobs';
 import { type Bullpen, createBullpen } from '@/lib/bullpen';
 import { type LiveCache, sharedLiveCache } from '@/lib/dashboard/live-cache';
+import { RedisWatch, sharedRedisWatch } from '@/lib/health/redis-watch';
 
 /**
  * Everything the dashboard process holds for its lifetime: the composition root of the
@@ -23,7 +24,11 @@ interface DashboardProcess {
 const holder = globalThis as typeof globalThis & { __bullpenDashboard?: DashboardProcess };
 
 function dashboardProcess(): DashboardProcess {
-  holder.__bullpenDashboard ??= { bullpen: createBullpen(sourceApp), liveCache: sharedLiveCache(), scoped: new Map() };
+  holder.__bullpenDashboard ??= {
+    bullpen: createBullpen({ ...sourceApp, redisWatch: redisWatch() }),
+    liveCache: sharedLiveCache(),
+    scoped: new Map(),
+  };
   return holder.__bullpenDashboard;
 }
 
@@ -35,6 +40,16 @@ export function getBullpen(): Bullpen {
 /** The process-wide cache the dashboard's route handlers, pages and server (scripts/web-server.ts) share. */
 export function liveCache(): LiveCache {
   return dashboardProcess().liveCache;
+}
+
+/**
+ * Whether this process reaches Redis, and since when (lib/health/redis-watch.ts): a
+ * short-timeout PING on the Bullpen's connection, shared with the dashboard's server,
+ * which answers the tabs' /api/live/redis polls from it.
+ */
+export function redisWatch(): RedisWatch {
+  // The PING waits for a connection that is (re)connecting, a little less than the watch's own limit.
+  return sharedRedisWatch(() => new RedisWatch(async () => (await getBullpen().ready(1_400)).redis.ping()))!;
 }
 
 /** A per-process value made from the Bullpen on first use and kept with it. */

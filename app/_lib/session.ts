@@ -9,6 +9,7 @@ import { readyBullpen } from '@/app/_lib/bullpen';
 import { liveCache } from '@/app/_lib/bullpen';
 import { CLIENT_HEADER, CLIENT_TOKEN_ENV, decodeClientHeader, type ClientAddress } from '@/lib/http/client-header';
 import { sessionSecret, signInService } from './auth-services';
+import { boundedRead, SESSION_READ_MS } from './bounded-read';
 
 /**
  * The client of this request as the dashboard's server resolved it (scripts/web-server.ts:
@@ -36,17 +37,27 @@ export const currentUser = cache(async (): Promise<User | null> => {
   return sessionUser({ ...session }, sessionLookups());
 });
 
-/** The session checks against Redis, shared by every request of this process. */
+/** The session checks against Redis, shared by every request of this process; each bounded in time (bounded-read.ts). */
 export function sessionLookups(): SessionLookups {
   return {
-    isOpen: async (sid, username) => {
-      await readyBullpen();
-      return signInService().sessions.isOpen(sid, username);
-    },
+    isOpen: (sid, username) =>
+      boundedRead(
+        'session check',
+        async () => {
+          await readyBullpen();
+          return signInService().sessions.isOpen(sid, username);
+        },
+        SESSION_READ_MS,
+      ),
     user: (username) =>
-      liveCache().get(userCacheKey(username), USER_CACHE_MS, async () => {
-        await readyBullpen();
-        return signInService().users.get(username);
-      }),
+      boundedRead(
+        'user read',
+        () =>
+          liveCache().get(userCacheKey(username), USER_CACHE_MS, async () => {
+            await readyBullpen();
+            return signInService().users.get(username);
+          }),
+        SESSION_READ_MS,
+      ),
   };
 }

@@ -3,9 +3,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { fetchJson } from '@/components/live/fetch-json';
 import { LiveStatus } from '@/components/live/live-status';
+import { useRedisState } from '@/components/live/redis-status';
 import { StatusPill } from '@/components/ui/badge';
 import { RelativeTime } from '@/components/ui/relative-time';
-import { overallSentence, queueHealthRows, toCheckView } from '@/lib/dashboard/health-view';
+import { overallSentence, queueHealthRows, toCheckView, withRedisState } from '@/lib/dashboard/health-view';
 import { queryKeys } from '@/lib/dashboard/query-keys';
 import type { HealthReport } from '@/lib/health/health-status';
 import { HealthCheckCard } from './health-check-card';
@@ -29,7 +30,8 @@ export function HealthBoard({ initial, liveUrl }: HealthBoardProps) {
     queryFn: ({ signal }) => fetchJson<HealthReport>(liveUrl, signal),
     initialData: initial,
   });
-  const report = q.data;
+  // What the tab knows of Redis now wins over a report from before an outage.
+  const report = withRedisState(q.data, useRedisState());
   const checks = report.checks.map(toCheckView);
   const queues = queueHealthRows(report);
   return (

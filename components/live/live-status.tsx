@@ -1,6 +1,8 @@
 'use client';
 
 import { useEffect, useState } from 'react';
+import { unreachableSentence } from '@/lib/health/redis-watch';
+import { useRedisState } from './redis-status';
 
 /**
  * A small "live · updated 12:03:04 / error" indicator for a polled widget. The time
@@ -9,6 +11,16 @@ import { useEffect, useState } from 'react';
 export function LiveStatus({ updatedAt, error, fetching }: { updatedAt: number; error: Error | null; fetching: boolean }) {
   const [mounted, setMounted] = useState(false);
   useEffect(() => setMounted(true), []);
+  const redis = useRedisState();
+  if (redis && !redis.reachable) {
+    // The server cannot refresh what it holds: never "live" then, whatever the last poll said.
+    return (
+      <span className="small" role="status" style={{ color: 'var(--danger)' }} data-testid="live-status" data-live="stale">
+        Not live: {unreachableSentence(redis)}
+        {mounted && updatedAt ? `; showing data from ${new Date(updatedAt).toLocaleTimeString()}` : ''}
+      </span>
+    );
+  }
   if (error) {
     return (
       <span className="small" role="status" style={{ color: 'var(--danger)' }} data-testid="live-status" data-live="error">

@@ -91,6 +91,15 @@ export class CookieSessions {
     return fields ? openSessionUser(fields, this.opts.lookups) : null;
   }
 
+  /**
+   * Whether the header carries a session cookie this dashboard sealed, unexpired: no
+   * Redis asked, so it answers during an outage (the Redis-state poll, and nothing else).
+   */
+  async sealed(cookieHeader: string | undefined): Promise<boolean> {
+    const seal = sessionCookieOf(cookieHeader);
+    return seal ? (await this.unseal(seal)) !== null : false;
+  }
+
   private async unseal(seal: string): Promise<SessionFields | null> {
     const t = this.now();
     const known = this.unsealed.get(seal);

@@ -1,4 +1,5 @@
 import type { CheckName, CheckResult, HealthReport, HealthStatus } from '../health/health-status';
+import { unreachableSentence, type RedisState } from '../health/redis-watch';
 
 /**
  * The health report in words for the health page: one summary sentence and a few
@@ -83,6 +84,15 @@ export function toCheckView(check: CheckResult): CheckView {
   const d = rec(check.details);
   const base = { name: check.name, title: info.title, what: info.what, status: check.status, latencyMs: check.latencyMs };
   const reason = typeof d.reason === 'string' ? d.reason : undefined;
+  const since = num(d.since);
+  if (reason === 'unreachable' && since !== undefined) {
+    const sentence = unreachableSentence({ since });
+    return {
+      ...base,
+      summary: check.name === 'redis' ? `${sentence}.` : `Unknown: ${sentence[0].toLowerCase()}${sentence.slice(1)}.`,
+      facts: [{ label: 'Unreachable since', value: new Date(since).toISOString().replace('T', ' ').slice(0, 19) }],
+    };
+  }
   if (reason && reason !== 'client-list-unavailable') {
     const limit = num(d.timeLimitMs);
     return {
@@ -196,4 +206,21 @@ export function overallSentence(report: Pick<HealthReport, 'status' | 'checks'>)
   const bad = report.checks.filter((c) => c.status !== 'healthy').map((c) => `${CHECK_INFO[c.name].title.toLowerCase()} ${c.status}`);
   if (report.status === 'healthy') return 'Every check is healthy.';
   return `${report.status === 'unhealthy' ? 'Unhealthy' : 'Degraded'}: ${bad.join(', ')}.`;
+}
+
+/**
+ * The report as the tab's own Redis state says it is now: a report the page holds from
+ * before an outage (its poll cannot be answered meanwhile) must not keep saying "Redis
+ * healthy". Unreachable: every check is unhealthy since then, as the server's report says
+ * once it can be read (lib/health/health-checker.ts).
+ */
+export function withRedisState(report: HealthReport, state: Pick<RedisState, 'reachable' | 'since'> | undefined): HealthReport {
+  if (!state || state.reachable) return report;
+  const redis = report.checks.find((c) => c.name === 'redis');
+  if (redis && rec(redis.details).reason === 'unreachable') return report;
+  return {
+    ...report,
+    status: 'unhealthy',
+    checks: report.checks.map((c) => ({ ...c, status: 'unhealthy', latencyMs: 0, details: { reason: 'unreachable', since: state.since } })),
+  };
 }

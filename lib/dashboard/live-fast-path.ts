@@ -1,6 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import type { User } from '../auth/user-store';
+import { TimeoutError } from '../errors/timeout-error';
+import type { RedisWatch } from '../health/redis-watch';
+import { withTimeLimit } from '../health/time-limit';
 import type { LiveCache } from './live-cache';
 import { liveKeyOfPath } from './live-keys';
 
@@ -8,7 +11,20 @@ export interface LiveFastPathOptions {
   cache: LiveCache;
   /** The signed-in user of a Cookie header, or null. */
   userOf(cookieHeader: string | undefined): Promise<User | null>;
+  /** The process's Redis watch, once the app has made it (lib/health/redis-watch.ts `sharedRedisWatch`). */
+  redisWatch?: () => RedisWatch | undefined;
+  /** Whether a Cookie header carries a session cookie this dashboard sealed; asks no Redis. */
+  sealed?: (cookieHeader: string | undefined) => Promise<boolean>;
+  /**
+   * A session check unanswered this long marks Redis unreachable, and the app's route
+   * answers the poll (503 in words) instead of the tab waiting on a hung server.
+   * @defaultValue 2000
+   */
+  userTimeoutMs?: number;
 }
+
+/** The poll behind every tab's outage banner: answered from the watch, in memory. */
+export const REDIS_STATE_PATH = '/api/live/redis';
 
 interface Body {
   json: Buffer;
@@ -71,16 +87,34 @@ export function createLiveFastPath(opts: LiveFastPathOptions): (req: IncomingMes
     if (keys.size > MAX_URLS) keys.delete(keys.keys().next().value as string);
     return key;
   };
+  const userTimeoutMs = opts.userTimeoutMs ?? 2_000;
   return async (req, res) => {
     if (req.method !== 'GET' || !req.url?.startsWith('/api/live/')) return false;
+    const watch = opts.redisWatch?.();
+    if (req.url === REDIS_STATE_PATH || req.url.startsWith(`${REDIS_STATE_PATH}?`)) {
+      if (!watch || !opts.sealed || !(await opts.sealed(req.headers.cookie).catch(() => false))) return false;
+      const json = Buffer.from(JSON.stringify(watch.state()));
+      res.writeHead(200, { ...HEADERS, 'content-length': String(json.length) });
+      res.end(json);
+      return true;
+    }
+    // Redis is away: what the cache holds cannot be refreshed, so it is not served as live.
+    if (watch && !watch.state().reachable) return false;
     const key = keyOf(req.url);
     if (!key || !opts.cache.isFresh(key)) return false;
     let user: User | null;
+    // Redis found away meanwhile: hand the poll to the app at once (its answer is a 503 in words).
+    const away = watch?.untilUnreachable();
     try {
-      user = await opts.userOf(req.headers.cookie);
-    } catch {
+      const check = withTimeLimit(opts.userOf(req.headers.cookie), userTimeoutMs, 'session check');
+      user = await (away ? Promise.race([check, away.promise.then(() => null)]) : check);
+    } catch (err) {
+      if (err instanceof TimeoutError) watch?.markUnreachable('timeout');
       return false;
+    } finally {
+      away?.cancel();
     }
+    if (watch && !watch.state().reachable) return false;
     // Every listed route is open to each role; no user, and the app answers 401.
     if (!user) return false;
     const body = opts.cache.derived<Body>(key, 'http', encode);

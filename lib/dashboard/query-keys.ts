@@ -16,6 +16,7 @@ export const queryKeys = {
   deadLetters: (search: string) => [...queryKeys.all, 'dead-letters', search] as const,
   schedules: () => [...queryKeys.all, 'schedules'] as const,
   health: () => [...queryKeys.all, 'health'] as const,
+  redis: () => [...queryKeys.all, 'redis'] as const,
   workers: () => [...queryKeys.all, 'workers'] as const,
   /** A queue's history over a range, or (`queue` null) every queue's. */
   history: (queue: string | null, range: string) => [...queryKeys.all, 'history', queue ?? '*', range] as const,
@@ -41,6 +42,8 @@ export const liveUrls = {
   /** A pattern's next fire times as the operator types (operators only). */
   schedulePreview: () => '/api/live/schedules/preview',
   health: () => '/api/live/health',
+  /** Whether the dashboard reaches Redis, and since when: answered from memory, never from Redis (the outage banner). */
+  redis: () => '/api/live/redis',
   workers: () => '/api/live/workers',
   /** Throughput, failures and percentiles over `range` (`?range=7d`): of one queue, or of all. */
   queueHistory: (queue: string, range: string) =>
@@ -62,6 +65,12 @@ export const exportUrls = {
 
 /** Poll interval of live widgets; paused while the tab is hidden. */
 export const LIVE_REFETCH_MS = 3_000;
+
+/**
+ * Poll interval of the Redis state behind the outage banner: an outage shows in every open
+ * tab within 5 s (the watch finds it within 2.5 s); the answer comes from memory.
+ */
+export const REDIS_REFETCH_MS = 1_000;
 
 /** Poll interval of the hourly history charts (24 h and longer): the worker writes its tallies every 5 s. */
 export const HISTORY_REFETCH_MS = 10_000;

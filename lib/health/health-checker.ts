@@ -10,6 +10,7 @@ import { worstStatus } from './health-rules';
 import { toPublicHealth, type CheckName, type CheckResult, type HealthReport, type PublicHealth } from './health-status';
 import { checkQueues } from './queues-check';
 import { checkRedis } from './redis-check';
+import type { RedisWatch } from './redis-watch';
 import { checkWorkers } from './workers-check';
 import { withTimeLimit } from './time-limit';
 
@@ -82,6 +83,12 @@ export interface HealthCheckerOptions {
    * @defaultValue 2000
    */
   cacheTtlMs?: number;
+  /**
+   * The process's short-timeout PING (lib/health/redis-watch.ts). While it says Redis is
+   * unreachable, every check that needs Redis is unhealthy at once with `since`, rather
+   * than after its time limit; a redis check that times out tells it.
+   */
+  watch?: RedisWatch;
   /** The clock, for tests. @defaultValue Date.now */
   now?: () => number;
   logger?: Logger;
@@ -99,6 +106,8 @@ export class HealthChecker {
   private readonly logger: Logger;
   private readonly cache: CachedSingleFlight<HealthReport>;
   private lastStatus?: HealthReport['status'];
+  /** Whether the cached report already says Redis is unreachable. */
+  private reportedDown = false;
 
   constructor(private readonly opts: HealthCheckerOptions) {
     const parsed = limitsSchema.safeParse({
@@ -127,6 +136,8 @@ export class HealthChecker {
 
   /** The full report (details included), at most `cacheTtlMs` old. */
   check(): Promise<HealthReport> {
+    // The watch saw Redis go or come back since the report was made: it would say otherwise for up to cacheTtlMs.
+    if (this.opts.watch && this.opts.watch.state().reachable === this.reportedDown) this.cache.invalidate();
     return this.cache.get();
   }
 
@@ -137,6 +148,8 @@ export class HealthChecker {
 
   private async evaluate(): Promise<HealthReport> {
     const { limits, opts } = this;
+    const down = opts.watch?.state();
+    if (down && !down.reachable) return this.unreachableReport(down.since);
     // The shared connection has no offline queue: right after start (or during a
     // reconnect) a command fails at once. Give it the time limit to come up, so a
     // dashboard's first probe does not read a connection still opening as an outage.
@@ -165,6 +178,21 @@ export class HealthChecker {
       checkedAt: new Date(this.now()).toISOString(),
     };
     this.noteTransition(report);
+    this.reportedDown = false;
+    return report;
+  }
+
+  /** Every check needs Redis (dead letters too): each is unhealthy with when Redis went away. */
+  private unreachableReport(since: number): HealthReport {
+    const at = new Date(this.now()).toISOString();
+    const names: CheckName[] = ['redis', 'workers', 'queues', ...(this.opts.deadLetters ? (['deadLetters'] as const) : [])];
+    const report: HealthReport = {
+      status: 'unhealthy',
+      checks: names.map((name) => ({ name, status: 'unhealthy', latencyMs: 0, details: { reason: 'unreachable', since }, checkedAt: at })),
+      checkedAt: at,
+    };
+    this.noteTransition(report);
+    this.reportedDown = true;
     return report;
   }
 
@@ -187,6 +215,7 @@ export class HealthChecker {
       return result(outcome.status, outcome.details, outcome.latencyMs);
     } catch (err) {
       const reason = err instanceof TimeoutError ? 'timeout' : 'error';
+      if (name === 'redis') this.opts.watch?.markUnreachable(reason);
       // The error's text goes to the log for operators, never into the report.
       this.logger.warn({ err, check: name, reason }, 'health check failed');
       return result('unhealthy', { reason, timeLimitMs: this.limits.checkTimeoutMs });

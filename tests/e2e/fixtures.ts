@@ -7,6 +7,7 @@ import { silentLogger } from '@/lib/logging/logger';
 import { AppShell } from './pages/app-shell';
 import { SignInPage } from './pages/sign-in-page';
 import { readE2eState, type E2eRole, type E2eState } from './support/e2e-state';
+import { RedisControl } from './support/redis-control';
 import { WorkerControl } from './support/worker-control';
 
 const SCREENSHOT_DIR = path.join(__dirname, 'screenshots');
@@ -41,6 +42,8 @@ interface WorkerFixtures {
   bullpen: Bullpen;
   /** Stops and starts the worker process (SIGTERM → exit code; start → ready). */
   workerProcess: WorkerControl;
+  /** Hangs, kills and restarts the run's redis-server (the outage specs); left up for the next spec whatever happens. */
+  redisProcess: RedisControl;
 }
 
 export const test = base.extend<TestFixtures, WorkerFixtures>({
@@ -63,6 +66,14 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       await use(control);
       // A spec that failed half-way through a restart must not leave the next one without a worker.
       await control.ensureRunning();
+    },
+    { scope: 'worker' },
+  ],
+  redisProcess: [
+    async ({ e2e }, use) => {
+      const control = new RedisControl(e2e.controlUrl);
+      await use(control);
+      await control.ensureUp();
     },
     { scope: 'worker' },
   ],

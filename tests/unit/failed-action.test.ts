@@ -20,15 +20,32 @@ describe('explainFailedAction', () => {
     expect(r.ok === false && r.message).toMatch(/may not have run/);
   });
 
-  it('names the signed-in user and keeps the detail when the session is fine', async () => {
+  it('names the signed-in user and never shows a minified React error', async () => {
     const r = await explainFailedAction(opaque, async () => ({ status: 200, user: { username: 'ana', role: 'viewer' } }));
     expect(r).toMatchObject({ ok: false, code: 'INTERNAL' });
     expect(r.ok === false && r.message).toContain('signed in as ana, viewer');
-    expect(r.ok === false && r.message).toContain('#441');
+    expect(r.ok === false && r.message).not.toMatch(/441|Minified/);
   });
 
-  it('falls back to the error itself on any other answer (e.g. 503 while Redis is down)', async () => {
-    const r = await explainFailedAction('boom', async () => ({ status: 503 }));
+  it('keeps a readable detail when the session is fine', async () => {
+    const r = await explainFailedAction(new Error('socket hang up'), async () => ({
+      status: 200,
+      user: { username: 'ana', role: 'viewer' },
+    }));
+    expect(r.ok === false && r.message).toContain('Detail: socket hang up');
+  });
+
+  it("says Redis is unreachable, with the server's time, when the session check answers 503 (Resume queue during an outage)", async () => {
+    const r = await explainFailedAction(opaque, async () => ({ status: 503, message: 'Redis unreachable since 09:41:18 UTC' }));
+    expect(r).toMatchObject({ ok: false, code: 'UNAVAILABLE' });
+    expect(r.ok === false && r.message).toMatch(/^Redis unreachable since 09:41:18 UTC: the action could not be carried out/);
+    expect(r.ok === false && r.message).not.toMatch(/441|Minified/);
+  });
+
+  it('falls back to the error itself on any other answer', async () => {
+    const r = await explainFailedAction('boom', async () => ({ status: 500 }));
     expect(r).toEqual({ ok: false, code: 'INTERNAL', message: 'The request failed: boom' });
+    const m = await explainFailedAction(opaque, async () => ({ status: 500 }));
+    expect(m.ok === false && m.message).not.toMatch(/441|Minified/);
   });
 });

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { bearerChallenge, checkBearer } from '@/lib/dashboard/health-metrics-auth';
-import { formatDurationMs, healthHttpStatus, overallSentence, queueHealthRows, toCheckView } from '@/lib/dashboard/health-view';
-import type { CheckResult } from '@/lib/health/health-status';
+import {
+  formatDurationMs,
+  healthHttpStatus,
+  overallSentence,
+  queueHealthRows,
+  toCheckView,
+  withRedisState,
+} from '@/lib/dashboard/health-view';
+import type { CheckResult, HealthReport } from '@/lib/health/health-status';
 
 const at = '2025-01-31T04:05:00.000Z';
 const check = (c: Pick<CheckResult, 'name' | 'status' | 'details'> & { latencyMs?: number }): CheckResult => ({
@@ -151,5 +158,30 @@ describe('checkBearer', () => {
   it('challenges as RFC 6750 says', () => {
     expect(bearerChallenge('missing')).toBe('Bearer realm="bullpen-dashboard"');
     expect(bearerChallenge('invalid')).toContain('error="invalid_token"');
+  });
+});
+
+describe('health view while Redis is unreachable', () => {
+  const since = Date.parse('2026-11-27T09:41:18Z');
+  const healthy: HealthReport = {
+    status: 'degraded',
+    checkedAt: '2026-11-27T09:41:00Z',
+    checks: [
+      { name: 'redis', status: 'healthy', latencyMs: 5.3, details: { pingMs: 5.3, degradedAtMs: 100 }, checkedAt: '2026-11-27T09:41:00Z' },
+      { name: 'workers', status: 'degraded', latencyMs: 3, details: { total: 1 }, checkedAt: '2026-11-27T09:41:00Z' },
+    ],
+  };
+
+  it('a report from before the outage says what the tab knows now: unhealthy, Redis unreachable since then', () => {
+    const now = withRedisState(healthy, { reachable: false, since });
+    expect(now.status).toBe('unhealthy');
+    expect(toCheckView(now.checks[0])).toMatchObject({ status: 'unhealthy', summary: 'Redis unreachable since 09:41:18 UTC.' });
+    expect(toCheckView(now.checks[1]).summary).toBe('Unknown: redis unreachable since 09:41:18 UTC.');
+    expect(overallSentence(now)).toMatch(/^Unhealthy: redis unhealthy/);
+  });
+
+  it('leaves the report alone while Redis answers, or before the tab knows', () => {
+    expect(withRedisState(healthy, { reachable: true, since })).toBe(healthy);
+    expect(withRedisState(healthy, undefined)).toBe(healthy);
   });
 });

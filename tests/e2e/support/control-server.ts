@@ -11,6 +11,19 @@ export interface WorkerSupervisor {
   workerStatus(): { pid: number | null; running: boolean };
 }
 
+/** What the control endpoint can do to the run's redis-server: an outage on demand, and its end. */
+export interface RedisSupervisor {
+  /** SIGSTOP: the server keeps its sockets and answers nothing (a hung Redis). */
+  pauseRedis(): { pid: number };
+  /** SIGCONT after pauseRedis. */
+  resumeRedis(): { pid: number };
+  /** SIGKILL, then the exit: the connections close at once. */
+  killRedis(): Promise<{ pid: number }>;
+  /** A new redis-server on the same port and data directory (the AOF brings the data back); resolves once it answers. */
+  startRedis(): Promise<{ pid: number }>;
+  redisStatus(): { pid: number | null; running: boolean; paused: boolean };
+}
+
 export interface ControlServer {
   url: string;
   close(): Promise<void>;
@@ -18,11 +31,12 @@ export interface ControlServer {
 
 /**
  * A loopback HTTP endpoint in the Playwright runner process, where global setup keeps
- * the worker as its child. Tests run in other processes; they stop and start the
+ * the worker and the redis-server as its children. Tests run in other processes; they stop and start the
  * worker through it (`POST /worker/stop`, `POST /worker/start`, `GET /worker`) and get
- * the real exit code back, which only the parent can see.
+ * the real exit code back, which only the parent can see; and they hang, kill and restart
+ * Redis (`POST /redis/pause|resume|kill|start`, `GET /redis`) for the outage specs.
  */
-export async function startControlServer(supervisor: WorkerSupervisor): Promise<ControlServer> {
+export async function startControlServer(supervisor: WorkerSupervisor & RedisSupervisor): Promise<ControlServer> {
   const server = http.createServer((req, res) => {
     const reply = (status: number, body: unknown) =>
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -31,6 +45,11 @@ export async function startControlServer(supervisor: WorkerSupervisor): Promise<
       if (route === 'GET /worker') return reply(200, supervisor.workerStatus());
       if (route === 'POST /worker/stop') return reply(200, await supervisor.stopWorker());
       if (route === 'POST /worker/start') return reply(200, await supervisor.startWorker());
+      if (route === 'GET /redis') return reply(200, supervisor.redisStatus());
+      if (route === 'POST /redis/pause') return reply(200, supervisor.pauseRedis());
+      if (route === 'POST /redis/resume') return reply(200, supervisor.resumeRedis());
+      if (route === 'POST /redis/kill') return reply(200, await supervisor.killRedis());
+      if (route === 'POST /redis/start') return reply(200, await supervisor.startRedis());
       return reply(404, { error: `no route ${route}` });
     };
     req.resume();

@@ -12,7 +12,7 @@ import { silentLogger } from '@/lib/logging/logger';
 import { readyClient } from '@/lib/redis/connection';
 import { freePort, startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { buildDashboardIfNeeded } from '../../../scripts/dashboard-build';
-import { startControlServer, type ControlServer, type WorkerSupervisor } from './control-server';
+import { startControlServer, type ControlServer, type RedisSupervisor, type WorkerSupervisor } from './control-server';
 import { e2eStateSchema, type E2eState } from './e2e-state';
 import { ManagedProcess, waitForHttp, type ExitInfo } from './managed-process';
 import { startSlowEmbeddingsServer, type SlowEmbeddingsServer } from './slow-embeddings-server';
@@ -39,8 +39,9 @@ export interface StackOptions {
  * The worker is a child of this (the runner) process so tests can stop and restart it
  * through the control endpoint. Everything started is stopped by PID in `stop()`.
  */
-export class E2eStack implements WorkerSupervisor {
+export class E2eStack implements WorkerSupervisor, RedisSupervisor {
   private redis?: EmbeddedRedis;
+  private redisPaused = false;
   private embeddings?: SlowEmbeddingsServer;
   private worker?: ManagedProcess;
   private dashboard?: ManagedProcess;
@@ -187,6 +188,48 @@ export class E2eStack implements WorkerSupervisor {
     return { pid: this.worker?.pid ?? null, running: this.worker?.running ?? false };
   }
 
+  private redisPid(): number {
+    const pid = this.redis?.child?.exitCode === null ? this.redis.child.pid : undefined;
+    if (!pid) throw new Error('the redis-server is not running');
+    return pid;
+  }
+
+  pauseRedis(): { pid: number } {
+    const pid = this.redisPid();
+    process.kill(pid, 'SIGSTOP');
+    this.redisPaused = true;
+    return { pid };
+  }
+
+  resumeRedis(): { pid: number } {
+    const pid = this.redisPid();
+    process.kill(pid, 'SIGCONT');
+    this.redisPaused = false;
+    return { pid };
+  }
+
+  async killRedis(): Promise<{ pid: number }> {
+    const pid = this.redisPid();
+    const child = this.redis!.child!;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    this.redisPaused = false;
+    return { pid };
+  }
+
+  async startRedis(): Promise<{ pid: number }> {
+    if (this.redis?.child?.exitCode === null) throw new Error(`the redis-server is already running (pid ${this.redis.child.pid})`);
+    const { redisPort } = this.state!;
+    this.redis = await startEmbeddedRedis({ port: redisPort, dir: path.join(this.dataDir!, 'redis') });
+    return { pid: this.redisPid() };
+  }
+
+  redisStatus(): { pid: number | null; running: boolean; paused: boolean } {
+    const running = this.redis?.child?.exitCode === null;
+    return { pid: running ? (this.redis?.child?.pid ?? null) : null, running, paused: running && this.redisPaused };
+  }
+
   /** Stops the dashboard, the worker, the fake embeddings service and Redis, then removes the data. */
   async stop(): Promise<void> {
     const steps: Array<[string, () => Promise<unknown> | undefined]> = [
@@ -194,7 +237,7 @@ export class E2eStack implements WorkerSupervisor {
       ['dashboard', () => this.dashboard?.stop('SIGTERM', 15_000)],
       ['worker', () => this.worker?.stop('SIGTERM')],
       ['embeddings service', () => this.embeddings?.close()],
-      ['redis-server', () => this.redis?.stop()],
+      ['redis-server', () => (this.redisPaused ? (this.resumeRedis(), this.redis?.stop()) : this.redis?.stop())],
     ];
     for (const [name, step] of steps) {
       try {
