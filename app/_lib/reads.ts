@@ -19,6 +19,7 @@ import { readWorkersView, type WorkersView } from '@/lib/dashboard/workers-view'
 import type { HistoryRange } from '@/lib/dashboard/history-range';
 import { readOverallHistory, readQueueHistory, type OverallHistory, type QueueHistory } from '@/lib/dashboard/queue-history';
 import { isAppError } from '@/lib/errors/app-error';
+import { readWebhookDetail, readWebhookList, type WebhookDetail, type WebhookList } from '@/lib/dashboard/webhooks/webhooks-read';
 import type { HealthReport } from '@/lib/health/health-status';
 import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
 
@@ -129,6 +130,16 @@ export function loadDeadLetterList(filters: DeadLetterFilters): Promise<DeadLett
 /** Every schedule with its next fire times and last run. */
 export function loadSchedules(): Promise<ScheduleSummary[]> {
   return liveRead(liveKeys.schedules(), (b, now) => b.schedules.list(now));
+}
+
+/** One page of webhooks with their state and failures in the window. */
+export function loadWebhookList(page: number): Promise<WebhookList> {
+  return liveRead(liveKeys.webhooks(page), (b) => readWebhookList(b, page));
+}
+
+/** One webhook with a page of its deliveries (NOT_FOUND for an unknown id). */
+export function loadWebhookDetail(id: string, page: number): Promise<WebhookDetail> {
+  return liveRead(liveKeys.webhook(id, page), (b) => readWebhookDetail(b, id, page));
 }
 
 /**

@@ -8,6 +8,7 @@ const LINKS = [
   { href: '/queues', label: 'Queues' },
   { href: '/workers', label: 'Workers' },
   { href: '/dead-letters', label: 'Dead letters' },
+  { href: '/webhooks', label: 'Webhooks' },
   { href: '/schedules', label: 'Schedules' },
   { href: '/health', label: 'Health' },
   { href: '/audit', label: 'Audit' },

@@ -39,6 +39,7 @@ const STATUS_TONE: Record<string, Tone> = {
   retried: 'ok',
   discarded: 'neutral',
   running: 'ok',
+  disabled: 'danger',
 };
 
 /**

@@ -71,7 +71,7 @@ export function createWebhookDispatchHandler(
     const webhook = await loadEnabled(stores, ctx.data.webhookId);
     const { deliveryId, replayOf } = deliveryIdentity(ctx);
     const key = ctx.idempotencyKey ?? `webhook:${webhook.id}:${deliveryId}`;
-    const base = { webhookId: webhook.id, deliveryId, jobId: ctx.jobId, attempt: ctx.attempt, event: ctx.data.event };
+    const base = { webhookId: webhook.id, deliveryId, jobId: ctx.jobId, attempt: ctx.attempt, event: ctx.data.event, idempotencyKey: key };
 
     try {
       await guard.check(webhook.url);

@@ -20,6 +20,8 @@ export const liveKeys = {
   job: (queue: string, id: string, logsPage: number) => `live:job:${queue}:${id}:${logsPage}` as const,
   deadLetters: (filters: DeadLetterFilters) => `live:dlq?${serializeDeadLetterFilters(filters)}` as const,
   schedules: () => 'live:schedules',
+  webhooks: (page: number) => `live:webhooks?page=${page}` as const,
+  webhook: (id: string, page: number) => `live:webhook:${id}?page=${page}` as const,
 } satisfies Record<string, (...args: never[]) => `live:${string}`>;
 
 /**

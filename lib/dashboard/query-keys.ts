@@ -17,6 +17,7 @@ export const queryKeys = {
   schedules: () => [...queryKeys.all, 'schedules'] as const,
   health: () => [...queryKeys.all, 'health'] as const,
   redis: () => [...queryKeys.all, 'redis'] as const,
+  webhook: (id: string, page: number) => [...queryKeys.all, 'webhook', id, page] as const,
   workers: () => [...queryKeys.all, 'workers'] as const,
   /** A queue's history over a range, or (`queue` null) every queue's. */
   history: (queue: string | null, range: string) => [...queryKeys.all, 'history', queue ?? '*', range] as const,
@@ -45,6 +46,8 @@ export const liveUrls = {
   /** Whether the dashboard reaches Redis, and since when: answered from memory, never from Redis (the outage banner). */
   redis: () => '/api/live/redis',
   workers: () => '/api/live/workers',
+  /** One webhook: its state, window failures and a page of deliveries. */
+  webhook: (id: string, page: number) => `/api/live/webhooks/${encodeURIComponent(id)}${page > 1 ? `?page=${page}` : ''}`,
   /** Throughput, failures and percentiles over `range` (`?range=7d`): of one queue, or of all. */
   queueHistory: (queue: string, range: string) =>
     `/api/live/queues/${encodeURIComponent(queue)}/history?range=${encodeURIComponent(range)}`,

@@ -70,6 +70,8 @@ export const deliveryRecordSchema = z.object({
   jobId: z.string().min(1).max(256),
   /** The job's attempt number (1 for the first). */
   attempt: z.number().int().min(1),
+  /** The `idempotency-key` the request carried (records written before it was kept have none). */
+  idempotencyKey: z.string().min(1).max(512).optional(),
   event: z.string().max(128).optional(),
   /** Absent when no answer came (network error, timeout, refusal). */
   statusCode: z.number().int().optional(),
@@ -81,3 +83,11 @@ export const deliveryRecordSchema = z.object({
   at: z.number().int(),
 });
 export type DeliveryRecord = z.infer<typeof deliveryRecordSchema>;
+
+/** One failed attempt in a webhook's 24 h window: what counts toward `maxFailures`. */
+export const windowFailureSchema = z.object({
+  at: z.number().int(),
+  deliveryId: z.string(),
+  attempt: z.number().int().min(1),
+});
+export type WindowFailure = z.infer<typeof windowFailureSchema>;

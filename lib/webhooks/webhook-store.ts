@@ -16,6 +16,7 @@ import {
   type WebhookCreateInput,
   type WebhookSummary,
   type WebhookUpdateInput,
+  type WindowFailure,
 } from './webhook-schema';
 import { CREATE, RECORD_DELIVERY, UPDATE } from './webhook-scripts';
 
@@ -218,6 +219,22 @@ export class WebhookStore {
     return (await this.client()).zcount(this.failuresKey(id), `(${this.now() - FAILURE_WINDOW_MS}`, '+inf');
   }
 
+  /**
+   * The failed attempts that count toward `maxFailures` now (those of the last 24 h),
+   * newest first, at most `limit` of them, with how many there are in all.
+   */
+  async windowFailures(webhookId: string, opts: { limit?: number } = {}): Promise<{ count: number; failures: WindowFailure[] }> {
+    const id = validate(webhookIdSchema, webhookId, 'webhook id');
+    const limit = Math.min(Math.max(1, Math.trunc(opts.limit ?? 50)), 1_000);
+    const from = `(${this.now() - FAILURE_WINDOW_MS}`;
+    const redis = await this.client();
+    const [members, count] = await Promise.all([
+      redis.zrevrangebyscore(this.failuresKey(id), '+inf', from, 'LIMIT', 0, limit),
+      redis.zcount(this.failuresKey(id), from, '+inf'),
+    ]);
+    return { count, failures: members.map(parseFailureMember) };
+  }
+
   private async write(id: string, set: Record<string, string>, del: string[], clearFailures: boolean): Promise<void> {
     const wid = validate(webhookIdSchema, id, 'webhook id');
     const done = await UPDATE.run(
@@ -252,6 +269,19 @@ function validate<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
     throw new AppError('VALIDATION', `Invalid ${what}: ${z.prettifyError(r.error)}`, { issues: r.error.issues });
   }
   return r.data;
+}
+
+/** A window member is `<at>:<deliveryId>:<attempt>:<uuid>` (recordDelivery); a delivery id may hold colons. */
+function parseFailureMember(member: string): WindowFailure {
+  const first = member.indexOf(':');
+  const rest = member.slice(first + 1);
+  const parts = rest.split(':');
+  const attempt = Number(parts[parts.length - 2]);
+  return {
+    at: Number(member.slice(0, first)),
+    deliveryId: parts.slice(0, -2).join(':'),
+    attempt: Number.isInteger(attempt) && attempt > 0 ? attempt : 1,
+  };
 }
 
 function notFound(id: string): AppError {

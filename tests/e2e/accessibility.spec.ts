@@ -54,6 +54,12 @@ function stops(f: Fixture): Stop[] {
       path: `/dead-letters/${encodeURIComponent(f.failed.entry.id)}`,
       ready: (p) => p.getByTestId('dlq-failure-history'),
     },
+    { name: 'webhooks', path: '/webhooks', ready: (p) => p.getByTestId('webhook-row').first() },
+    {
+      name: 'webhook',
+      path: `/webhooks/${encodeURIComponent(f.failed.webhookId)}`,
+      ready: (p) => p.getByTestId('webhook-delivery').first(),
+    },
     { name: 'schedules', path: '/schedules', ready: (p) => p.getByTestId('schedule-row').first() },
     { name: 'health', path: '/health', ready: (p) => p.getByTestId('health-overall') },
     { name: 'workers', path: '/workers', ready: (p) => p.getByTestId('workers-process').first() },

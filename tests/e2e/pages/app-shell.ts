@@ -1,6 +1,6 @@
 import type { Locator, Page } from '@playwright/test';
 
-export type NavItem = 'overview' | 'queues' | 'dead-letters' | 'schedules' | 'health' | 'audit';
+export type NavItem = 'overview' | 'queues' | 'dead-letters' | 'webhooks' | 'schedules' | 'health' | 'audit';
 
 /** The header of every signed-in page: who is signed in, the navigation, sign-out. */
 export class AppShell {

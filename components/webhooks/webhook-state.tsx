@@ -1,0 +1,37 @@
+import { StatusPill } from '@/components/ui/badge';
+import { RelativeTime } from '@/components/ui/relative-time';
+import type { WebhookRow } from '@/lib/dashboard/webhooks/webhooks-read';
+
+/** Active or disabled, since when, and why: the first thing an operator mending a webhook reads. */
+export function WebhookState({ webhook }: { webhook: WebhookRow }) {
+  return (
+    <div data-testid="webhook-state" data-state={webhook.state}>
+      <div className="row">
+        <StatusPill status={webhook.state} />
+        <span className="small muted" data-testid="webhook-since">
+          since <RelativeTime ms={webhook.since} />
+        </span>
+      </div>
+      {webhook.disabledReason && (
+        <div className="small" data-testid="webhook-disabled-reason">
+          {webhook.disabledReason}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** "3 of 10 in 24 h": the failed attempts that count toward the automatic disable. */
+export function WindowCount({ webhook }: { webhook: WebhookRow }) {
+  const near = webhook.failuresInWindow >= webhook.maxFailures;
+  return (
+    <span
+      data-testid="webhook-failures"
+      data-count={webhook.failuresInWindow}
+      data-max={webhook.maxFailures}
+      style={near ? { color: 'var(--danger)' } : undefined}
+    >
+      {webhook.failuresInWindow.toLocaleString('en')} of {webhook.maxFailures.toLocaleString('en')} in 24 h
+    </span>
+  );
+}
