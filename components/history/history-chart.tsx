@@ -35,11 +35,14 @@ export function HistoryChart({
   range,
   stepMs,
   subject,
+  counted,
 }: {
   series: SeriesPoint[];
   range: HistoryRange;
   stepMs: number;
   subject: string;
+  /** Where the counts come from, when not BullMQ's metrics (a foreign queue). */
+  counted?: { from: 'metrics' | 'finished-jobs'; capped: boolean };
 }) {
   const spec = RANGE_SPEC[range];
   const completed = series.reduce((s, p) => s + p.completed, 0);
@@ -75,6 +78,8 @@ export function HistoryChart({
         {completed + failed === 0
           ? `No jobs finished in the ${spec.long}.`
           : `${plural(completed + failed, 'job')} finished in the ${spec.long}: ${completed.toLocaleString('en')} completed, ${failed.toLocaleString('en')} failed (${formatPercent(failed / (completed + failed))}).`}
+        {counted?.from === 'finished-jobs' &&
+          ` Counted from the finished jobs BullMQ still keeps (this queue's workers record no per-minute metrics)${counted.capped ? ', the newest 10,000 per state' : ''}.`}
       </figcaption>
     </figure>
   );

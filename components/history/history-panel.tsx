@@ -34,7 +34,13 @@ export function HistoryPanel(props: Props) {
       <div className="row" style={{ justifyContent: 'flex-end' }}>
         <LiveStatus updatedAt={dataUpdatedAt} error={error} fetching={isFetching} />
       </div>
-      <HistoryChart series={data.series} range={range} stepMs={data.stepMs} subject={props.queue ?? 'all queues'} />
+      <HistoryChart
+        series={data.series}
+        range={range}
+        stepMs={data.stepMs}
+        subject={props.queue ?? 'all queues'}
+        counted={'counted' in data ? data.counted : undefined}
+      />
       <LatencyTable
         rows={rows}
         links={props.queue === null}

@@ -5,12 +5,15 @@ import { emptyHistogram, mergeInto, summariseHistogram, type Histogram } from '.
 import { HOUR_MS, hourOf } from '../metrics/history-layout';
 import { readHistoryHours, type HourRecord } from '../metrics/history-store';
 import { seriesPointSchema, toCounts, toSeries, type SeriesPoint } from './chart-series';
+import { countFinished, isEmptySeries } from './finished-series';
 import { HISTORY_RANGES, type HistoryRange, RANGE_SPEC } from './history-range';
 import { MinuteHours } from './history-minute-hours';
 import { latencyFromHour, mergeHourCounts, minutesNeeded, rangeHours, toHourlySeries } from './history-series';
 import { resolveQueue } from './queue-ref';
 
 const MINUTE = 60_000;
+/** Finish times read per state to count a foreign queue's history: bounds one read whatever the queue keeps. */
+export const FINISHED_COUNTED = 10_000;
 
 const estimateSchema = z.object({ ms: z.number().min(0), atLeast: z.boolean() });
 export const latencySchema = z
@@ -38,6 +41,12 @@ const historyBase = z.object({
   totals: z.object({ completed: z.number().int().min(0), failed: z.number().int().min(0) }),
   /** Start (epoch ms) of the first hour the percentiles cover. */
   latencySince: z.number().int(),
+  /**
+   * Where the counts come from: BullMQ's per-minute metrics and Bullpen's roll-up, or (a
+   * foreign queue whose workers record no metrics) the finished jobs BullMQ still keeps,
+   * at most FINISHED_COUNTED per state; `capped` when that bound cut the count.
+   */
+  counted: z.object({ from: z.enum(['metrics', 'finished-jobs']), capped: z.boolean() }).optional(),
   generatedAt: z.number().int(),
 });
 
@@ -66,7 +75,39 @@ export async function readQueueHistory(bullpen: Bullpen, ref: string, range: His
   const resolved = await resolveQueue(bullpen, ref);
   // A foreign queue's workers are not Bullpen's: it has no roll-up, only what BullMQ counts.
   const one = await readOne(bullpen, resolved.ref, resolved.queue, resolved.foreign ? undefined : resolved.name, range, nowMs);
-  return { ...frame(range, nowMs, one.series), latency: one.latency };
+  if (!resolved.foreign || !isEmptySeries(one.series)) return { ...frame(range, nowMs, one.series), latency: one.latency };
+  // No metrics recorded (its workers are not Bullpen's): count what BullMQ keeps of its finished jobs.
+  const { series, capped } = await fromFinishedJobs(bullpen, resolved.queue, one.series, RANGE_SPEC[range].stepMs);
+  const latency = {
+    ...one.latency,
+    completed: series.reduce((s, p) => s + p.completed, 0),
+    failed: series.reduce((s, p) => s + p.failed, 0),
+  };
+  return { ...frame(range, nowMs, series), latency, counted: { from: 'finished-jobs', capped } };
+}
+
+/** The steps of `series` counted from the finish times in the queue's completed and failed sets (ZRANGEBYSCORE, bounded). */
+async function fromFinishedJobs(
+  bullpen: Bullpen,
+  queue: Queue,
+  series: SeriesPoint[],
+  stepMs: number,
+): Promise<{ series: SeriesPoint[]; capped: boolean }> {
+  if (series.length === 0) return { series, capped: false };
+  const from = series[0].t;
+  const to = series[series.length - 1].t + stepMs;
+  const client = bullpen.redis;
+  const times = async (state: 'completed' | 'failed') => {
+    const reply = await client.zrangebyscore(queue.toKey(state), from, `(${to}`, 'WITHSCORES', 'LIMIT', 0, FINISHED_COUNTED);
+    const out: number[] = [];
+    for (let i = 1; i < reply.length; i += 2) out.push(Number(reply[i]));
+    return out;
+  };
+  const [completed, failed] = await Promise.all([times('completed'), times('failed')]);
+  return {
+    series: countFinished(series, stepMs, { completed, failed }),
+    capped: completed.length === FINISHED_COUNTED || failed.length === FINISHED_COUNTED,
+  };
 }
 
 /**
