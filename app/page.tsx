@@ -5,12 +5,14 @@ import { OverviewTiles } from '@/components/overview/overview-tiles';
 import { QueueTable } from '@/components/overview/queue-table';
 import { HistoryPanel } from '@/components/history/history-panel';
 import { HistorySection } from '@/components/history/history-section';
-import { loadOverallHistory, loadOverview } from '@/app/_lib/reads';
+import { ForeignQueueTable } from '@/components/overview/foreign-queue-table';
+import { loadForeignQueues, loadOverallHistory, loadOverview } from '@/app/_lib/reads';
 import { requireUser } from '@/app/_lib/require-user';
 import type { RouteProps } from '@/app/_lib/route-props';
 import { type HistoryRange, parseHistoryRange } from '@/lib/dashboard/history-range';
 
-export const metadata: Metadata = { title: 'Overview' };
+// The root page shares the root layout's segment, where the layout's title template does not apply.
+export const metadata: Metadata = { title: { absolute: 'Overview · Bullpen' } };
 
 export default async function OverviewPage({ searchParams }: RouteProps) {
   await requireUser('viewer', '/');
@@ -36,6 +38,9 @@ export default async function OverviewPage({ searchParams }: RouteProps) {
             <Queues />
           </Suspense>
         </section>
+        <Suspense fallback={null}>
+          <Foreign />
+        </Suspense>
       </div>
     </>
   );
@@ -50,4 +55,9 @@ async function History({ range }: { range: HistoryRange }) {
 }
 async function Queues() {
   return <QueueTable initial={await loadOverview()} />;
+}
+/** Other BullMQ queues under the configured prefixes (found by a bounded SCAN, reused 30 s): shown when there are any. */
+async function Foreign() {
+  const foreign = await loadForeignQueues();
+  return foreign.queues.length > 0 ? <ForeignQueueTable data={foreign} /> : null;
 }

@@ -33,7 +33,9 @@ export function DeadLetterBulkPanel({ filters, search, replayable, total, action
   const f = withoutPaging(filters);
   const status = filters.status ?? 'pending';
   const canReplay = status === 'pending' || status === 'replayed';
-  const [limit, setLimit] = useState(() => Math.min(Math.max(replayable, 1), DEFAULT_REPLAY_ALL_LIMIT));
+  // Until the operator types a number, the default follows the live count (it was fixed at the first render's).
+  const [typed, setLimit] = useState<number | null>(null);
+  const limit = typed ?? Math.min(Math.max(replayable, 1), DEFAULT_REPLAY_ALL_LIMIT);
   const replayAll = useAction(actions.replayAll);
   const purge = useAction(actions.purge ?? noPurge);
   const [replayOp, setReplayOp] = useState<BulkOperation | null>(null);

@@ -176,7 +176,7 @@ export function DeadLetterDetailView({ entry: e, actions }: { entry: DeadLetterD
             truncated={e.payload.truncated}
             originalBytes={e.payload.bytes}
             testId="dlq-payload"
-            label="Payload"
+            label="Payload (JSON)"
           />
         )}
       </section>
@@ -186,7 +186,7 @@ export function DeadLetterDetailView({ entry: e, actions }: { entry: DeadLetterD
       <section className="card" aria-labelledby="dlq-failures-h" data-testid="dlq-failure-history" data-count={e.failureHistory.length}>
         <h2 id="dlq-failures-h">Failures</h2>
         <p className="small muted">Every final failure of this job and of its retries and replays: one record, its history growing.</p>
-        <Table caption="Newest first" scrollLabel="Failures">
+        <Table caption="Newest first" scrollLabel="Failures, table">
           <thead>
             <tr>
               <th scope="col">When</th>
@@ -221,7 +221,7 @@ export function DeadLetterDetailView({ entry: e, actions }: { entry: DeadLetterD
         {e.replayHistory.length === 0 ? (
           <p className="muted">Never replayed.</p>
         ) : (
-          <Table caption="Newest first" scrollLabel="Replay history">
+          <Table caption="Newest first" scrollLabel="Replay history, table">
             <thead>
               <tr>
                 <th scope="col">When</th>

@@ -72,18 +72,12 @@ export function DeadLetterRow({ row, departed = false, filters, selected, onTogg
           <span className="muted">—</span>
         )}
       </td>
-      <td style={{ maxWidth: '42ch' }}>
-        <div className="row" style={{ flexWrap: 'nowrap', alignItems: 'baseline' }}>
+      <td className="dlq-error-cell">
+        <div className="dlq-error">
           <Link href={deadLettersHref({ ...filters, errorClass: row.errorClass, page: 1 })} title={`Only ${row.errorClass} errors`}>
             <Badge tone="neutral">{row.errorClass}</Badge>
           </Link>
-          <Link
-            href={`/dead-letters/${row.id}`}
-            className="truncate"
-            title={row.message}
-            data-testid={`dlq-link-${row.id}`}
-            style={{ display: 'inline-block', maxWidth: '34ch' }}
-          >
+          <Link href={`/dead-letters/${row.id}`} className="dlq-message" title={row.message} data-testid={`dlq-link-${row.id}`}>
             {row.message || '(no message)'}
           </Link>
         </div>

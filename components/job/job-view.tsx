@@ -100,7 +100,7 @@ export function JobView({ initial, logsPage, canOperate, canAdmin, actions }: Jo
             {retryMarkSentence(data.retryRefused)}
           </p>
         )}
-        {job.progress.detail && <JsonView value={job.progress.detail} testId="job-progress-detail" />}
+        {job.progress.detail && <JsonView value={job.progress.detail} testId="job-progress-detail" label="Progress detail (JSON)" />}
       </section>
       <JobActionBar
         job={job}
@@ -114,7 +114,13 @@ export function JobView({ initial, logsPage, canOperate, canAdmin, actions }: Jo
         <JobFacts job={job} />
         <section className="card" aria-labelledby="data-h">
           <h2 id="data-h">Payload</h2>
-          <JsonView value={job.payload.value} truncated={job.payload.truncated} originalBytes={job.payload.bytes} testId="job-data" />
+          <JsonView
+            value={job.payload.value}
+            truncated={job.payload.truncated}
+            originalBytes={job.payload.bytes}
+            testId="job-data"
+            label="Payload (JSON)"
+          />
         </section>
       </div>
       {data.flow && <JobFlowTree queue={queue} id={id} flow={data.flow} />}
@@ -132,12 +138,13 @@ export function JobView({ initial, logsPage, canOperate, canAdmin, actions }: Jo
               truncated={job.returnValue.truncated}
               originalBytes={job.returnValue.bytes}
               testId="job-return-value"
+              label="Return value (JSON)"
             />
           )}
         </section>
         <section className="card" aria-labelledby="opts-h">
           <h2 id="opts-h">Options</h2>
-          <JsonView value={job.options.value} truncated={job.options.truncated} testId="job-options" />
+          <JsonView value={job.options.value} truncated={job.options.truncated} testId="job-options" label="Options (JSON)" />
         </section>
       </div>
       <JobLogs logs={data.logs} queue={queue} id={id} />

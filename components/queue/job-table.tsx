@@ -8,6 +8,7 @@ import type { JobStateName } from '@/lib/dashboard/job-states';
 import { Badge, StatusPill } from '@/components/ui/badge';
 import { RESULTS_ID } from '@/components/layout/results-id';
 import { shortcutRowProps, useRowShortcuts } from '@/components/keyboard/row-shortcuts';
+import { useHeldRows } from '@/components/live/use-held-rows';
 import { Button } from '@/components/ui/button';
 import { ConfirmPrompt, type ConfirmRequest } from '@/components/ui/confirm-prompt';
 import { InlineResult } from '@/components/ui/inline-result';
@@ -30,12 +31,21 @@ export interface JobTableProps {
   onChanged(): void;
 }
 
+const describeNewJobs = (n: number) => (n === 1 ? '1 new job arrived' : `${n} new jobs arrived`);
+
 const jobHref = (queue: string, id: string) => `/queues/${encodeURIComponent(queue)}/jobs/${encodeURIComponent(id)}`;
 
-/** The jobs of one page. Failed tab, operators: select rows and retry them, or retry one. */
-export function JobTable({ queue, state, jobs, canOperate, filtered, actions, onChanged }: JobTableProps) {
+/**
+ * The jobs of one page. Failed tab, operators: select rows and retry them, or retry one.
+ * The rows hold still under the pointer, the focus or a selection, as the dead letters do
+ * (components/live/use-held-rows.ts): a refresh updates them in place, and new jobs wait
+ * behind "Show them".
+ */
+export function JobTable({ queue, state, jobs: fresh, canOperate, filtered, actions, onChanged }: JobTableProps) {
   const selectable = canOperate && state === 'failed';
   const [selected, setSelected] = useState<Set<string>>(new Set());
+  const held = useHeldRows(fresh, { selecting: selected.size > 0, describeNew: describeNewJobs });
+  const jobs = held.rows;
   const retrySelected = useAction(actions.retrySelected);
   const retryOne = useAction(actions.retryJob);
   const retryResult = useRef<HTMLDivElement>(null);
@@ -61,8 +71,10 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
           })
       : undefined,
   });
-  const visible = jobs.filter((j) => selected.has(j.id)).map((j) => j.id);
-  const allChecked = jobs.length > 0 && visible.length === jobs.length;
+  // A row the list no longer holds (retried, removed) stays in place while held, without its controls.
+  const live = jobs.filter((j) => !held.departed.has(j.id));
+  const visible = live.filter((j) => selected.has(j.id)).map((j) => j.id);
+  const allChecked = live.length > 0 && visible.length === live.length;
   const toggle = (id: string) =>
     setSelected((s) => {
       const n = new Set(s);
@@ -126,12 +138,25 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
           />
         )}
       </div>
+      <p className="sr-only" role="status" aria-live="polite" data-testid="jobs-new-announcement">
+        {held.announcement}
+      </p>
+      {held.arrived.length > 0 && (
+        <div className="result info row" role="status" data-testid="jobs-arrived" style={{ justifyContent: 'space-between' }}>
+          <span>
+            {describeNewJobs(held.arrived.length)} while you were working on the list; the rows stay where they are until you ask.
+          </span>
+          <Button size="sm" onClick={held.showArrived} data-testid="jobs-show-arrived">
+            Show {held.arrived.length === 1 ? 'it' : 'them'}
+          </Button>
+        </div>
+      )}
       {jobs.length === 0 ? (
         <p className="card muted" data-testid="jobs-empty">
           {filtered ? `No matching ${state} jobs on this page.` : `No ${state} jobs here.`}
         </p>
       ) : (
-        <Table caption={`${titleCase(state)} jobs`} id={RESULTS_ID} tabIndex={-1} data-testid="job-table">
+        <Table caption={`${titleCase(state)} jobs`} id={RESULTS_ID} tabIndex={-1} data-testid="job-table" {...held.holdProps}>
           <thead>
             <tr>
               {selectable && (
@@ -140,7 +165,7 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
                     type="checkbox"
                     aria-label="Select all jobs on this page"
                     checked={allChecked}
-                    onChange={() => setSelected(allChecked ? new Set() : new Set(jobs.map((j) => j.id)))}
+                    onChange={() => setSelected(allChecked ? new Set() : new Set(live.map((j) => j.id)))}
                     data-testid="select-all-jobs"
                   />
                 </th>
@@ -159,7 +184,7 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
               {state === 'completed' && <th scope="col">Result</th>}
               {selectable && (
                 <th scope="col">
-                  <span className="hide-sm">Actions</span>
+                  <span className="sr-only-sm">Actions</span>
                 </th>
               )}
             </tr>
@@ -167,16 +192,25 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
           <tbody>
             {jobs.map((j) => (
               // The whole row opens the job: its id link is stretched over it (.row-link in globals.css).
-              <tr key={j.id} className="row-linked" data-testid="job-row" data-job-id={j.id} {...shortcutRowProps(j.id)}>
+              <tr
+                key={j.id}
+                className={held.departed.has(j.id) ? 'row-linked row-departed' : 'row-linked'}
+                data-testid="job-row"
+                data-job-id={j.id}
+                data-departed={held.departed.has(j.id) || undefined}
+                {...shortcutRowProps(j.id)}
+              >
                 {selectable && (
                   <td>
-                    <input
-                      type="checkbox"
-                      aria-label={`Select job ${j.id}`}
-                      checked={selected.has(j.id)}
-                      onChange={() => toggle(j.id)}
-                      data-testid={`job-select-${j.id}`}
-                    />
+                    {!held.departed.has(j.id) && (
+                      <input
+                        type="checkbox"
+                        aria-label={`Select job ${j.id}`}
+                        checked={selected.has(j.id)}
+                        onChange={() => toggle(j.id)}
+                        data-testid={`job-select-${j.id}`}
+                      />
+                    )}
                   </td>
                 )}
                 <td className="mono">
@@ -205,6 +239,7 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
                     <span className="row" style={{ flexWrap: 'nowrap' }}>
                       <StatusPill status={j.state ?? state} />
                       {j.retryRefused && <RetryMarkBadge mark={j.retryRefused} queue={queue} testId="job-row-retry-mark" />}
+                      {held.departed.has(j.id) && <span className="small muted">no longer in this list</span>}
                       {j.outcome?.partial && (
                         <Badge tone="warn" title={j.outcome.text} testId="job-row-partial">
                           partial
@@ -233,7 +268,7 @@ export function JobTable({ queue, state, jobs, canOperate, filtered, actions, on
                 )}
                 {selectable && (
                   <td>
-                    {j.retryRefused ? (
+                    {held.departed.has(j.id) ? null : j.retryRefused ? (
                       <span className="muted small">not retried</span>
                     ) : (
                       <Button size="sm" disabled={retryOne.pending} data-testid={`retry-job-${j.id}`} onClick={() => retry(j.id)}>

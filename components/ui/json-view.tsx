@@ -11,6 +11,11 @@ export interface JsonViewProps {
   /** Characters shown before "Show all". @defaultValue 4000 */
   previewChars?: number;
   testId?: string;
+  /**
+   * The scrolling box's name. Each box on a page needs its own: it is a region landmark,
+   * and two with one name (or none) fail axe's landmark-unique.
+   * @defaultValue "JSON value"
+   */
   label?: string;
 }
 
@@ -21,7 +26,7 @@ export function JsonView({ value, truncated, originalBytes, previewChars = 4_000
   const long = text.length > previewChars;
   return (
     <div className="stack">
-      <pre className="json" data-testid={testId} role="region" aria-label={label} tabIndex={0}>
+      <pre className="json" data-testid={testId} role="region" aria-label={label ?? 'JSON value'} tabIndex={0}>
         {long && !expanded ? `${text.slice(0, previewChars)}\n…` : text}
       </pre>
       <div className="row small muted">
