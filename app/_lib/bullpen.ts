@@ -49,7 +49,7 @@ export function liveCache(): LiveCache {
  */
 export function redisWatch(): RedisWatch {
   // The PING waits for a connection that is (re)connecting, a little less than the watch's own limit.
-  return sharedRedisWatch(() => new RedisWatch(async () => (await getBullpen().ready(1_400)).redis.ping()))!;
+  return sharedRedisWatch(() => new RedisWatch(async () => (await getBullpen().ready(1_100)).redis.ping()))!;
 }
 
 /** A per-process value made from the Bullpen on first use and kept with it. */

@@ -71,7 +71,7 @@ export const LIVE_REFETCH_MS = 3_000;
 
 /**
  * Poll interval of the Redis state behind the outage banner: an outage shows in every open
- * tab within 5 s (the watch finds it within 2.5 s); the answer comes from memory.
+ * tab within 5 s (the watch finds it within 1.7 s); the answer comes from memory.
  */
 export const REDIS_REFETCH_MS = 1_000;
 

@@ -16,15 +16,15 @@ export type RedisState = z.infer<typeof redisStateSchema>;
 
 export interface RedisWatchOptions {
   /**
-   * A PING sent this often while someone asks for the state.
-   * @defaultValue 1000
+   * A PING sent this often while someone asks for the state (unless one is still out).
+   * @defaultValue 500
    */
   intervalMs?: number;
   /**
    * A PING unanswered this long marks Redis unreachable. Short, unlike a read's limit: a
    * PING on loopback answers in a millisecond, and a hung server (SIGSTOP, a blocking
    * script) must show in a tab within 5 s (docs/dashboard.md, "Redis outages").
-   * @defaultValue 1500
+   * @defaultValue 1200
    */
   timeoutMs?: number;
   /**
@@ -59,8 +59,8 @@ export class RedisWatch {
     private readonly ping: () => Promise<unknown>,
     opts: RedisWatchOptions = {},
   ) {
-    this.intervalMs = positive(opts.intervalMs ?? 1_000, 'intervalMs');
-    this.timeoutMs = positive(opts.timeoutMs ?? 1_500, 'timeoutMs');
+    this.intervalMs = positive(opts.intervalMs ?? 500, 'intervalMs');
+    this.timeoutMs = positive(opts.timeoutMs ?? 1_200, 'timeoutMs');
     this.watchMs = positive(opts.watchMs ?? 10_000, 'watchMs');
     this.now = opts.now ?? Date.now;
     this.current = { reachable: true, since: this.now(), checkedAt: 0 };

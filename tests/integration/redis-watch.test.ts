@@ -15,7 +15,7 @@ import { startTestRedis } from '../helpers/redis';
  */
 
 /** The watch's worst case (a PING sent just before the stop: interval + limit) and a margin for a loaded 2-core machine. */
-const NOTICED_WITHIN_MS = 1_000 + 1_500 + 1_000;
+const NOTICED_WITHIN_MS = 500 + 1_200 + 1_000;
 
 async function until(what: string, ok: () => boolean, withinMs: number): Promise<number> {
   const started = Date.now();
@@ -33,7 +33,7 @@ describe('RedisWatch and the health report during an outage', () => {
   let own: EmbeddedRedis | undefined;
   /** A Bullpen whose health checker reads a watch PINGing on its connection, as the dashboard builds them (app/_lib/bullpen.ts). */
   function watched(redis: EmbeddedRedis): RedisWatch {
-    const watch = new RedisWatch(async () => (await readyClient(b.redis, 1_400)).ping());
+    const watch = new RedisWatch(async () => (await readyClient(b.redis, 1_100)).ping());
     const b = makeBullpen(redis, { redisWatch: watch });
     bullpen = b;
     return watch;
@@ -46,7 +46,7 @@ describe('RedisWatch and the health report during an outage', () => {
     own = undefined;
   });
 
-  it('marks a SIGSTOPped Redis unreachable within 2.5 s, the report says since when at once, and both clear after SIGCONT', async () => {
+  it('marks a SIGSTOPped Redis unreachable within 1.7 s, the report says since when at once, and both clear after SIGCONT', async () => {
     own = await startTestRedis();
     const pid = own.child?.pid;
     if (!pid) throw new Error('expected a redis-server this test started');

@@ -188,8 +188,14 @@ export class E2eStack implements WorkerSupervisor, RedisSupervisor {
     return { pid: this.worker?.pid ?? null, running: this.worker?.running ?? false };
   }
 
+  /** Whether the redis-server this stack started still runs (a child killed by a signal has no exit code, only a signal). */
+  private redisRunning(): boolean {
+    const child = this.redis?.child;
+    return Boolean(child && child.exitCode === null && child.signalCode === null);
+  }
+
   private redisPid(): number {
-    const pid = this.redis?.child?.exitCode === null ? this.redis.child.pid : undefined;
+    const pid = this.redisRunning() ? this.redis?.child?.pid : undefined;
     if (!pid) throw new Error('the redis-server is not running');
     return pid;
   }
@@ -219,14 +225,14 @@ export class E2eStack implements WorkerSupervisor, RedisSupervisor {
   }
 
   async startRedis(): Promise<{ pid: number }> {
-    if (this.redis?.child?.exitCode === null) throw new Error(`the redis-server is already running (pid ${this.redis.child.pid})`);
+    if (this.redisRunning()) throw new Error(`the redis-server is already running (pid ${this.redis?.child?.pid})`);
     const { redisPort } = this.state!;
     this.redis = await startEmbeddedRedis({ port: redisPort, dir: path.join(this.dataDir!, 'redis') });
     return { pid: this.redisPid() };
   }
 
   redisStatus(): { pid: number | null; running: boolean; paused: boolean } {
-    const running = this.redis?.child?.exitCode === null;
+    const running = this.redisRunning();
     return { pid: running ? (this.redis?.child?.pid ?? null) : null, running, paused: running && this.redisPaused };
   }
 
