@@ -42,7 +42,7 @@ export function AddJobPanel({ queue, defaults, add }: AddJobPanelProps) {
   return <AddJobForm queue={queue} defaults={defaults} add={add} onClose={() => setOpen(false)} />;
 }
 
-type Field = 'priority' | 'delay' | 'orgId' | 'workspaceId';
+type Field = 'priority' | 'delay' | 'orgId' | 'workspaceId' | 'confirm';
 
 /**
  * The payload as JSON, checked as the operator types exactly as edit-and-replay checks
@@ -60,15 +60,18 @@ function AddJobForm({ queue, defaults, add, onClose }: AddJobPanelProps & { onCl
   const [delayUnit, setDelayUnit] = useState<DelayUnit>('seconds');
   const [orgId, setOrgId] = useState('');
   const [workspaceId, setWorkspaceId] = useState('');
+  const [confirm, setConfirm] = useState('');
   const { check } = usePayloadCheck(queue, payload);
   const action = useAction(add);
 
-  const input = { queue, payload, priority, delay, delayUnit, orgId, workspaceId };
+  // A destructive type is an admin's, after typing the org it acts on; the server checks
+  // both (lib/dashboard/job-start-rules.ts), and names what it expected when they differ.
+  const input = { queue, payload, priority, delay, delayUnit, orgId, workspaceId, ...(defaults.destructive ? { confirm } : {}) };
   const local = addJobRequestSchema.safeParse(input);
   const localErrors = local.success ? {} : (z.flattenError(local.error).fieldErrors as Partial<Record<Field, string[]>>);
   const server = action.result && !action.result.ok ? action.result.fieldErrors : undefined;
   const errorsOf = (f: Field) => localErrors[f] ?? server?.[f];
-  const ready = check.ok && local.success;
+  const ready = check.ok && local.success && (!defaults.destructive || confirm.trim() !== '');
 
   return (
     <form
@@ -178,6 +181,24 @@ function AddJobForm({ queue, defaults, add, onClose }: AddJobPanelProps & { onCl
           <FieldErrors errors={errorsOf('workspaceId')} />
         </div>
       </div>
+      {defaults.destructive ? (
+        <div className="field" data-testid="add-job-confirm-field">
+          <label htmlFor={`${id}-confirm`}>
+            {queue} destroys data. Type the orgId it acts on to confirm (the type’s name if it has no tenant); only an admin may start it
+          </label>
+          <input
+            id={`${id}-confirm`}
+            className="mono"
+            value={confirm}
+            onChange={(e) => setConfirm(e.target.value)}
+            autoComplete="off"
+            spellCheck={false}
+            aria-invalid={errorsOf('confirm') ? true : undefined}
+            data-testid="add-job-confirm"
+          />
+          <FieldErrors errors={errorsOf('confirm')} testId="add-job-confirm-errors" />
+        </div>
+      ) : null}
       <AddJobFooter
         queue={queue}
         testId="add-job"

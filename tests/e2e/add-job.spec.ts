@@ -1,5 +1,5 @@
 import { JobPage } from './pages/job-page';
-import { QueuePage } from './pages/queue-page';
+import { type AddJobForm, QueuePage } from './pages/queue-page';
 import { captureServerAction, postServerAction } from './support/server-action';
 import { expect, saveScreenshot, test } from './fixtures';
 
@@ -117,4 +117,46 @@ test('a viewer sees no form to add a job, and the action called directly refuses
   const delayedBefore = await bullpen.queues.get(QUEUE).getDelayedCount();
   expect((await postServerAction(page.context().request, e2e.baseURL, call)).status()).toBe(403);
   expect(await bullpen.queues.get(QUEUE).getDelayedCount()).toBe(delayedBefore);
+});
+
+test('a destructive type starts only for an admin who typed the org it acts on', async ({ page, signIn, contextAs, bullpen }) => {
+  const type = 'data-deletion';
+  const org = 'e2e-destructive';
+  const queue = bullpen.queues.get(type);
+  const before = await queue.getDelayedCount();
+  // Delayed ten minutes, so nothing is deleted while the test looks; removed afterwards.
+  const fill = async (form: AddJobForm) => {
+    await form.payload.fill(JSON.stringify({ orgId: org, reason: 'e2e' }));
+    await expect(form.check).toHaveAttribute('data-ok', 'true');
+    await form.delay.fill('10');
+    await form.delayUnit.selectOption('minutes');
+  };
+
+  // An operator sees the warning, and the server refuses them whatever they type.
+  const { page: op } = await contextAs('operator', `/queues/${type}`);
+  const opForm = await new QueuePage(op, type).openAddJob();
+  await fill(opForm);
+  await expect(opForm.submit).toHaveAttribute('aria-disabled', 'true');
+  await opForm.confirm.fill(org);
+  await opForm.submit.click();
+  await expect(opForm.result).toContainText('only an admin');
+  expect(await queue.getDelayedCount()).toBe(before);
+
+  // An admin who types another org is told which one to type, and nothing is added.
+  await signIn('admin', `/queues/${type}`);
+  const form = await new QueuePage(page, type).openAddJob();
+  await fill(form);
+  await expect(form.submit).toHaveAttribute('aria-disabled', 'true');
+  await form.confirm.fill('someone-else');
+  await form.submit.click();
+  await expect(form.confirmErrors).toContainText(`Type ${org} to confirm`);
+  expect(await queue.getDelayedCount()).toBe(before);
+
+  // The right org: added.
+  await form.confirm.fill(org);
+  await form.submit.click();
+  await expect(form.result).toContainText('Added job');
+  const jobId = await form.addedJobId();
+  expect(await queue.getJobState(jobId)).toBe('delayed');
+  await (await queue.getJob(jobId))?.remove();
 });

@@ -124,6 +124,9 @@ export class AddJobForm {
   readonly orgId: Locator;
   readonly orgIdErrors: Locator;
   readonly workspaceId: Locator;
+  /** A destructive type's typed confirmation (the org id), and what the server said of it. */
+  readonly confirm: Locator;
+  readonly confirmErrors: Locator;
   readonly submit: Locator;
   readonly result: Locator;
   readonly addedLink: Locator;
@@ -138,6 +141,8 @@ export class AddJobForm {
     this.orgId = page.getByTestId('add-job-org');
     this.orgIdErrors = page.getByTestId('add-job-org-errors');
     this.workspaceId = page.getByTestId('add-job-workspace');
+    this.confirm = page.getByTestId('add-job-confirm');
+    this.confirmErrors = page.getByTestId('add-job-confirm-errors');
     this.submit = page.getByTestId('add-job-submit');
     this.result = page.getByTestId('add-job-result');
     this.addedLink = page.getByTestId('added-job-link');
