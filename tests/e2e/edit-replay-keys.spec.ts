@@ -57,9 +57,15 @@ test('edit-and-replay of a delivery with a deliveryId: one edited delivery, and 
   const queue = new QueuePage(page, 'webhook-dispatch');
   await queue.goto('failed');
   await queue.retryAllButton.click();
-  await expect(page.getByTestId('retry-all-preview')).toHaveAttribute('data-state', 'done');
-  await page.getByTestId('retry-all-confirm').click();
-  await expect(page.getByTestId('bulk-progress')).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
+  await expect(queue.retryAllPreview).toHaveAttribute('data-state', 'done');
+  if (Number(await queue.retryAllPreview.getAttribute('data-retry')) === 0) {
+    // Only the replayed original is failed here: the confirmation has nothing to confirm.
+    await expect(queue.retryAllConfirm).toBeDisabled();
+    await page.keyboard.press('Escape');
+  } else {
+    await queue.retryAllConfirm.click();
+    await expect(queue.bulkProgress).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
+  }
   expect(await bullpen.queues.get('webhook-dispatch').getJobState(failed.jobId)).toBe('failed');
 
   // The failed row's Retry, and the job page's: refused, or not offered at all for a replayed failure.
