@@ -7,7 +7,6 @@ import { useTestRedis } from '../helpers/use-test-redis';
 const ROOT = path.resolve(__dirname, '../..');
 /** A limit raised to 16 MiB, so that reading a letter whole would show in a process's peak. */
 const LIMIT = 16 * 1024 * 1024;
-const MiB = 1024 * 1024;
 
 interface Run {
   code: number | null;

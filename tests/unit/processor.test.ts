@@ -91,7 +91,7 @@ function harness(
         }),
     },
     alerter: { raise: (a: Alert) => alerts.push(a) } as unknown as Alerter,
-    deadLetters: { prepare: (job, write) => prepared.push(write) },
+    deadLetters: { prepare: (_job, write) => prepared.push(write) },
     logger,
     metrics: { forType: (t: string) => (t === TYPE ? stats : new JobStats()) } as unknown as WorkerMetrics,
     hooks,
