@@ -139,7 +139,8 @@ test('a destructive type starts only for an admin who typed the org it acts on',
   await expect(opForm.submit).toHaveAttribute('aria-disabled', 'true');
   await opForm.confirm.fill(org);
   await opForm.submit.click();
-  await expect(opForm.result).toContainText('only an admin');
+  await expect(opForm.refusal).toHaveAttribute('data-ok', 'false');
+  await expect(opForm.refusal).toContainText('only an admin');
   expect(await queue.getDelayedCount()).toBe(before);
 
   // An admin who types another org is told which one to type, and nothing is added.

@@ -129,6 +129,8 @@ export class AddJobForm {
   readonly confirmErrors: Locator;
   readonly submit: Locator;
   readonly result: Locator;
+  /** What the server said when it refused the add (the form's inline result). */
+  readonly refusal: Locator;
   readonly addedLink: Locator;
 
   constructor(readonly page: Page) {
@@ -145,6 +147,7 @@ export class AddJobForm {
     this.confirmErrors = page.getByTestId('add-job-confirm-errors');
     this.submit = page.getByTestId('add-job-submit');
     this.result = page.getByTestId('add-job-result');
+    this.refusal = this.root.getByTestId('action-result');
     this.addedLink = page.getByTestId('added-job-link');
   }
 
