@@ -1,6 +1,7 @@
 /**
  * The dead-letter CLI: `npm run dlq -- list|replay|discard|purge [options]`.
- * Exit codes: 0 done, 1 error (Redis, a refused replay, ...), 2 bad arguments.
+ * Exit codes: 0 done, 1 error (Redis, a refused replay, ...), 2 bad arguments, 3 a
+ * replay was enqueued but its job failed at once (docs/dead-letters.md#the-cli).
  */
 import { userInfo } from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -19,6 +20,14 @@ import { SOURCE_JOB_NAMES } from '@/jobs';
 import { tenantIdPart } from '@/lib/jobs/tenant';
 import { readyClient } from '@/lib/redis/connection';
 import { DEAD_LETTER_STATUSES, deadLetterIdSchema } from '@/lib/dlq/dead-letter-id';
+import {
+  awaitReplayOutcomes,
+  describeReplayOutcomes,
+  REPLAY_OUTCOME_WAIT_MS,
+  type ReplayedJob,
+  type ReplayOutcomes,
+  replayedJobOf,
+} from '@/lib/dlq/replay-outcomes';
 
 export const USAGE = `Usage: npm run dlq -- <command> [options]
 
@@ -38,12 +47,18 @@ Options:
   --cursor <cursor>      list: the page after this cursor
   --payload <json>       replay --id: replay with this edited payload (validated against the type's schema)
   --again                replay --id: replay an entry that was replayed before
+  --wait <seconds>       replay: how long to wait for the replayed jobs' first outcomes
+                         (default ${REPLAY_OUTCOME_WAIT_MS / 1000}, at most 60; 0: one look, no wait)
   --json                 machine-readable output on stdout
   --yes                  confirm a purge
   -h, --help             this text
 
 Configuration comes from the environment (REDIS_URL, BULLPEN_PREFIX, ...).
-Exit codes: 0 done, 1 error, 2 bad arguments.`;
+replay reports what the replayed jobs did within the wait: completed, failed at once,
+failed a first attempt (retrying), or still waiting or running.
+Exit codes: 0 done, 1 error, 2 bad arguments,
+  3 replay: a replay's job failed at once (a disabled webhook, an idempotency conflict);
+    its dead letter is pending again: fix what the error names, then replay it again.`;
 
 const COMMANDS = ['list', 'replay', 'discard', 'purge'] as const;
 
@@ -73,6 +88,7 @@ const argsSchema = z
       })
       .optional(),
     again: z.boolean().default(false),
+    wait: z.coerce.number().min(0).max(60).optional(),
     json: z.boolean().default(false),
     yes: z.boolean().default(false),
   })
@@ -83,6 +99,7 @@ const argsSchema = z
     if (a.command === 'purge' && !a.yes) issue('purge removes entries for good: add --yes to confirm');
     if ((a.payload !== undefined || a.again) && !(a.command === 'replay' && a.id)) issue('--payload and --again go with replay --id');
     if (a.cursor && a.command !== 'list') issue('--cursor goes with list');
+    if (a.wait !== undefined && a.command !== 'replay') issue('--wait goes with replay');
     if (a.id && (a.status || a.type || a.tenant || a.errorClass)) issue('--id cannot be combined with filters');
   });
 export type CliArgs = z.output<typeof argsSchema>;
@@ -115,6 +132,7 @@ export function parseCliArgs(argv: string[]): CliArgs | 'help' {
         cursor: { type: 'string' },
         payload: { type: 'string' },
         again: { type: 'boolean' },
+        wait: { type: 'string' },
         json: { type: 'boolean' },
         yes: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -176,6 +194,7 @@ async function run(args: CliArgs, bullpen: Bullpen, out: Output): Promise<number
       return 0;
     }
     case 'replay': {
+      const waitMs = (args.wait ?? REPLAY_OUTCOME_WAIT_MS / 1000) * 1000;
       if (args.id) {
         const current = await dlq.get(args.id);
         if (!current) throw new CliError(`No dead letter ${args.id}`);
@@ -192,13 +211,23 @@ async function run(args: CliArgs, bullpen: Bullpen, out: Output): Promise<number
           tenant: entry.tenant,
           details: { jobType: entry.jobType, newJobId: last.newJobId, edited: last.edited },
         });
-        out.result(entry, `replayed ${entry.id} as job ${last.newJobId}${last.edited ? ' (edited payload)' : ''}`);
-        return 0;
+        const outcomes = await awaitReplayOutcomes(bullpen.queues, [replayedJobOf(entry)], { waitMs });
+        const enqueued = `enqueued the replay of ${entry.id} as job ${last.newJobId}${last.edited ? ' (edited payload)' : ''}`;
+        out.result({ ...entry, outcomes }, `${enqueued}\n${outcomeLines(outcomes, waitMs)}`);
+        return outcomes.failed > 0 ? 3 : 0;
       }
-      const result = await dlq.replayMany(filter, { by, limit: args.limit ?? 100, onProgress: report('replayed') });
+      const replayed: ReplayedJob[] = [];
+      const result = await dlq.replayMany(filter, {
+        by,
+        limit: args.limit ?? 100,
+        onProgress: report('replayed'),
+        onReplayed: (entry) => replayed.push(replayedJobOf(entry)),
+      });
       await bullpen.audit.append({ actor: by, action: 'dlq.replay-many', target: { kind: 'dlq', id: filterText }, details: { ...result } });
-      out.result(result, summary('replayed', result));
-      return result.failed > 0 ? 1 : 0;
+      // One bounded wait for every replay together, after the last batch.
+      const outcomes = await awaitReplayOutcomes(bullpen.queues, replayed, { waitMs });
+      out.result({ ...result, outcomes }, `${summary('enqueued', result)}\n${outcomeLines(outcomes, waitMs)}`);
+      return result.failed > 0 ? 1 : outcomes.failed > 0 ? 3 : 0;
     }
     case 'discard': {
       if (args.id) {
@@ -227,6 +256,12 @@ async function run(args: CliArgs, bullpen: Bullpen, out: Output): Promise<number
 }
 
 class CliError extends Error {}
+
+function outcomeLines(o: ReplayOutcomes, waitMs: number): string {
+  const lines = [`replayed jobs: ${describeReplayOutcomes(o, waitMs) || 'none'}`];
+  for (const f of o.failures) lines.push(`  ${f.id}: job ${f.jobId} failed at once: ${f.message}`);
+  return lines.join('\n');
+}
 
 function summary(
   verb: string,

@@ -9,6 +9,7 @@ import type { ActionResult } from '@/lib/dashboard/action-result';
 import type { SelectedOutcome } from '@/lib/dashboard/dead-letters-bulk';
 import type { DeadLetterActions } from './dlq-actions';
 import { plural } from '@/lib/dashboard/plural';
+import { describeReplayOutcomes } from '@/lib/dlq/replay-outcomes';
 
 /** "n selected": replay them (operators) or discard them (admins), with the outcome per entry. */
 export function DeadLetterSelectionBar({
@@ -72,19 +73,29 @@ async function noDiscard(): Promise<ActionResult<SelectedOutcome>> {
   return { ok: false, code: 'FORBIDDEN', message: 'Discarding several dead letters at once needs the admin role' };
 }
 
-/** The per-entry outcome of a selected action, in words. */
+/** The per-entry outcome of a selected action, in words; a replay's, with what its job did first. */
 function SelectedResult({ result, verb }: { result: ActionResult<SelectedOutcome> | null; verb: string }) {
   if (!result) return null;
   if (!result.ok) return <ErrorResult result={result} />;
-  const { done, skipped, failed } = result.data;
-  const clean = skipped.length === 0 && failed.length === 0;
+  const { done, skipped, failed, outcomes } = result.data;
+  const atOnce = outcomes?.failures.map((f) => ({ id: f.id, reason: `its replay failed at once: ${f.message}` })) ?? [];
+  const clean = skipped.length === 0 && failed.length === 0 && !outcomes?.failed && !outcomes?.retrying;
   return (
-    <div className={`result ${clean ? 'ok' : 'info'}`} role="status" data-testid="action-result" data-ok="true" data-done={done.length}>
-      {verb} {done.length}.{skipped.length > 0 && ` Skipped ${skipped.length} that changed meanwhile.`}
+    <div
+      className={`result ${clean ? 'ok' : 'info'}`}
+      role="status"
+      data-testid="action-result"
+      data-ok="true"
+      data-done={done.length}
+      data-failed-at-once={outcomes?.failed ?? 0}
+    >
+      {outcomes ? `Enqueued ${plural(done.length, 'replay')}.` : `${verb} ${done.length}.`}
+      {outcomes && done.length > 0 && ` ${describeReplayOutcomes(outcomes)}.`}
+      {skipped.length > 0 && ` Skipped ${skipped.length} that changed meanwhile.`}
       {failed.length > 0 && ` ${failed.length} failed.`}
-      {(skipped.length > 0 || failed.length > 0) && (
+      {(skipped.length > 0 || failed.length > 0 || atOnce.length > 0) && (
         <ul className="small" style={{ margin: '0.25rem 0 0', paddingLeft: '1.25rem' }}>
-          {[...failed, ...skipped].slice(0, 10).map((s) => (
+          {[...atOnce, ...failed, ...skipped].slice(0, 10).map((s) => (
             <li key={s.id}>
               <span className="mono">{s.id}</span>: {s.reason}
             </li>

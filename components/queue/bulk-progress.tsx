@@ -36,7 +36,7 @@ export function BulkProgress({
   const pct = data.total ? (data.done / data.total) * 100 : running ? 0 : 100;
   return (
     <div
-      className={`result ${data.status === 'failed' ? 'error' : running ? 'info' : 'ok'}`}
+      className={`result ${data.status === 'failed' ? 'error' : running || data.failed > 0 ? 'info' : 'ok'}`}
       role="status"
       data-testid="bulk-progress"
       data-status={data.status}

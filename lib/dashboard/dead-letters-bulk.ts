@@ -3,6 +3,15 @@ import type { Bullpen } from '../bullpen';
 import type { BulkProgress } from '../dlq/bulk-operations';
 import { DLQ_BULK_BATCH, MAX_REPLAY_ALL, MAX_SELECTED_DEAD_LETTERS } from './dead-letters-limits';
 import { deadLetterIdSchema } from '../dlq/dead-letter-id';
+import type { DeadLetterEntry } from '../dlq/entry';
+import {
+  awaitReplayOutcomes,
+  describeReplayOutcomes,
+  REPLAY_OUTCOME_WAIT_MS,
+  type ReplayedJob,
+  type ReplayOutcomes,
+  replayedJobOf,
+} from '../dlq/replay-outcomes';
 import { AppError, isAppError } from '../errors/app-error';
 import type { BulkOperation, BulkOperations, ReportProgress } from './bulk-operations';
 import { describeFilters, hasFilter, toStoreFilter, type DeadLetterFilters } from './dead-letters-filters';
@@ -32,23 +41,34 @@ export interface SelectedOutcome {
   skipped: Array<{ id: string; reason: string }>;
   /** Entries that failed for another reason (Redis, an enqueue refused). */
   failed: Array<{ id: string; reason: string }>;
+  /** Replays only: what the `done` ones' jobs did within the bounded wait (a replay enqueued is not a repair yet). */
+  outcomes?: ReplayOutcomes;
 }
 
 /**
  * Replays the selected entries, each only if its replay count is still the one the
- * operator saw. A destructive type's entry is skipped with the reason: it is replayed
- * one at a time, by an admin who types its org id.
+ * operator saw, then waits up to `waitMs` for all their jobs together: a replay that
+ * failed at once (a disabled webhook) is counted apart, never as a success. A
+ * destructive type's entry is skipped with the reason: it is replayed one at a time,
+ * by an admin who types its org id.
  */
-export function replaySelected(bullpen: Bullpen, entries: SelectedEntry[], by: string): Promise<SelectedOutcome> {
-  return forEachSelected(
+export async function replaySelected(
+  bullpen: Bullpen,
+  entries: SelectedEntry[],
+  by: string,
+  { waitMs = REPLAY_OUTCOME_WAIT_MS }: { waitMs?: number } = {},
+): Promise<SelectedOutcome> {
+  const replayed: ReplayedJob[] = [];
+  const out = await forEachSelected(
     entries.map((e) => e.id),
     async (id, i) => {
       const entry = await bullpen.dlq.get(id);
       const refused = entry && refusedInBulk(bullpen, entry);
       if (refused) throw new AppError('CONFLICT', refused);
-      return bullpen.dlq.replay(id, { by, expectedReplays: entries[i].replays });
+      replayed.push(replayedJobOf(await bullpen.dlq.replay(id, { by, expectedReplays: entries[i].replays })));
     },
   );
+  return { ...out, outcomes: await awaitReplayOutcomes(bullpen.queues, replayed, { waitMs }) };
 }
 
 /** Discards the selected entries (pending or replayed ones; discarding twice is a no-op). */
@@ -93,7 +113,7 @@ export async function startReplayAll(
   bullpen: Bullpen,
   bulk: BulkOperations,
   f: UrlFilter,
-  opts: { by: string; limit: number; now: number },
+  opts: { by: string; limit: number; now: number; waitMs?: number },
 ): Promise<StartedBulk> {
   const limit = z.number().int().min(1).max(MAX_REPLAY_ALL).safeParse(opts.limit);
   if (!limit.success) throw new AppError('VALIDATION', `The limit must be a whole number from 1 to ${MAX_REPLAY_ALL.toLocaleString('en')}`);
@@ -112,19 +132,26 @@ export async function startReplayAll(
   };
   return bulk.start(spec, (report) =>
     withSerialReports(report, async (push) => {
+      const replayed: ReplayedJob[] = [];
       const r = await bullpen.dlq.replayMany(filter, {
         by: opts.by,
         limit: limit.data,
         batchSize: DLQ_BULK_BATCH,
         onProgress: push,
         refuse: (entry) => refusedInBulk(bullpen, entry),
+        onReplayed: (entry: DeadLetterEntry) => replayed.push(replayedJobOf(entry)),
       });
+      // Once every batch is enqueued, one bounded wait for all of them (docs/dead-letters.md#bulk-actions).
+      const waitMs = opts.waitMs ?? REPLAY_OUTCOME_WAIT_MS;
+      const o = await awaitReplayOutcomes(bullpen.queues, replayed, { waitMs });
       const firstError = r.errors[0] ? `; first failure: ${r.errors[0].id}: ${r.errors[0].message}` : '';
+      const firstAtOnce = o.failures[0] ? ` First: ${o.failures[0].id}: ${o.failures[0].message}.` : '';
       return {
-        succeeded: r.succeeded,
+        // An enqueued replay whose job failed at once is no success: it counts as failed.
+        succeeded: r.succeeded - o.failed,
         skipped: r.skipped,
-        failed: r.failed,
-        message: `Replayed ${r.succeeded.toLocaleString('en')} of ${r.processed.toLocaleString('en')}; ${r.skipped} skipped (changed meanwhile, or a destructive type: replay those one by one as an admin), ${r.failed} failed${firstError}.`,
+        failed: r.failed + o.failed,
+        message: `Enqueued ${r.succeeded.toLocaleString('en')} replays of ${r.processed.toLocaleString('en')}; ${r.skipped} skipped (changed meanwhile, or a destructive type: replay those one by one as an admin), ${r.failed} not enqueued${firstError}.${r.succeeded ? ` Of the enqueued: ${describeReplayOutcomes(o, waitMs)}.` : ''}${firstAtOnce}`,
       };
     }),
   );

@@ -1,10 +1,8 @@
 import { z } from 'zod';
 import type { Bullpen } from '../bullpen';
 import type { DeadLetterEntry } from '../dlq/entry';
+import { REPLAY_OUTCOME_WAIT_MS } from '../dlq/replay-outcomes';
 import { ERROR_CLASSES, type ErrorClass } from '../errors/classify';
-
-/** How long a replay action waits for the replayed job's first outcome: within the few seconds an action may take. */
-export const REPLAY_OUTCOME_WAIT_MS = 3_000;
 const POLL_MS = 100;
 
 const failureSchema = z.object({

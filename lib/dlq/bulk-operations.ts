@@ -60,6 +60,8 @@ export interface BulkOptions {
    * undefined: a refused entry is skipped and left as it is.
    */
   refuse?(entry: DeadLetterEntry): string | undefined;
+  /** replayMany: called with each entry as its replay was enqueued (its newest replay names the job), to await their outcomes. */
+  onReplayed?(entry: DeadLetterEntry): void;
 }
 
 export type PurgeOptions = Omit<BulkOptions, 'limit'> & {
@@ -105,12 +107,13 @@ export class DeadLetterBulk {
     const result = await this.forEach(f, o.limit, o.batchSize, options.onProgress, async (entry) => {
       const refused = options.refuse?.(entry);
       if (refused) throw new AppError('CONFLICT', refused);
-      return this.deps.store.replayAs(
+      const replayed = await this.deps.store.replayAs(
         entry.id,
         // A replayed entry is replayed again only if nobody replayed it since we read it.
         { by: o.by, expectedReplays: status === 'replayed' ? entry.replays.length : undefined },
         [status],
       );
+      options.onReplayed?.(replayed);
     });
     this.deps.logger.info({ filter: f, by: o.by, ...result, errors: undefined }, 'bulk replay finished');
     return result;

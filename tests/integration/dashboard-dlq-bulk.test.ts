@@ -52,8 +52,11 @@ describe('replaySelected / discardSelected', () => {
         { id: c, replays: 0 },
       ],
       'alice',
+      { waitMs: 300 },
     );
     expect(out.done.sort()).toEqual([a, b].sort());
+    // No worker runs here: enqueued and waiting, never reported done.
+    expect(out.outcomes).toMatchObject({ running: 2, completed: 0, failed: 0, retrying: 0 });
     expect(out.skipped.map((s) => s.id)).toEqual([c]);
     expect(out.skipped[0].reason).toContain('replayed');
     expect(out.failed).toEqual([]);
@@ -97,7 +100,9 @@ describe('startReplayAll', () => {
     expect(operation).toMatchObject({ kind: 'dlq.replay-all', status: 'running', total: 150, by: 'alice' });
     const done = await finished;
     expect(done).toMatchObject({ status: 'done', succeeded: 150, failed: 0, done: 150 });
-    expect(done.message).toContain('Replayed 150 of 150');
+    expect(done.message).toContain('Enqueued 150 replays of 150');
+    // No worker runs here: the replays are said to wait, never to be done.
+    expect(done.message).toContain('150 still waiting or running after 3 s');
     // What a polling tab reads is the final record.
     expect(await bulk.get(operation.id)).toEqual(done);
     // Real effects: 150 replay jobs enqueued, all of org-1; 80 org-1 entries and all of org-2 still pending.

@@ -81,7 +81,7 @@ describe('npm run dlq (scripts/dlq.ts)', () => {
     expect(page.total).toBe(3);
     expect(page.entries.map((e) => e.id)).toEqual(hooks.map((h) => h.id).reverse());
 
-    const one = await cli('replay', '--id', hooks[0].id);
+    const one = await cli('replay', '--id', hooks[0].id, '--wait', '0');
     expect(one.code).toBe(0);
     expect(one.stdout).toContain(`replay-${hooks[0].id}-1`);
     expect(await bullpen.queues.get('webhook-dispatch').getJob(`replay-${hooks[0].id}-1`)).toBeDefined();
@@ -90,9 +90,12 @@ describe('npm run dlq (scripts/dlq.ts)', () => {
     expect(audit.entries[0]).toMatchObject({ action: 'dlq.replay', actor: `cli:${userInfo().username}`, target: { id: hooks[0].id } });
 
     // The remaining pending ones of tenant org-c (one hook, one cleanup), with progress lines.
-    const many = await cli('replay', '--status', 'pending', '--tenant', 'org-c', '--limit', '100');
+    const many = await cli('replay', '--status', 'pending', '--tenant', 'org-c', '--limit', '100', '--wait', '0');
     expect(many.code).toBe(0);
     expect(many.stdout).toMatch(/replayed: 2 processed, 2 replayed/);
+    // No worker runs here: enqueued, and said to be still waiting, not done.
+    expect(many.stdout).toMatch(/2 enqueued, 0 skipped, 0 failed/);
+    expect(many.stdout).toMatch(/replayed jobs: 2 still waiting or running/);
     expect((await bullpen.dlq.get(hooks[1].id))?.status).toBe('replayed');
     expect((await bullpen.dlq.get(cleanup.id))?.status).toBe('replayed');
     expect((await bullpen.dlq.get(hooks[2].id))?.status).toBe('pending');

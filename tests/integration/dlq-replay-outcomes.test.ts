@@ -1,0 +1,145 @@
+import { useTestRedis } from '../helpers/use-test-redis';
+import { storesOf } from '../helpers/source-jobs';
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Bullpen } from '@/lib/bullpen';
+import { BulkOperations } from '@/lib/dashboard/bulk-operations';
+import { replaySelected, startReplayAll } from '@/lib/dashboard/dead-letters-bulk';
+import type { DeadLetterEntry } from '@/lib/dlq/entry';
+import type { WorkerPool } from '@/lib/runtime/worker-pool';
+import { createWebhookDispatchHandler } from '@/jobs/integration/webhook-dispatch';
+import { makeBullpen, poolOf } from '../helpers/bullpen';
+
+/*
+ * Replay selected, replay all and the CLI report what the replays' jobs did within one
+ * bounded wait: a replay that fails at once (a disabled webhook) is counted apart from
+ * those that completed or still run, never as a success (issue 20, docs/dead-letters.md).
+ */
+const TYPE = 'webhook-dispatch';
+const ROOT = path.resolve(__dirname, '../..');
+const server = useTestRedis();
+let receiver: http.Server;
+let url: string;
+let status = 400;
+let bullpen: Bullpen;
+let pool: WorkerPool | undefined;
+
+beforeAll(async () => {
+  receiver = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(status).end());
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+});
+afterAll(async () => {
+  receiver.closeAllConnections();
+  await new Promise((r) => receiver.close(r));
+});
+afterEach(async () => {
+  await pool?.close(5_000);
+  pool = undefined;
+  await bullpen.close();
+});
+
+/**
+ * Two dead letters of a webhook then disabled and one of a webhook that answers 200
+ * now, with a worker running: replays of the first two fail at once, the third completes.
+ */
+async function scene(): Promise<{ disabled: DeadLetterEntry[]; healthy: DeadLetterEntry }> {
+  bullpen = makeBullpen(server.redis, { env: { WEBHOOK_ALLOW_HOSTS: '127.0.0.1' } });
+  pool = poolOf(bullpen, { [TYPE]: createWebhookDispatchHandler(storesOf(bullpen)) });
+  await pool.start();
+  status = 400;
+  const off = await bullpen.webhooks.create({ url });
+  const on = await bullpen.webhooks.create({ url });
+  const letters = [];
+  for (const [i, hook] of [off, off, on].entries()) {
+    const { jobId } = await bullpen.dispatcher.dispatch(
+      TYPE,
+      { webhookId: hook.id, event: 'e', payload: { i }, deliveryId: `d-${i}` },
+      { attempts: 1 },
+    );
+    letters.push(await pendingLetter(jobId));
+  }
+  await bullpen.webhooks.disable(off.id, 'operator switched it off');
+  status = 200;
+  return { disabled: letters.slice(0, 2), healthy: letters[2] };
+}
+
+async function pendingLetter(jobId: string): Promise<DeadLetterEntry> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const letter = await bullpen.dlq.getByJob(TYPE, jobId);
+    if (letter?.status === 'pending') return letter;
+    if (Date.now() > deadline) throw new Error('no dead letter');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/dlq.ts', ...args], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        REDIS_URL: `redis://127.0.0.1:${server.redis.port}`,
+        REDIS_CLUSTER_NODES: '',
+        BULLPEN_PREFIX: bullpen.keys.root,
+        LOG_LEVEL: 'silent',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += String(d)));
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('bulk replays report what their jobs did', () => {
+  it('replay selected counts the replays that failed at once apart, within the bounded wait', async () => {
+    const { disabled, healthy } = await scene();
+    const started = Date.now();
+    const out = await replaySelected(
+      bullpen,
+      [...disabled, healthy].map((l) => ({ id: l.id, replays: 0 })),
+      'op',
+    );
+    expect(Date.now() - started).toBeLessThan(3_000 + 1_500);
+    expect(out.done).toHaveLength(3);
+    expect(out.outcomes).toMatchObject({ failed: 2, completed: 1, retrying: 0, running: 0 });
+    expect(out.outcomes?.failures.map((f) => f.id).sort()).toEqual(disabled.map((l) => l.id).sort());
+    expect(out.outcomes?.failures[0].message).toMatch(/is disabled: operator switched it off/);
+  });
+
+  it('replay all counts them as failed, and its message says they failed at once', async () => {
+    const { disabled } = await scene();
+    const bulk = new BulkOperations(bullpen.redis, bullpen.keys, bullpen.logger);
+    const { finished } = await startReplayAll(bullpen, bulk, { type: TYPE }, { by: 'op', limit: 100, now: Date.now() });
+    const op = await finished;
+    expect(op).toMatchObject({ status: 'done', succeeded: 1, failed: 2, skipped: 0 });
+    expect(op.message).toMatch(/2 failed at once/);
+    expect(op.message).toMatch(/1 completed/);
+    expect(op.message).toContain(disabled[0].id.slice(0, 4));
+  });
+
+  it('the CLI says so and exits 3, for one and for many', async () => {
+    const { disabled, healthy } = await scene();
+    const one = await cli('replay', '--id', disabled[0].id);
+    expect(one.stdout).toMatch(/failed at once: .*is disabled/);
+    expect(one.code).toBe(3);
+
+    // The one that failed at once is pending again: all three are replayed.
+    const many = await cli('replay', '--type', TYPE, '--json');
+    expect(many.code).toBe(3);
+    const result = JSON.parse(many.stdout) as { succeeded: number; outcomes: { failed: number; completed: number } };
+    expect(result).toMatchObject({ succeeded: 3, outcomes: { failed: 2, completed: 1 } });
+    expect((await bullpen.dlq.get(healthy.id))?.status).toBe('replayed');
+  }, 180_000);
+});
