@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import { makeBullpen } from '../helpers/bullpen';
+import { DLQ_COMMAND } from '../helpers/dlq-command';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -22,8 +23,7 @@ describe('npm run dlq (scripts/dlq.ts)', () => {
 
   function cli(...args: string[]): Promise<CliRun> {
     return new Promise((resolve, reject) => {
-      // node --import tsx, as `npm run dlq` runs it: npx adds seconds per call on a busy machine.
-      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/dlq.ts', ...args], {
+      const child = spawn(process.execPath, [...DLQ_COMMAND, ...args], {
         cwd: ROOT,
         env: {
           ...process.env,
