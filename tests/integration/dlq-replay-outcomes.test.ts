@@ -12,6 +12,7 @@ import type { DeadLetterEntry } from '@/lib/dlq/entry';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
 import { createWebhookDispatchHandler } from '@/jobs/integration/webhook-dispatch';
 import { makeBullpen, poolOf } from '../helpers/bullpen';
+import { DLQ_COMMAND } from '../helpers/dlq-command';
 
 /*
  * Replay selected, replay all and the CLI report what the replays' jobs did within one
@@ -82,7 +83,7 @@ async function pendingLetter(jobId: string): Promise<DeadLetterEntry> {
 
 function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/dlq.ts', ...args], {
+    const child = spawn(process.execPath, [...DLQ_COMMAND, ...args], {
       cwd: ROOT,
       env: {
         ...process.env,
