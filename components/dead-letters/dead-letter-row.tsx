@@ -73,6 +73,13 @@ export function DeadLetterRow({ row, departed = false, filters, selected, onTogg
         )}
       </td>
       <td className="dlq-error-cell">
+        {row.lastReplayFailed && (
+          // First: the message beside it is that replay's error, not the original's.
+          <div className="small" style={{ marginBottom: '0.25rem' }} data-testid="dlq-row-last-replay-failed">
+            <Badge tone="danger">Last replay failed</Badge> <RelativeTime ms={row.lastReplayFailed.at} />
+            {row.lastReplayFailed.code && <span className="mono"> {row.lastReplayFailed.code}</span>}
+          </div>
+        )}
         <div className="dlq-error">
           <Link href={deadLettersHref({ ...filters, errorClass: row.errorClass, page: 1 })} title={`Only ${row.errorClass} errors`}>
             <Badge tone="neutral">{row.errorClass}</Badge>

@@ -44,6 +44,12 @@ export const deadLetterRowSchema = z.object({
   /** Replays so far; a replay of a replayed entry must name this number (expectedReplays). */
   replays: z.number().int(),
   lastReplayAt: z.number().int().optional(),
+  /**
+   * Set when the entry is pending again because its last replay's job failed for good:
+   * the row says so first, and its message is that failure's. From the entry's own
+   * history, so the list reads nothing more for it.
+   */
+  lastReplayFailed: z.object({ jobId: z.string(), at: z.number().int(), edited: z.boolean(), code: z.string().optional() }).optional(),
 });
 export type DeadLetterRow = z.infer<typeof deadLetterRowSchema>;
 
@@ -135,6 +141,7 @@ export type DeadLetterDetail = z.infer<typeof deadLetterDetailSchema>;
 /** Maps a stored entry once into the list's row. */
 export function toDeadLetterRow(e: DeadLetterEntry): DeadLetterRow {
   const last = e.replays[e.replays.length - 1];
+  const failed = lastReplayFailure(e);
   return {
     id: e.id,
     queue: e.queue,
@@ -148,6 +155,16 @@ export function toDeadLetterRow(e: DeadLetterEntry): DeadLetterRow {
     failedAt: e.failedAt,
     replays: e.replays.length,
     lastReplayAt: last?.at,
+    ...(failed
+      ? {
+          lastReplayFailed: {
+            jobId: failed.jobId,
+            at: failed.at,
+            edited: failed.edited,
+            ...(failed.error.code ? { code: failed.error.code } : {}),
+          },
+        }
+      : {}),
   };
 }
 

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { readDeadLetterDetail } from '@/lib/dashboard/dead-letters-read';
+import { readDeadLetterDetail, readDeadLetterList } from '@/lib/dashboard/dead-letters-read';
 import { awaitReplayOutcome } from '@/lib/dashboard/dead-letters-replay-outcome';
 import type { DeadLetterEntry } from '@/lib/dlq/entry';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
@@ -85,6 +85,11 @@ describe('a replay from the dashboard, reported as it turned out', () => {
     const detail = (await readDeadLetterDetail(bullpen, letter.id))!;
     expect(detail.status).toBe('pending');
     expect(detail.lastReplayFailed).toMatchObject({ jobId, edited: false, error: { code: 'WEBHOOK_DISABLED' } });
+
+    // Its list row says so too, from the history the list already reads, with that replay's error.
+    const [row] = (await readDeadLetterList(bullpen, { page: 1, pageSize: 50 })).rows;
+    expect(row).toMatchObject({ id: letter.id, status: 'pending', lastReplayFailed: { jobId, edited: false, code: 'WEBHOOK_DISABLED' } });
+    expect(row.message).toMatch(/is disabled: operator switched it off/);
   });
 
   it('a replay that completes is a success, and the entry has no failed replay to show', async () => {
@@ -94,6 +99,9 @@ describe('a replay from the dashboard, reported as it turned out', () => {
     const replayed = await bullpen.dlq.replay(letter.id, { by: 'op', expectedReplays: 0 });
     expect(await awaitReplayOutcome(bullpen, letter, replayed.replays[0].newJobId)).toEqual({ state: 'completed' });
     expect((await readDeadLetterDetail(bullpen, letter.id))!.lastReplayFailed).toBeUndefined();
+    const [row] = (await readDeadLetterList(bullpen, { page: 1, pageSize: 50 })).rows;
+    expect(row).toMatchObject({ id: letter.id, status: 'replayed' });
+    expect(row.lastReplayFailed).toBeUndefined();
   });
 
   it('a replay whose first attempt fails is retrying, with the error', async () => {
