@@ -31,19 +31,39 @@ export function deadLetterInput(
   };
 }
 
+/**
+ * A job of a failed set as the reconciler reads it (failed-job-reader.ts): BullMQ's
+ * fields, with `data` null and `oversized` set when the data was over the limit and
+ * stayed in Redis.
+ */
+export interface FailedJobRecord extends FailedJob {
+  failedReason?: string;
+  stacktrace: string[];
+  attemptsMade: number;
+  finishedOn?: number;
+  processedOn?: number;
+  oversized?: DeadLetterInput['payloadTooLarge'];
+}
+
 /** A failed job as the reconciler finds it in the failed set, with only what BullMQ kept of its error. */
-export function toDeadLetterInput(type: string, job: Job): DeadLetterInput {
-  const stack = job.stacktrace?.length ? job.stacktrace[job.stacktrace.length - 1] : undefined;
+export function toDeadLetterInput(type: string, job: FailedJobRecord): DeadLetterInput {
+  const stack = job.stacktrace.length ? job.stacktrace[job.stacktrace.length - 1] : undefined;
   const message = job.failedReason || 'failed without a reason';
   // The stack's first line names the error class ("ZodError: ..."), which classifies it.
   const name = stack?.match(/^([A-Za-z_$][\w$]*):/)?.[1];
   const probe = Object.assign(new Error(message), name ? { name } : {});
-  return deadLetterInput(type, job, {
-    error: { message, stack, errorClass: classifyError(probe).errorClass },
-    attempts: job.attemptsMade,
-    failedAt: job.finishedOn ?? job.processedOn ?? job.timestamp,
-    source: 'reconciler',
-  });
+  return deadLetterInput(
+    type,
+    job,
+    {
+      error: { message, stack, errorClass: classifyError(probe).errorClass },
+      attempts: job.attemptsMade,
+      failedAt: job.finishedOn ?? job.processedOn ?? job.timestamp ?? Date.now(),
+      source: 'reconciler',
+    },
+    undefined,
+    job.oversized,
+  );
 }
 
 /** The envelope, or a plain producer's bare payload wrapped as one, so its dead letter has the payload to replay. */

@@ -1,8 +1,10 @@
+import { DEFAULT_MAX_PAYLOAD_BYTES } from '../jobs/payload-limit';
 import type { QueueRegistry } from '../jobs/queues';
 import { silentLogger, type Logger } from '../logging/logger';
 import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
-import { toDeadLetterInput } from './dead-letter-input';
+import { type FailedJobRecord, toDeadLetterInput } from './dead-letter-input';
+import { readFailedJob } from './failed-job-reader';
 import type { DeadLetterSink } from './sink';
 
 export interface ReconcilerOptions {
@@ -16,11 +18,18 @@ export interface ReconcilerOptions {
   /** Queues to sweep. @defaultValue every job type */
   types?: readonly string[];
   /**
-   * Failed jobs read per request. BullMQ's getJobs loads every job hash of the range in
-   * one Lua script, which has blocked Redis for seconds on large ranges.
+   * Failed jobs' ids read per request. BullMQ's getJobs loads every job hash of the range
+   * in one Lua script, which has blocked Redis for seconds on large ranges; the sweep
+   * reads ids, then each job on its own.
    * @defaultValue 100
    */
   pageSize?: number;
+  /**
+   * BULLPEN_MAX_PAYLOAD_BYTES: a failed job whose data is larger is read without it (its
+   * dead letter keeps a preview), and a page is read in groups of at most 8 MiB of data.
+   * @defaultValue 512 KiB
+   */
+  maxPayloadBytes?: number;
   /** Most failed jobs looked at per queue per run, so one run stays short. @defaultValue 1000 */
   maxPerQueue?: number;
 }
@@ -32,17 +41,25 @@ export interface ReconcileResult {
   recovered: number;
 }
 
+/** The most data bytes the sweep reads at once: jobs within the limit are read in groups this large. */
+const READ_BYTES = 8 * 1024 * 1024;
+
 /**
  * Sweeps BullMQ's failed sets for final failures without a dead letter: a worker that
  * died between the final failure and the DLQ write, or a DLQ write that failed, loses
  * nothing. Each queue is read newest first, one page at a time, and the scan of a
  * queue stops at the first page whose jobs were all recorded already: the runs before
- * swept the older ones (or left a resume point where their budget ran out).
+ * swept the older ones (or left a resume point where their budget ran out). A failed
+ * job's data is read only when it is within BULLPEN_MAX_PAYLOAD_BYTES
+ * (failed-job-reader.ts): a larger one's dead letter keeps its size and a preview.
  */
 export class DeadLetterReconciler {
   private readonly logger: Logger;
   private readonly pageSize: number;
   private readonly maxPerQueue: number;
+  private readonly maxPayloadBytes: number;
+  /** Jobs read at once: their data, each within the limit, adds up to at most READ_BYTES. */
+  private readonly readGroup: number;
   private running: Promise<ReconcileResult> | undefined;
   /** Per queue, the finishedOn where a run that ran out of budget stopped. */
   private readonly resumeKey: string;
@@ -51,6 +68,8 @@ export class DeadLetterReconciler {
     this.logger = (opts.logger ?? silentLogger).child({ component: 'dlq-reconciler' });
     this.pageSize = opts.pageSize ?? 100;
     this.maxPerQueue = opts.maxPerQueue ?? 1_000;
+    this.maxPayloadBytes = opts.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+    this.readGroup = Math.max(1, Math.floor(READ_BYTES / this.maxPayloadBytes));
     this.resumeKey = opts.keys.tagged('dlq', 'reconciler-resume');
     if (!Number.isInteger(this.pageSize) || this.pageSize < 1 || this.pageSize > 1_000) {
       throw new Error(`pageSize must be an integer from 1 to 1000, got ${this.pageSize}`);
@@ -62,11 +81,18 @@ export class DeadLetterReconciler {
 
   /** A reconciler over a Bullpen's DLQ, queues and connection. */
   static fromBullpen(
-    bullpen: { dlq: DeadLetterSink; queues: QueueRegistry; redis: RedisClient; keys: Keyspace; logger: Logger },
+    bullpen: {
+      dlq: DeadLetterSink;
+      queues: QueueRegistry;
+      redis: RedisClient;
+      keys: Keyspace;
+      logger: Logger;
+      config: { BULLPEN_MAX_PAYLOAD_BYTES: number };
+    },
     opts: Pick<ReconcilerOptions, 'types' | 'pageSize' | 'maxPerQueue'> = {},
   ): DeadLetterReconciler {
-    const { dlq, queues, redis, keys, logger } = bullpen;
-    return new DeadLetterReconciler({ sink: dlq, queues, redis, keys, logger, ...opts });
+    const { dlq, queues, redis, keys, logger, config } = bullpen;
+    return new DeadLetterReconciler({ sink: dlq, queues, redis, keys, logger, maxPayloadBytes: config.BULLPEN_MAX_PAYLOAD_BYTES, ...opts });
   }
 
   /** One sweep of every queue. Concurrent calls share the run in progress. */
@@ -168,28 +194,35 @@ export class DeadLetterReconciler {
     for (let start = from; ; start += this.pageSize) {
       if (result.scanned >= this.maxPerQueue) return { stop: 'budget', last };
       const size = Math.min(this.pageSize, this.maxPerQueue - result.scanned);
-      const jobs = await queue.getFailed(start, start + size - 1);
-      if (jobs.length === 0) return { stop: 'end', last };
-      // record() is idempotent and cheap when the entry exists; it also re-opens an
-      // entry whose job was retried from the failed tab and failed again.
-      const outcomes = await Promise.allSettled(jobs.map((job) => this.opts.sink.record(toDeadLetterInput(type, job))));
+      // Newest first, as getFailed reads them; ids only, each job read on its own below.
+      const ids = await this.opts.redis.zrevrange(queue.keys.failed, start, start + size - 1);
+      if (ids.length === 0) return { stop: 'end', last };
       let fresh = 0;
       let failed = 0;
-      outcomes.forEach((o, i) => {
-        if (o.status === 'fulfilled') fresh += o.value.created ? 1 : 0;
-        else {
-          failed++;
-          this.logger.error({ err: o.reason, queue: type, jobId: jobs[i].id }, 'could not record a failed job');
-        }
-      });
-      result.scanned += jobs.length;
+      for (let g = 0; g < ids.length; g += this.readGroup) {
+        const group = ids.slice(g, g + this.readGroup);
+        const jobs = (await Promise.all(group.map((id) => readFailedJob(this.opts.redis, queue, id, this.maxPayloadBytes)))).filter(
+          (job): job is FailedJobRecord => job !== undefined,
+        );
+        // record() is idempotent and cheap when the entry exists; it also re-opens an
+        // entry whose job was retried from the failed tab and failed again.
+        const outcomes = await Promise.allSettled(jobs.map((job) => this.opts.sink.record(toDeadLetterInput(type, job))));
+        outcomes.forEach((o, i) => {
+          if (o.status === 'fulfilled') fresh += o.value.created ? 1 : 0;
+          else {
+            failed++;
+            this.logger.error({ err: o.reason, queue: type, jobId: jobs[i].id }, 'could not record a failed job');
+          }
+        });
+        result.scanned += jobs.length;
+        const tail = jobs[jobs.length - 1];
+        if (tail?.finishedOn !== undefined) last = { failedAt: tail.finishedOn, id: String(tail.id) };
+      }
       result.recovered += fresh;
-      const tail = jobs[jobs.length - 1];
-      if (tail.finishedOn !== undefined && tail.id !== undefined) last = { failedAt: tail.finishedOn, id: tail.id };
       if (fresh > 0) this.logger.warn({ queue: type, recovered: fresh }, 'recovered dead letters missing from the DLQ');
       // Only a page recorded in full proves the older pages were swept before.
       if (stopWhenRecorded && fresh === 0 && failed === 0) return { stop: 'recorded', last };
-      if (jobs.length < size) return { stop: 'end', last };
+      if (ids.length < size) return { stop: 'end', last };
     }
   }
 }

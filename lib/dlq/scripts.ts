@@ -115,3 +115,13 @@ export const PAGE = new LuaCommand('dlq-page', LUA['dlq-page']);
  * field/value array per key (empty for a missing entry).
  */
 export const READ = new LuaCommand('dlq-read', LUA['dlq-read']);
+
+/**
+ * One job of a queue's failed set for the reconciler, its data read only when it is
+ * within the limit (a larger job's fields without it, and the start of its JSON).
+ * KEYS: the failed set, the job's hash (one queue: one hash tag). ARGV: job id, max data
+ * bytes, preview bytes. Returns false for a job no longer failed, else
+ * {bytes, data or preview, cut (0/1), name, timestamp, opts, failedReason, stacktrace,
+ * atm, attemptsMade, finishedOn, processedOn}.
+ */
+export const READ_FAILED_JOB = new LuaCommand('dlq-failed-job', LUA['dlq-failed-job']);

@@ -113,7 +113,14 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
   if (opts.maintenance !== false) {
     await bullpen.schedules.bootstrap();
     // At start (a crash may have left final failures without a dead letter), then periodically.
-    const reconciler = new DeadLetterReconciler({ sink, queues: bullpen.queues, redis: bullpen.redis, keys: bullpen.keys, logger });
+    const reconciler = new DeadLetterReconciler({
+      sink,
+      queues: bullpen.queues,
+      redis: bullpen.redis,
+      keys: bullpen.keys,
+      logger,
+      maxPayloadBytes: config.BULLPEN_MAX_PAYLOAD_BYTES,
+    });
     stopReconciler = reconciler.startReconciler(config.RECONCILE_INTERVAL_MS);
     if (config.SCHEDULE_REPAIR_INTERVAL_MS > 0) {
       stopScheduleRepair = startPeriodic(config.SCHEDULE_REPAIR_INTERVAL_MS, async () => {
