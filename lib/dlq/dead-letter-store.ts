@@ -377,7 +377,10 @@ export class DeadLetterStore implements DeadLetterSink {
       await ROLLBACK_REPLAY.run(this.redis, [this.keys.entry(id), this.keys.version], [this.keys.base, id, n, Date.now()]);
       throw new AppError('UNAVAILABLE', `Could not enqueue the replay of ${id}: ${(err as Error).message}`);
     }
-    const item: ReplayRecord = { at: Date.now(), by: o.by, newJobId, edited };
+    // The replay happened when it was claimed, before its job existed: a worker can fail
+    // the job before this record is written, and "its job failed after the replay" must
+    // still hold (lastReplayOf compares the two times).
+    const item: ReplayRecord = { at: now, by: o.by, newJobId, edited };
     // After an edit, the next replay (and a retry of this replay's job) sends the edit, never the data it replaced.
     const doc = edited ? toDocFields({ jobData: envelope, error: entry.error, tenant: entry.tenant }, JSON.stringify(payload)) : undefined;
     await FINISH_REPLAY.run(

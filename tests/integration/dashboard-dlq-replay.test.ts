@@ -72,6 +72,10 @@ describe('a replay from the dashboard, reported as it turned out', () => {
     await bullpen.webhooks.disable(hookId, 'operator switched it off');
     const replayed = await bullpen.dlq.replay(letter.id, { by: 'op', expectedReplays: 0 });
     const jobId = replayed.replays[0].newJobId;
+    // The replay is dated before its job was added, so a failure of that job, however fast
+    // a worker is, is after it: the page and the row can then say the last replay failed.
+    const job = await bullpen.queues.get(TYPE).getJob(jobId);
+    expect(replayed.replays[0].at).toBeLessThanOrEqual(job!.timestamp);
 
     const started = Date.now();
     const outcome = await awaitReplayOutcome(bullpen, letter, jobId);
