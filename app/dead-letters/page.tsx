@@ -19,6 +19,7 @@ import {
 } from './actions';
 import { loadDeadLetterList } from '@/app/_lib/reads';
 import { liveUrls } from '@/lib/dashboard/query-keys';
+import { destructiveTypes } from '@/lib/dashboard/job-start-rules';
 
 export const metadata: Metadata = { title: 'Dead letters' };
 
@@ -52,6 +53,8 @@ async function List({ filters, search, role }: { filters: DeadLetterFilters; sea
       search={search}
       liveUrl={liveUrls.deadLetters(search)}
       actions={actionsFor(role)}
+      destructiveTypes={destructiveTypes(getBullpen().jobs)}
+      canConfirm={roleAtLeast(role, 'admin')}
     />
   );
 }

@@ -21,6 +21,8 @@ export interface DeadLetterBulkPanelProps {
   replayable: number;
   total: number;
   actions: DeadLetterActions;
+  /** Types "replay all" leaves alone: each is replayed on its own by an admin who types the org. */
+  destructiveTypes: readonly string[];
 }
 
 /**
@@ -28,7 +30,7 @@ export interface DeadLetterBulkPanelProps {
  * replay all (capped, in batches) for operators, purge for admins (typed confirmation;
  * refused without a filter).
  */
-export function DeadLetterBulkPanel({ filters, search, replayable, total, actions }: DeadLetterBulkPanelProps) {
+export function DeadLetterBulkPanel({ filters, search, replayable, total, actions, destructiveTypes }: DeadLetterBulkPanelProps) {
   const id = useId();
   const f = withoutPaging(filters);
   const status = filters.status ?? 'pending';
@@ -43,6 +45,8 @@ export function DeadLetterBulkPanel({ filters, search, replayable, total, action
   const invalidate = queryKeys.deadLetters(search);
   const limitOk = Number.isInteger(limit) && limit >= 1 && limit <= MAX_REPLAY_ALL;
   const willReplay = Math.min(replayable, limitOk ? limit : 0);
+  // The types of the filter that a bulk replay skips (the server's rule, lib/dashboard/dead-letters-replay.ts).
+  const leftAlone = destructiveTypes.filter((t) => f.type === undefined || f.type === t);
 
   return (
     <section className="card stack" aria-labelledby={`${id}-h`} data-testid="dlq-bulk-panel">
@@ -52,6 +56,13 @@ export function DeadLetterBulkPanel({ filters, search, replayable, total, action
           <strong>Replay all that match</strong> ({describeFilters({ ...f, status })}):{' '}
           <span data-testid="dlq-replayable">{replayable.toLocaleString('en')}</span> now. At most {MAX_REPLAY_ALL.toLocaleString('en')} per
           run, {DLQ_BULK_BATCH} at a time; an entry that changed meanwhile is skipped.
+          {leftAlone.length > 0 && (
+            <span data-testid="dlq-replay-all-left-alone">
+              {' '}
+              Dead letters of {leftAlone.join(', ')} are skipped too: a type that destroys data is replayed one at a time, by an admin who
+              types the org it acts on.
+            </span>
+          )}
         </p>
         <div className="row">
           <div className="field">

@@ -1,11 +1,12 @@
 'use client';
 
 import Link from 'next/link';
-import { useRef } from 'react';
+import { useRef, useState } from 'react';
 import { shortcutRowProps } from '@/components/keyboard/row-shortcuts';
 import { Badge, StatusPill } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
+import { DestructiveConfirmField, confirmationTyped } from '@/components/ui/destructive-confirm-field';
 import { InlineResult } from '@/components/ui/inline-result';
 import { RelativeTime } from '@/components/ui/relative-time';
 import { useAction } from '@/components/ui/use-action';
@@ -22,11 +23,25 @@ export interface DeadLetterRowProps {
   selected: boolean;
   onToggle(id: string): void;
   actions?: DeadLetterActions;
+  /** Its type destroys data: only an admin replays it, one at a time, typing the org it acts on. */
+  destructive: boolean;
+  /** The user may confirm such a replay (admins). */
+  canConfirm: boolean;
   onChanged(): void;
 }
 
 /** One dead letter: when, what, for whom, why; type, tenant and error class link to the filtered list. */
-export function DeadLetterRow({ row, departed = false, filters, selected, onToggle, actions, onChanged }: DeadLetterRowProps) {
+export function DeadLetterRow({
+  row,
+  departed = false,
+  filters,
+  selected,
+  onToggle,
+  actions,
+  destructive,
+  canConfirm,
+  onChanged,
+}: DeadLetterRowProps) {
   const actionable = !departed && (row.status === 'pending' || row.status === 'replayed');
   const tenant = row.tenant ? `${row.tenant.orgId}${row.tenant.workspaceId ? `/${row.tenant.workspaceId}` : ''}` : undefined;
   return (
@@ -101,38 +116,83 @@ export function DeadLetterRow({ row, departed = false, filters, selected, onTogg
           )}
         </span>
       </td>
-      {actions && <td>{actionable && <RowActions row={row} actions={actions} onChanged={onChanged} />}</td>}
+      {actions && (
+        <td>
+          {actionable && <RowActions row={row} actions={actions} destructive={destructive} canConfirm={canConfirm} onChanged={onChanged} />}
+        </td>
+      )}
     </tr>
   );
 }
 
-function RowActions({ row, actions, onChanged }: { row: Row; actions: DeadLetterActions; onChanged(): void }) {
+function RowActions({
+  row,
+  actions,
+  destructive,
+  canConfirm,
+  onChanged,
+}: Pick<DeadLetterRowProps, 'row' | 'destructive' | 'canConfirm' | 'onChanged'> & { actions: DeadLetterActions }) {
   const replay = useAction(actions.replay);
   const discard = useAction(actions.discard);
   const replayButton = useRef<HTMLButtonElement>(null);
+  const [typed, setTyped] = useState('');
   const pending = replay.pending || discard.pending;
   const last = replay.result ?? discard.result;
+  const label = row.replays > 0 ? 'Replay again' : 'Replay';
   return (
     <div className="stack" style={{ minWidth: '11rem' }}>
       <div className="row" style={{ flexWrap: 'nowrap' }}>
-        <Button
-          ref={replayButton}
-          size="sm"
-          variant="primary"
-          // aria-disabled, not disabled: a disabled button drops the focus to the top of the page.
-          aria-disabled={pending || undefined}
-          onClick={async () => {
-            if (pending) return;
-            discard.reset();
-            const r = await replay.run({ id: row.id, expectedReplays: row.replays });
-            replayButton.current?.focus();
-            if (r.ok) onChanged();
-          }}
-          data-testid={`dlq-replay-${row.id}`}
-          data-row-action="replay"
-        >
-          {row.replays > 0 ? 'Replay again' : 'Replay'}
-        </Button>
+        {destructive ? (
+          canConfirm ? (
+            // The list shows no payload: the tenant's org is what to type; without one the server names it.
+            <ConfirmDialog
+              size="sm"
+              testId={`dlq-replay-${row.id}`}
+              triggerLabel={label}
+              title={`Replay ${row.jobType} dead letter ${row.id}?`}
+              description={<p>Its job runs again and destroys the data it names. This cannot be undone.</p>}
+              confirmLabel="Replay"
+              disabled={pending}
+              confirmDisabled={!confirmationTyped(typed)}
+              onOpen={() => setTyped('')}
+              onConfirm={async () => {
+                discard.reset();
+                if ((await replay.run({ id: row.id, expectedReplays: row.replays, confirm: typed })).ok) onChanged();
+              }}
+            >
+              <DestructiveConfirmField
+                type={row.jobType}
+                expected={row.tenant?.orgId}
+                value={typed}
+                onChange={setTyped}
+                testId={`dlq-confirm-${row.id}`}
+              />
+            </ConfirmDialog>
+          ) : (
+            <span className="small muted" title="A type that destroys data" data-testid={`dlq-admin-only-${row.id}`}>
+              Admin replays
+            </span>
+          )
+        ) : (
+          <Button
+            ref={replayButton}
+            size="sm"
+            variant="primary"
+            // aria-disabled, not disabled: a disabled button drops the focus to the top of the page.
+            aria-disabled={pending || undefined}
+            onClick={async () => {
+              if (pending) return;
+              discard.reset();
+              const r = await replay.run({ id: row.id, expectedReplays: row.replays });
+              replayButton.current?.focus();
+              if (r.ok) onChanged();
+            }}
+            data-testid={`dlq-replay-${row.id}`}
+            data-row-action="replay"
+          >
+            {label}
+          </Button>
+        )}
         <ConfirmDialog
           size="sm"
           variant="default"
@@ -158,7 +218,7 @@ function RowActions({ row, actions, onChanged }: { row: Row; actions: DeadLetter
       ) : (
         last && <InlineResult result={last} success="Discarded." />
       )}
-      {replay.result && !replay.result.ok && replay.result.code === 'VALIDATION' && (
+      {replay.result && !replay.result.ok && replay.result.code === 'VALIDATION' && !replay.result.fieldErrors?.confirm && (
         <Link
           href={`/dead-letters/${encodeURIComponent(row.id)}?edit=1#edit-payload`}
           className="small"

@@ -10,20 +10,28 @@ import type { SelectedOutcome } from '@/lib/dashboard/dead-letters-bulk';
 import type { DeadLetterActions } from './dlq-actions';
 import { plural } from '@/lib/dashboard/plural';
 import { describeReplayOutcomes } from '@/lib/dlq/replay-outcomes';
+import { leftOutSentence, splitBulkReplay } from '@/lib/dashboard/bulk-replay-selection';
 
 /** "n selected": replay them (operators) or discard them (admins), with the outcome per entry. */
 export function DeadLetterSelectionBar({
   chosen,
+  destructiveTypes,
   actions,
   onDone,
 }: {
-  chosen: Array<{ id: string; replays: number }>;
+  chosen: Array<{ id: string; replays: number; jobType: string }>;
+  /** Types a bulk replay leaves out (lib/dashboard/bulk-replay-selection.ts). */
+  destructiveTypes: readonly string[];
   actions: DeadLetterActions;
   onDone(): void;
 }) {
   const replay = useAction(actions.replaySelected);
   const discard = useAction(actions.discardSelected ?? noDiscard);
   const [last, setLast] = useState<'replay' | 'discard' | null>(null);
+  // What the last replay left out, said with its result; what this one would, said before the click.
+  const [leftOut, setLeftOut] = useState<string | undefined>(undefined);
+  const split = splitBulkReplay(chosen, destructiveTypes);
+  const willLeaveOut = leftOutSentence(split.leftOut);
   const pending = replay.pending || discard.pending;
   const result = last === 'replay' ? replay.result : last === 'discard' ? discard.result : null;
   return (
@@ -35,15 +43,16 @@ export function DeadLetterSelectionBar({
         <Button
           variant="primary"
           size="sm"
-          disabled={chosen.length === 0 || pending}
+          disabled={split.sent.length === 0 || pending}
           onClick={async () => {
             setLast('replay');
-            const r = await replay.run({ entries: chosen });
+            setLeftOut(willLeaveOut);
+            const r = await replay.run({ entries: split.sent.map(({ id, replays }) => ({ id, replays })) });
             if (r.ok) onDone();
           }}
           data-testid="dlq-replay-selected"
         >
-          {replay.pending ? 'Replaying…' : `Replay selected${chosen.length ? ` (${chosen.length})` : ''}`}
+          {replay.pending ? 'Replaying…' : `Replay selected${split.sent.length ? ` (${split.sent.length})` : ''}`}
         </Button>
         {actions.discardSelected && (
           <ConfirmDialog
@@ -64,7 +73,16 @@ export function DeadLetterSelectionBar({
           />
         )}
       </div>
-      <SelectedResult result={result} verb={last === 'discard' ? 'Discarded' : 'Replayed'} />
+      {willLeaveOut && !result && (
+        <p className="small muted" data-testid="dlq-selected-left-out" data-count={split.leftOut.length}>
+          {willLeaveOut}
+        </p>
+      )}
+      <SelectedResult
+        result={result}
+        verb={last === 'discard' ? 'Discarded' : 'Replayed'}
+        leftOut={last === 'replay' ? leftOut : undefined}
+      />
     </div>
   );
 }
@@ -73,13 +91,13 @@ async function noDiscard(): Promise<ActionResult<SelectedOutcome>> {
   return { ok: false, code: 'FORBIDDEN', message: 'Discarding several dead letters at once needs the admin role' };
 }
 
-/** The per-entry outcome of a selected action, in words; a replay's, with what its job did first. */
-function SelectedResult({ result, verb }: { result: ActionResult<SelectedOutcome> | null; verb: string }) {
+/** The per-entry outcome of a selected action, in words; a replay's, with what its job did first and what was left out. */
+function SelectedResult({ result, verb, leftOut }: { result: ActionResult<SelectedOutcome> | null; verb: string; leftOut?: string }) {
   if (!result) return null;
   if (!result.ok) return <ErrorResult result={result} />;
   const { done, skipped, failed, outcomes } = result.data;
   const atOnce = outcomes?.failures.map((f) => ({ id: f.id, reason: `its replay failed at once: ${f.message}` })) ?? [];
-  const clean = skipped.length === 0 && failed.length === 0 && !outcomes?.failed && !outcomes?.retrying;
+  const clean = skipped.length === 0 && failed.length === 0 && !outcomes?.failed && !outcomes?.retrying && !leftOut;
   return (
     <div
       className={`result ${clean ? 'ok' : 'info'}`}
@@ -93,6 +111,7 @@ function SelectedResult({ result, verb }: { result: ActionResult<SelectedOutcome
       {outcomes && done.length > 0 && ` ${describeReplayOutcomes(outcomes)}.`}
       {skipped.length > 0 && ` Skipped ${skipped.length} that changed meanwhile.`}
       {failed.length > 0 && ` ${failed.length} failed.`}
+      {leftOut && ` ${leftOut}`}
       {(skipped.length > 0 || failed.length > 0 || atOnce.length > 0) && (
         <ul className="small" style={{ margin: '0.25rem 0 0', paddingLeft: '1.25rem' }}>
           {[...atOnce, ...failed, ...skipped].slice(0, 10).map((s) => (

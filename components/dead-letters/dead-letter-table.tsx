@@ -32,6 +32,10 @@ export interface DeadLetterTableProps {
   liveUrl: string;
   /** Absent for viewers: no checkbox, no button. */
   actions?: DeadLetterActions;
+  /** Types that destroy data: replayed one at a time, by an admin who types the org (never in bulk). */
+  destructiveTypes: readonly string[];
+  /** The user may confirm such a replay (admins). */
+  canConfirm: boolean;
 }
 
 /**
@@ -39,7 +43,7 @@ export interface DeadLetterTableProps {
  * seconds. Operators select rows to replay them, or replay every match in the
  * background; admins also discard in bulk and purge.
  */
-export function DeadLetterTable({ initial, filters, search, liveUrl, actions }: DeadLetterTableProps) {
+export function DeadLetterTable({ initial, filters, search, liveUrl, actions, destructiveTypes, canConfirm }: DeadLetterTableProps) {
   const client = useQueryClient();
   const q = useQuery({
     queryKey: queryKeys.deadLetters(search),
@@ -100,7 +104,8 @@ export function DeadLetterTable({ initial, filters, search, liveUrl, actions }: 
       </div>
       {actions && (
         <DeadLetterSelectionBar
-          chosen={chosen.map((r) => ({ id: r.id, replays: r.replays }))}
+          chosen={chosen.map((r) => ({ id: r.id, replays: r.replays, jobType: r.jobType }))}
+          destructiveTypes={destructiveTypes}
           actions={actions}
           onDone={() => {
             setSelected(new Set());
@@ -167,6 +172,8 @@ export function DeadLetterTable({ initial, filters, search, liveUrl, actions }: 
                 selected={selected.has(row.id)}
                 onToggle={toggle}
                 actions={actions}
+                destructive={destructiveTypes.includes(row.jobType)}
+                canConfirm={canConfirm}
                 onChanged={refresh}
               />
             ))}
@@ -188,7 +195,14 @@ export function DeadLetterTable({ initial, filters, search, liveUrl, actions }: 
         />
       )}
       {actions && (
-        <DeadLetterBulkPanel filters={filters} search={search} replayable={list.replayable} total={list.total} actions={actions} />
+        <DeadLetterBulkPanel
+          filters={filters}
+          search={search}
+          replayable={list.replayable}
+          total={list.total}
+          actions={actions}
+          destructiveTypes={destructiveTypes}
+        />
       )}
     </div>
   );

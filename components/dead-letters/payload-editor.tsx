@@ -2,6 +2,7 @@
 
 import { useId, useState } from 'react';
 import { Button } from '@/components/ui/button';
+import { DestructiveConfirmField, confirmationTyped } from '@/components/ui/destructive-confirm-field';
 import { useAction } from '@/components/ui/use-action';
 import type { DeadLetterActions } from './dlq-actions';
 import { ReplayResultView } from './replay-result';
@@ -16,6 +17,8 @@ export interface PayloadEditorProps {
   /** The payload the record holds (what a replay sends unless edited), pretty-printed. */
   original: string;
   replay: DeadLetterActions['replay'];
+  /** Set for a type that destroys data: what the admin types to replay it (the page offers the editor to admins only then). */
+  confirmation?: string;
 }
 
 /**
@@ -25,20 +28,29 @@ export interface PayloadEditorProps {
  * table is). Tenant and resource fields are locked (listed under
  * the editor). The server runs the same checks again.
  */
-export function PayloadEditor({ id, queue, jobType, replays, original, replay }: PayloadEditorProps) {
+export function PayloadEditor({ id, queue, jobType, replays, original, replay, confirmation }: PayloadEditorProps) {
   const fieldId = useId();
   const [text, setText] = useState(original);
+  const [confirm, setConfirm] = useState('');
   const { check, lockedFields: locked } = usePayloadCheck(jobType, text, original);
   const action = useAction(replay);
   const edited = text !== original;
-  const serverErrors = action.result && !action.result.ok ? action.result.fieldErrors?.payload : undefined;
+  const refused = action.result && !action.result.ok ? action.result.fieldErrors : undefined;
+  const serverErrors = refused?.payload;
+  const ready = check.ok && (confirmation === undefined || confirmationTyped(confirm));
   return (
     <form
       className="stack"
       data-testid="dlq-payload-form"
       onSubmit={(e) => {
         e.preventDefault();
-        void action.run({ id, expectedReplays: replays, ...(edited ? { payload: text } : {}) });
+        if (!ready || action.pending) return;
+        void action.run({
+          id,
+          expectedReplays: replays,
+          ...(edited ? { payload: text } : {}),
+          ...(confirmation !== undefined ? { confirm } : {}),
+        });
       }}
     >
       <div className="field">
@@ -72,8 +84,18 @@ export function PayloadEditor({ id, queue, jobType, replays, original, replay }:
           </ul>
         )}
       </div>
+      {confirmation !== undefined && (
+        <DestructiveConfirmField
+          type={jobType}
+          expected={confirmation}
+          value={confirm}
+          onChange={setConfirm}
+          errors={refused?.confirm}
+          testId="dlq-replay-edited-confirm"
+        />
+      )}
       <div className="row">
-        <Button type="submit" variant="primary" disabled={!check.ok || action.pending} data-testid="dlq-replay-edited">
+        <Button type="submit" variant="primary" disabled={!ready || action.pending} data-testid="dlq-replay-edited">
           {action.pending ? 'Replaying…' : edited ? 'Replay with my edits' : 'Replay this payload unchanged'}
         </Button>
         <Button disabled={!edited} onClick={() => setText(original)} data-testid="dlq-payload-reset">

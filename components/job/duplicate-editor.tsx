@@ -5,6 +5,7 @@ import { useId, useState } from 'react';
 import { PayloadCheckNote } from '@/components/dead-letters/payload-check-note';
 import { usePayloadCheck } from '@/components/dead-letters/use-payload-check';
 import { Button } from '@/components/ui/button';
+import { DestructiveConfirmField, confirmationTyped } from '@/components/ui/destructive-confirm-field';
 import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
 import { payloadToText } from '@/lib/dashboard/dead-letters-payload';
@@ -19,16 +20,29 @@ import type { JobActions } from './types';
  * duplicates the payload as it is. A payload too large to show whole can only be
  * duplicated as it is: an edit of a cut-off text would lose data.
  */
-export function DuplicateEditor({ job, duplicate, onClose }: { job: JobDetail; duplicate: JobActions['duplicate']; onClose(): void }) {
+export function DuplicateEditor({
+  job,
+  confirmation,
+  duplicate,
+  onClose,
+}: {
+  job: JobDetail;
+  /** Set for a type that destroys data: what the admin types to duplicate it. */
+  confirmation?: string;
+  duplicate: JobActions['duplicate'];
+  onClose(): void;
+}) {
   const fieldId = useId();
+  const [confirm, setConfirm] = useState('');
   const editable = !job.payload.truncated;
   const original = editable ? payloadToText(job.payload.value) : '';
   const [text, setText] = useState(original);
   const { check } = usePayloadCheck(job.queue, editable ? text : 'null', editable ? original : undefined);
   const action = useAction(duplicate);
   const edited = editable && text !== original;
-  const serverErrors = action.result && !action.result.ok ? action.result.fieldErrors?.payload : undefined;
-  const ready = !editable || check.ok;
+  const refused = action.result && !action.result.ok ? action.result.fieldErrors : undefined;
+  const serverErrors = refused?.payload;
+  const ready = (!editable || check.ok) && (confirmation === undefined || confirmationTyped(confirm));
   return (
     <form
       className="card stack"
@@ -37,7 +51,12 @@ export function DuplicateEditor({ job, duplicate, onClose }: { job: JobDetail; d
       onSubmit={(e) => {
         e.preventDefault();
         if (!ready || action.pending) return;
-        void action.run({ queue: job.queue, id: job.id, ...(edited ? { payload: text } : {}) });
+        void action.run({
+          queue: job.queue,
+          id: job.id,
+          ...(edited ? { payload: text } : {}),
+          ...(confirmation !== undefined ? { confirm } : {}),
+        });
       }}
     >
       <h2 style={{ margin: 0 }}>Duplicate</h2>
@@ -71,6 +90,16 @@ export function DuplicateEditor({ job, duplicate, onClose }: { job: JobDetail; d
       <p className="small muted" style={{ margin: 0 }}>
         The copy is a new job with the same tenant and priority{job.tenant ? ` (org ${job.tenant.orgId})` : ''}; this job is left as it is.
       </p>
+      {confirmation !== undefined && (
+        <DestructiveConfirmField
+          type={job.queue}
+          expected={confirmation}
+          value={confirm}
+          onChange={setConfirm}
+          errors={refused?.confirm}
+          testId="job-duplicate-confirm"
+        />
+      )}
       <div className="row">
         <Button type="submit" variant="primary" aria-disabled={!ready || action.pending || undefined} data-testid="job-duplicate-submit">
           {action.pending ? 'Duplicating…' : edited ? 'Duplicate with this payload' : 'Duplicate as it is'}

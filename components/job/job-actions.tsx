@@ -7,6 +7,7 @@ import type { JobDetail } from '@/lib/dashboard/job-summary';
 import type { RetryMark } from '@/lib/dashboard/retry-mark';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
+import { DestructiveConfirmField, confirmationTyped } from '@/components/ui/destructive-confirm-field';
 import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
 import { DuplicateEditor } from './duplicate-editor';
@@ -17,6 +18,7 @@ import type { JobActions as Actions } from './types';
 export function JobActionBar({
   job,
   retryRefused,
+  confirmation,
   actions,
   canOperate,
   canAdmin,
@@ -25,6 +27,8 @@ export function JobActionBar({
   job: JobDetail;
   /** Set when Retry would be refused (its dead letter was replayed or discarded): no button, the page says why. */
   retryRefused?: RetryMark;
+  /** Set for a type that destroys data: what an admin types to retry or duplicate it; no one else is offered either. */
+  confirmation?: string;
   actions: Actions;
   canOperate: boolean;
   canAdmin: boolean;
@@ -37,26 +41,48 @@ export function JobActionBar({
   const [duplicating, setDuplicating] = useState(false);
   const [editing, setEditing] = useState(false);
   const [last, setLast] = useState<{ result: ActionResult<unknown>; success: React.ReactNode } | null>(null);
+  const [typed, setTyped] = useState('');
   if (!canOperate) return null;
   const input = { queue: job.queue, id: job.id };
   const finishedOrFailed = job.state === 'failed' || job.state === 'completed';
   const busy = retry.pending || promote.pending || remove.pending;
+  // A type that destroys data starts again only for an admin who types the org (the server's rule, lib/dashboard/job-start-rules.ts).
+  const destructive = confirmation !== undefined;
+  const mayStart = !destructive || canAdmin;
+  const retryLabel = job.state === 'failed' ? 'Retry' : 'Run again';
+  const runRetry = async (extra: { confirm?: string }) => {
+    const r = await retry.run({ ...input, ...extra });
+    setLast({ result: r, success: `Retried with fresh attempts.` });
+    if (r.ok) onChanged();
+  };
   return (
     <div className="stack">
       <div className="row" role="toolbar" aria-label="Job actions">
-        {finishedOrFailed && !retryRefused && (
-          <Button
-            variant="primary"
-            disabled={busy}
-            data-testid="job-retry"
-            onClick={async () => {
-              const r = await retry.run(input);
-              setLast({ result: r, success: `Retried with fresh attempts.` });
-              if (r.ok) onChanged();
-            }}
-          >
-            {job.state === 'failed' ? 'Retry' : 'Run again'}
+        {finishedOrFailed && !retryRefused && !destructive && (
+          <Button variant="primary" disabled={busy} data-testid="job-retry" onClick={() => runRetry({})}>
+            {retryLabel}
           </Button>
+        )}
+        {finishedOrFailed && !retryRefused && destructive && canAdmin && (
+          <ConfirmDialog
+            testId="job-retry"
+            triggerLabel={retryLabel}
+            title={`${retryLabel} ${job.queue} job ${job.id}?`}
+            description={<p>It runs again and destroys the data it names. This cannot be undone.</p>}
+            confirmLabel={retryLabel}
+            disabled={busy}
+            confirmDisabled={!confirmationTyped(typed)}
+            onOpen={() => setTyped('')}
+            onConfirm={() => runRetry({ confirm: typed })}
+          >
+            <DestructiveConfirmField
+              type={job.queue}
+              expected={confirmation}
+              value={typed}
+              onChange={setTyped}
+              testId="job-retry-confirm"
+            />
+          </ConfirmDialog>
         )}
         {job.state === 'delayed' && (
           <Button
@@ -82,7 +108,7 @@ export function JobActionBar({
             Edit data…
           </Button>
         )}
-        {job.enveloped && (
+        {job.enveloped && mayStart && (
           <Button
             disabled={busy}
             aria-expanded={duplicating}
@@ -109,6 +135,11 @@ export function JobActionBar({
           />
         )}
       </div>
+      {!mayStart && (
+        <p className="small muted" data-testid="job-admin-only">
+          {job.queue} destroys data: only an admin may retry or duplicate it, typing the org it acts on.
+        </p>
+      )}
       {last && <InlineResult result={last.result} success={last.success} />}
       {editing && (
         <div id="job-edit-panel">
@@ -117,7 +148,7 @@ export function JobActionBar({
       )}
       {duplicating && (
         <div id="job-duplicate-panel">
-          <DuplicateEditor job={job} duplicate={actions.duplicate} onClose={() => setDuplicating(false)} />
+          <DuplicateEditor job={job} confirmation={confirmation} duplicate={actions.duplicate} onClose={() => setDuplicating(false)} />
         </div>
       )}
     </div>

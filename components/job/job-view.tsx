@@ -105,6 +105,7 @@ export function JobView({ initial, logsPage, canOperate, canAdmin, actions }: Jo
       <JobActionBar
         job={job}
         retryRefused={data.retryRefused}
+        confirmation={data.confirmation}
         actions={actions}
         canOperate={canOperate}
         canAdmin={canAdmin}

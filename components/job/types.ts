@@ -5,10 +5,14 @@ type Action<T, I = { queue: string; id: string }> = (input: I) => Promise<Action
 
 /** The job page's server actions, handed down as props. */
 export interface JobActions {
-  retry: Action<{ jobId: string; from: 'failed' | 'completed' }>;
+  /** `confirm`: a destructive type's typed org id (lib/dashboard/job-start-rules.ts). */
+  retry: Action<{ jobId: string; from: 'failed' | 'completed' }, { queue: string; id: string; confirm?: string }>;
   promote: Action<{ jobId: string }>;
   /** With `payload` (JSON text), the copy carries that edit. */
-  duplicate: Action<{ jobId: string; sourceId: string; edited: boolean }, { queue: string; id: string; payload?: string }>;
+  duplicate: Action<
+    { jobId: string; sourceId: string; edited: boolean },
+    { queue: string; id: string; payload?: string; confirm?: string }
+  >;
   remove: Action<{ jobId: string; state: string }>;
   /** Mends a waiting, delayed or prioritized job's payload (JSON text), if it still has `original` (JSON text). */
   editData: Action<

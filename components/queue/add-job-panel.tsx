@@ -7,6 +7,7 @@ import { PayloadCheckNote } from '@/components/dead-letters/payload-check-note';
 import { usePayloadCheck } from '@/components/dead-letters/use-payload-check';
 import { Button } from '@/components/ui/button';
 import { AddJobFooter } from './add-job-footer';
+import { DestructiveConfirmField, confirmationTyped } from '@/components/ui/destructive-confirm-field';
 import { FieldErrors } from '@/components/ui/field-errors';
 import { useAction } from '@/components/ui/use-action';
 import { type AddJobDefaults, addJobRequestSchema, DELAY_UNIT_NAMES, type DelayUnit, maxDelayIn } from '@/lib/dashboard/add-job-form';
@@ -71,7 +72,7 @@ function AddJobForm({ queue, defaults, add, onClose }: AddJobPanelProps & { onCl
   const localErrors = local.success ? {} : (z.flattenError(local.error).fieldErrors as Partial<Record<Field, string[]>>);
   const server = action.result && !action.result.ok ? action.result.fieldErrors : undefined;
   const errorsOf = (f: Field) => localErrors[f] ?? server?.[f];
-  const ready = check.ok && local.success && (!defaults.destructive || confirm.trim() !== '');
+  const ready = check.ok && local.success && (!defaults.destructive || confirmationTyped(confirm));
 
   return (
     <form
@@ -182,22 +183,7 @@ function AddJobForm({ queue, defaults, add, onClose }: AddJobPanelProps & { onCl
         </div>
       </div>
       {defaults.destructive ? (
-        <div className="field" data-testid="add-job-confirm-field">
-          <label htmlFor={`${id}-confirm`}>
-            {queue} destroys data. Type the orgId it acts on to confirm (the type’s name if it has no tenant); only an admin may start it
-          </label>
-          <input
-            id={`${id}-confirm`}
-            className="mono"
-            value={confirm}
-            onChange={(e) => setConfirm(e.target.value)}
-            autoComplete="off"
-            spellCheck={false}
-            aria-invalid={errorsOf('confirm') ? true : undefined}
-            data-testid="add-job-confirm"
-          />
-          <FieldErrors errors={errorsOf('confirm')} testId="add-job-confirm-errors" />
-        </div>
+        <DestructiveConfirmField type={queue} value={confirm} onChange={setConfirm} errors={errorsOf('confirm')} testId="add-job-confirm" />
       ) : null}
       <AddJobFooter
         queue={queue}

@@ -23,6 +23,8 @@ export interface ConfirmDialogProps {
   /** data-testid of the trigger; the dialog's confirm button gets `${testId}-confirm`. */
   testId?: string;
   size?: 'sm' | 'md';
+  /** More of the dialog's form, between the description and its buttons (a field the confirmation needs). */
+  children?: ReactNode;
 }
 
 /** A native modal <dialog> (focus trapped, Esc closes) in front of a destructive action. */
@@ -59,6 +61,7 @@ export function ConfirmDialog(props: ConfirmDialogProps) {
         >
           <h2 id={titleId}>{props.title}</h2>
           <div>{props.description}</div>
+          {props.children}
           {props.requireText !== undefined && (
             <div className="field" style={{ marginTop: '0.75rem' }}>
               <label htmlFor={inputId}>

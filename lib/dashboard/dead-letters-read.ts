@@ -8,6 +8,7 @@ import { envelopeSchema } from '../jobs/envelope';
 import { tenantSchema } from '../jobs/tenant';
 import { MAX_PAYLOAD_TEXT, payloadToText } from './dead-letters-payload';
 import { adviceFor } from './dead-letters-replay-outcome';
+import { confirmationAsked } from './job-start-rules';
 import { type LastReplay, lastReplayOf, lastReplaySchema, payloadSource } from './last-replay';
 import { toStoreFilter, withoutPaging, type DeadLetterFilters } from './dead-letters-filters';
 import { pageCountOf } from './pagination';
@@ -122,6 +123,8 @@ export const deadLetterDetailSchema = deadLetterRowSchema.extend({
   knownType: z.boolean(),
   /** A worker in this build runs the type: a replay will be picked up. */
   handledType: z.boolean(),
+  /** Set for a type that destroys data: what an admin types to replay it (lib/dashboard/job-start-rules.ts). */
+  confirmation: z.string().optional(),
   /**
    * Set when the entry is pending again because the job of its last replay (or retry from
    * the queue) failed for good: that job, when, and its error. The page says it first.
@@ -239,6 +242,7 @@ export async function readDeadLetterDetail(bullpen: Bullpen, id: string): Promis
     updatedAt: entry.updatedAt,
     knownType: bullpen.jobs.has(entry.jobType),
     handledType: known && bullpen.jobs.handled.has(entry.jobType),
+    confirmation: confirmationAsked(bullpen.jobs, entry.jobType, entry.tenant, entry.payload),
     lastReplayFailed: lastReplayFailure(entry),
   };
 }

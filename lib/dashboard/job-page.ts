@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { DEAD_LETTER_STATUSES } from '../dlq/dead-letter-id';
 import type { Bullpen } from '../bullpen';
 import { retryVerdict } from '../dlq/retry-verdict';
+import { envelopeSchema } from '../jobs/envelope';
 import { findJob } from './find-job';
+import { confirmationAsked } from './job-start-rules';
 import { retryMarkOf, retryMarkSchema } from './retry-mark';
 import { jobFlowSchema, readJobFlow } from './job-flow';
 import { formatJobDetail, jobDetailSchema, type JobSummary } from './job-summary';
@@ -28,6 +30,8 @@ export const jobPageSchema = z.object({
   retryRefused: retryMarkSchema.optional(),
   /** Its parent and children when the job is part of a BullMQ flow. */
   flow: jobFlowSchema.optional(),
+  /** Set for a type that destroys data: what an admin types to retry or duplicate it (lib/dashboard/job-start-rules.ts). */
+  confirmation: z.string().optional(),
 });
 export type JobPage = z.infer<typeof jobPageSchema>;
 
@@ -56,6 +60,11 @@ export async function readJobPage(bullpen: Bullpen, queueName: string, id: strin
       ? (await bullpen.dlq.chainStates(resolved.type, [{ id: job.id, data: job.data }])).get(job.id)
       : undefined;
   const retryRefused = chain ? retryMarkOf(retryVerdict(chain, job.id, job.finishedOn)) : undefined;
+  // Read as JobOperations reads it to check a retry or duplicate: the envelope's tenant and payload, or the bare data.
+  const env = envelopeSchema.safeParse(job.data);
+  const confirmation = resolved.type
+    ? confirmationAsked(bullpen.jobs, resolved.type, env.success ? env.data.tenant : undefined, env.success ? env.data.payload : job.data)
+    : undefined;
   return {
     job: formatJobDetail(job, type, state as JobSummary['state'], resolved.type ? bullpen.jobs : undefined),
     logs: {
@@ -67,5 +76,6 @@ export async function readJobPage(bullpen: Bullpen, queueName: string, id: strin
     ...(record ? { deadLetter: { id: record.id, status: record.status } } : {}),
     ...(retryRefused ? { retryRefused } : {}),
     ...(flow ? { flow } : {}),
+    ...(confirmation !== undefined ? { confirmation } : {}),
   };
 }

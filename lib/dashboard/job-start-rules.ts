@@ -25,6 +25,21 @@ export function confirmationFor(type: string, tenant: Tenant | undefined, payloa
 }
 
 /**
+ * What the dashboard asks an admin to type before starting a job of `type` again from
+ * this tenant and payload (the org id, else the type's name); undefined when the type
+ * destroys nothing and no confirmation is asked. The pages read it to show the field
+ * only where checkDestructiveStart will want it.
+ */
+export function confirmationAsked(jobs: JobCatalog, type: string, tenant: Tenant | undefined, payload: unknown): string | undefined {
+  return jobs.has(type) && jobs.get(type).destructive ? confirmationFor(type, tenant, payload) : undefined;
+}
+
+/** The job table's types that destroy data: a bulk replay leaves their dead letters alone. */
+export function destructiveTypes(jobs: JobCatalog): string[] {
+  return jobs.names.filter((n) => jobs.get(n).destructive);
+}
+
+/**
  * Refuses a destructive type unless an admin starts it and typed the org id it acts on
  * (FORBIDDEN for a lesser role; VALIDATION naming the `confirm` field for a missing or
  * wrong confirmation). A payload and a tenant that name different orgs are refused too:

@@ -30,17 +30,19 @@ export default async function DeadLetterPage({ params, searchParams }: RouteProp
         <Link href="/dead-letters">Dead letters</Link> › <span className="mono">{id}</span>
       </nav>
       <Suspense fallback={<CardSkeleton title="Dead letter" rows={8} />}>
-        <Entry id={id} canOperate={roleAtLeast(user.role, 'operator')} edit={edit} />
+        <Entry id={id} canOperate={roleAtLeast(user.role, 'operator')} canConfirm={roleAtLeast(user.role, 'admin')} edit={edit} />
       </Suspense>
     </>
   );
 }
 
-async function Entry({ id, canOperate, edit }: { id: string; canOperate: boolean; edit: boolean }) {
+async function Entry({ id, canOperate, canConfirm, edit }: { id: string; canOperate: boolean; canConfirm: boolean; edit: boolean }) {
   const entry = await readDeadLetterDetail(getBullpen(), id);
   if (!entry) notFound();
   // Over the limit, only the payload's start was kept: nothing to replay (docs/dead-letters.md#payloads).
   const replayable = entry.knownType && !entry.payloadTooLarge && (entry.status === 'pending' || entry.status === 'replayed');
+  // A type that destroys data is an admin's to replay (lib/dashboard/job-start-rules.ts): no editor for anyone else.
+  const mayReplay = replayable && (entry.confirmation === undefined || canConfirm);
   return (
     <>
       <div className="page-head">
@@ -69,10 +71,12 @@ async function Entry({ id, canOperate, edit }: { id: string; canOperate: boolean
                 queue={entry.queue}
                 replays={entry.replays}
                 replayable={replayable}
+                confirmation={entry.confirmation}
+                canConfirm={canConfirm}
                 actions={{ replay: replayDeadLetter, discard: discardDeadLetter }}
               />
               {!replayable && <p className="small muted">{notReplayableReason(entry.status, entry.knownType, !!entry.payloadTooLarge)}</p>}
-              {replayable && entry.payloadText !== undefined && (
+              {mayReplay && entry.payloadText !== undefined && (
                 <details id="edit-payload" open={edit || undefined}>
                   <summary data-testid="dlq-edit-payload">Edit the payload, then replay</summary>
                   {/* A new failure records a new payload: the editor starts again from it. */}
@@ -84,10 +88,11 @@ async function Entry({ id, canOperate, edit }: { id: string; canOperate: boolean
                     replays={entry.replays}
                     original={entry.payloadText}
                     replay={replayDeadLetter}
+                    confirmation={entry.confirmation}
                   />
                 </details>
               )}
-              {replayable && entry.payloadText === undefined && (
+              {mayReplay && entry.payloadText === undefined && (
                 <p className="small muted">The payload is too large to edit in the browser; it can be replayed as it is.</p>
               )}
             </section>

@@ -28,6 +28,14 @@ export class DeadLettersPage {
   readonly replayHistory: Locator;
   readonly replayRows: Locator;
   readonly detailReplayButton: Locator;
+  /** A destructive type's replay: the dialog's typed org, its confirm button, and what a non-admin is told instead. */
+  readonly detailConfirm: Locator;
+  readonly detailReplayConfirm: Locator;
+  readonly detailAdminOnly: Locator;
+  readonly detailResult: Locator;
+  readonly payloadForm: Locator;
+  readonly selectedLeftOut: Locator;
+  readonly replaySelectedButton: Locator;
 
   constructor(readonly page: Page) {
     this.rows = page.getByTestId('dlq-row');
@@ -36,6 +44,13 @@ export class DeadLettersPage {
     this.replayHistory = page.getByTestId('dlq-replay-history');
     this.replayRows = page.getByTestId('dlq-replay-row');
     this.detailReplayButton = page.getByTestId('dlq-detail-replay');
+    this.detailConfirm = page.getByTestId('dlq-detail-confirm');
+    this.detailReplayConfirm = page.getByTestId('dlq-detail-replay-confirm');
+    this.detailAdminOnly = page.getByTestId('dlq-detail-admin-only');
+    this.detailResult = page.getByTestId('dlq-detail-actions').getByTestId('action-result');
+    this.payloadForm = page.getByTestId('dlq-payload-form');
+    this.selectedLeftOut = page.getByTestId('dlq-selected-left-out');
+    this.replaySelectedButton = page.getByTestId('dlq-replay-selected');
   }
 
   /** The list, filtered by the query string (e.g. `type=webhook-dispatch`). */
@@ -53,6 +68,23 @@ export class DeadLettersPage {
 
   replayButton(id: string): Locator {
     return this.page.getByTestId(`dlq-replay-${id}`);
+  }
+
+  /** A destructive row's typed org (in its replay dialog), the dialog's Replay, and the admin-only note. */
+  rowConfirm(id: string): Locator {
+    return this.page.getByTestId(`dlq-confirm-${id}`);
+  }
+
+  rowReplayConfirm(id: string): Locator {
+    return this.page.getByTestId(`dlq-replay-${id}-confirm`);
+  }
+
+  rowAdminOnly(id: string): Locator {
+    return this.page.getByTestId(`dlq-admin-only-${id}`);
+  }
+
+  selectBox(id: string): Locator {
+    return this.page.getByTestId(`dlq-select-${id}`);
   }
 
   discardButton(id: string): Locator {

@@ -15,6 +15,14 @@ export class JobPage {
   readonly editDataCheck: Locator;
   readonly editDataSubmit: Locator;
   readonly editDataResult: Locator;
+  /** "Duplicate…" and its form; a destructive type's typed confirmation in it, and the server's answer. */
+  readonly duplicateButton: Locator;
+  readonly duplicateConfirm: Locator;
+  readonly duplicateConfirmErrors: Locator;
+  readonly duplicateSubmit: Locator;
+  readonly duplicateResult: Locator;
+  /** Said instead of Retry and Duplicate to a non-admin, for a type that destroys data. */
+  readonly adminOnly: Locator;
 
   constructor(readonly page: Page) {
     this.state = page.getByTestId('job-state');
@@ -29,6 +37,12 @@ export class JobPage {
     this.editDataCheck = page.getByTestId('job-edit-check');
     this.editDataSubmit = page.getByTestId('job-edit-submit');
     this.editDataResult = page.getByTestId('job-edit-result');
+    this.duplicateButton = page.getByTestId('job-duplicate');
+    this.duplicateConfirm = page.getByTestId('job-duplicate-confirm');
+    this.duplicateConfirmErrors = page.getByTestId('job-duplicate-confirm-errors');
+    this.duplicateSubmit = page.getByTestId('job-duplicate-submit');
+    this.duplicateResult = page.getByTestId('job-duplicate-result');
+    this.adminOnly = page.getByTestId('job-admin-only');
   }
 
   async goto(queue: string, id: string): Promise<void> {
