@@ -1,8 +1,8 @@
 /**
  * The import rules `npm test` checks (`npm run deps`): no cycle anywhere, and imports
- * run one way — app/, components/, worker/, scripts/ → the application (jobs/, or an
- * example app in examples/) → lib/ — with only lib/ talking to BullMQ and Redis and
- * nothing in lib/ knowing Next.js or any job type. docs/architecture.md draws them.
+ * run one way — app/, components/, worker/, scripts/ → the registry of applications
+ * (applications.ts) → the applications (jobs/, examples/mailer/) → lib/ — with only
+ * lib/ talking to BullMQ and Redis and nothing in lib/ knowing Next.js or any job type. docs/architecture.md draws them.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -19,7 +19,7 @@ module.exports = {
       severity: 'error',
       comment: 'lib/ is the runtime the processes are built from; it never imports them.',
       from: { path: '^lib/' },
-      to: { path: '^(app|components|worker|scripts|proxy\\.ts)' },
+      to: { path: '^((app|components|worker|scripts)/|proxy\\.ts$|applications\\.ts$)' },
     },
     {
       name: 'lib-knows-no-application',
@@ -31,9 +31,10 @@ module.exports = {
     {
       name: 'application-not-upward',
       severity: 'error',
-      comment: 'An application (jobs/, examples/*) is built on lib/ and composed by app/ and worker/; it never imports them.',
+      comment:
+        'An application (jobs/, examples/*) is built on lib/ and chosen from applications.ts by app/, worker/ and scripts/; it never imports them.',
       from: { path: '^(jobs|examples)/' },
-      to: { path: '^(app|components|worker|scripts|proxy\\.ts)' },
+      to: { path: '^((app|components|worker|scripts)/|proxy\\.ts$|applications\\.ts$)' },
     },
     {
       name: 'examples-not-to-source-app',

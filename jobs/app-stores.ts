@@ -11,6 +11,7 @@ import { EmbeddingFailureLog } from './embedding/vectors/embedding-failure-log';
 import { VectorService } from './embedding/vectors/vector-service';
 import { VectorStore } from './embedding/vectors/vector-store';
 import { SlackSyncStateStore } from './integration/slack/slack-sync-state';
+import type { ShippedSettings } from './settings';
 import { PatternModelStore } from './learning/patterns/pattern-model-store';
 import { SampleStore } from './learning/trajectories/sample-store';
 import { TrajectoryStore } from './learning/trajectories/trajectory-store';
@@ -35,6 +36,8 @@ import { SessionStore } from './session/sessions/session-store';
  */
 export interface AppStores {
   config: Config;
+  /** The application's own settings (jobs/settings.ts): its services' URLs and tokens. */
+  settings: ShippedSettings;
   logger: Logger;
   alerter: Alerter;
   audit: AuditLog;
@@ -63,11 +66,12 @@ export interface AppStores {
 }
 
 /** The source application's stores on one Bullpen's connection and key layout. */
-export function createAppStores(bullpen: Bullpen): AppStores {
+export function createAppStores(bullpen: Bullpen, settings: ShippedSettings): AppStores {
   const { redis, keys, config, logger } = bullpen;
   const sessions = new SessionStore(redis, keys);
   return {
     config,
+    settings,
     logger,
     alerter: bullpen.alerter,
     audit: bullpen.audit,
@@ -78,8 +82,8 @@ export function createAppStores(bullpen: Bullpen): AppStores {
     memories: new MemoryStore(redis, keys),
     vectors: new VectorService(new VectorStore(redis, keys), { logger }),
     embeddingFailures: new EmbeddingFailureLog(redis, keys),
-    embedder: createEmbedder(config, { logger }),
-    synthesiser: createSynthesiser(config, { logger }),
+    embedder: createEmbedder(settings, { logger }),
+    synthesiser: createSynthesiser(settings, { logger }),
     sessions,
     sessionArchive: new SessionArchive(redis, keys, sessions, SessionArchive.rootFor(config.dataDir)),
     trajectories: new TrajectoryStore(redis, keys),

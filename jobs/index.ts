@@ -1,4 +1,3 @@
-import type { BullpenOptions } from '@/lib/bullpen';
 import type { JobInputOf, JobNameOf, JobPayloadOf } from '@/lib/jobs/job-definition';
 import { embeddingJobs } from './embedding/jobs';
 import { indexOpsJobs } from './index-ops/jobs';
@@ -33,11 +32,5 @@ export type PayloadOf<K extends SourceJobName> = JobPayloadOf<SourceJobs, K>;
 export type PayloadInput<K extends SourceJobName> = JobInputOf<SourceJobs, K>;
 
 export const SOURCE_JOB_NAMES: readonly SourceJobName[] = SOURCE_JOBS.map((d) => d.name);
-
-/** What `createBullpen` is handed for the source application: its job table and its schedules. */
-export const sourceApp = { jobs: SOURCE_JOBS, schedules: SOURCE_SCHEDULES } satisfies Pick<
-  BullpenOptions<SourceJobs>,
-  'jobs' | 'schedules'
->;
 
 export { SOURCE_SCHEDULES };

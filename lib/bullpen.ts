@@ -22,11 +22,16 @@ import type { ScheduleDefinition } from './schedules/schedule-definition';
 import { ScheduleService } from './schedules/schedule-service';
 import { WebhookStore } from './webhooks/webhook-store';
 
+/** The metric name prefix when neither METRICS_PREFIX nor the application sets one. */
+export const DEFAULT_METRICS_PREFIX = 'bullpen_';
+
 export interface BullpenOptions<T extends JobTable = JobTable> {
   /** The application's job types: the runtime and the dashboard know no others (docs/guide.md). */
   jobs: T;
   /** The application's cron schedules, each running one of `jobs`. @defaultValue none */
   schedules?: readonly ScheduleDefinition[];
+  /** The application's metric name prefix, used when METRICS_PREFIX is unset. @defaultValue DEFAULT_METRICS_PREFIX */
+  metricsPrefix?: string;
   config?: Config;
   /** Where Redis is; default: from the config. */
   redis?: RedisTarget;
@@ -55,6 +60,8 @@ export class Bullpen {
   /** The job table, checked and looked up by name. */
   readonly jobs: JobCatalog;
   readonly config: Config;
+  /** Every metric's name prefix: METRICS_PREFIX, else the application's, else DEFAULT_METRICS_PREFIX. */
+  readonly metricsPrefix: string;
   readonly target: RedisTarget;
   readonly keys: Keyspace;
   /** The services' connection: fail-fast for the dashboard, resilient in the worker (see BullpenOptions.connectionRole). */
@@ -86,6 +93,7 @@ export class Bullpen {
     this.jobs = new JobCatalog(opts.jobs);
     const handled = opts.handledTypes ?? [...this.jobs.handled];
     this.config = opts.config ?? getConfig();
+    this.metricsPrefix = this.config.METRICS_PREFIX ?? opts.metricsPrefix ?? DEFAULT_METRICS_PREFIX;
     this.target = opts.redis ?? redisTarget(this.config);
     this.keys = new Keyspace(opts.prefix ?? this.config.BULLPEN_PREFIX);
     const logger = opts.logger ?? createLogger('bullpen', this.config.LOG_LEVEL);

@@ -3,9 +3,10 @@ import { z } from 'zod';
 import { DEFAULT_MAX_PAYLOAD_BYTES, MAX_MAX_PAYLOAD_BYTES, MIN_MAX_PAYLOAD_BYTES } from './jobs/payload-limit';
 
 /**
- * Every environment variable Bullpen reads, parsed once. A wrong value stops the
- * process at start with a message naming the variable and the rule, instead of
- * surfacing later as a confusing runtime error.
+ * Every environment variable the runtime reads, parsed once (an application's own are
+ * its settings: lib/app/app-definition.ts). A wrong value stops the process at start
+ * with a message naming the variable and the rule, instead of surfacing later as a
+ * confusing runtime error.
  */
 const port = z.coerce.number().int().min(1).max(65_535);
 const positiveInt = z.coerce.number().int().positive();
@@ -42,11 +43,14 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Port of the worker's Prometheus endpoint. */
   METRICS_PORT: port.default(9464),
-  /** Metric name prefix; the required names are `ruvbot_worker_*`. */
+  /**
+   * Metric name prefix. Unset: the application's (the shipped application's is `ruvbot_`,
+   * its requirements' names), else `bullpen_` (lib/bullpen.ts, DEFAULT_METRICS_PREFIX).
+   */
   METRICS_PREFIX: z
     .string()
     .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'a Prometheus metric name prefix')
-    .default('ruvbot_'),
+    .optional(),
   /** When set, /metrics requires `Authorization: Bearer <token>`. */
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   /** How long SIGTERM waits for in-flight jobs before exiting anyway. */
@@ -153,17 +157,21 @@ export const configSchema = z.object({
    * and the dashboard run on several hosts, so they agree.
    */
   AUDIT_PSEUDONYM_SECRET: z.string().min(32, 'at least 32 characters').optional(),
-  EMBEDDINGS_URL: z.string().url().optional(),
-  EMBEDDINGS_API_KEY: z.string().optional(),
-  EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),
-  LLM_URL: z.string().url().optional(),
-  LLM_API_KEY: z.string().optional(),
-  LLM_MODEL: z.string().default('gpt-4o-mini'),
-  SLACK_TOKEN: z.string().optional(),
-  SLACK_BASE_URL: z.string().url().default('https://slack.com/api'),
+  /**
+   * The application the worker, the dashboard and the CLIs run: a name from the registry
+   * (applications.ts), never a path. @defaultValue `shipped`, the 18 job types of jobs/
+   */
+  BULLPEN_APP: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, "an application's name from applications.ts (lowercase letters, digits, -), not a path")
+    .default('shipped'),
 });
 
-export type Config = z.infer<typeof configSchema> & { dataDir: string };
+/**
+ * The runtime's settings, plus the variables they were read from (`env`), from which an
+ * application reads its own (lib/app/app-definition.ts, `loadAppSettings`).
+ */
+export type Config = z.infer<typeof configSchema> & { dataDir: string; env: Readonly<Record<string, string>> };
 
 export class ConfigError extends Error {
   constructor(readonly issues: string[]) {
@@ -174,12 +182,12 @@ export class ConfigError extends Error {
 
 /** Parses `env` (default: process.env); throws ConfigError naming each bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== '')) as Record<string, string>;
   const parsed = configSchema.safeParse(cleaned);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
   }
-  return { ...parsed.data, dataDir: path.resolve(parsed.data.BULLPEN_DATA_DIR) };
+  return { ...parsed.data, dataDir: path.resolve(parsed.data.BULLPEN_DATA_DIR), env: cleaned };
 }
 
 let cached: Config | undefined;

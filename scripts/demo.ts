@@ -7,8 +7,10 @@
  * until stopped, so the throughput charts move.
  */
 import { randomUUID } from 'node:crypto';
-import { type Bullpen, createBullpen } from '@/lib/bullpen';
-import { sourceApp, type SourceJobs } from '@/jobs';
+import type { SourceJobs } from '@/jobs';
+import { shippedApp } from '@/jobs/shipped-app';
+import { createAppBullpen } from '@/lib/app/create-app-bullpen';
+import type { Bullpen } from '@/lib/bullpen';
 import { loadConfigOrExit } from '@/lib/config';
 import type { BulkItemOf } from '@/lib/jobs/dispatcher';
 import type { Tenant } from '@/lib/jobs/tenant';
@@ -129,11 +131,12 @@ function mix(hooks: { refused: string; unreachable: string }): BulkItemOf<Source
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
+  if (config.BULLPEN_APP !== shippedApp.name) {
+    console.error(`demo: it seeds the shipped application's data and jobs; BULLPEN_APP is ${config.BULLPEN_APP}`);
+    process.exit(1);
+  }
   const follow = process.argv.includes('--follow');
-  const bullpen = createBullpen({
-    ...sourceApp,
-    config,
-  });
+  const bullpen = createAppBullpen(shippedApp, { config });
   await readyClient(bullpen.redis);
   await seed(bullpen);
   const hooks = await webhooks(bullpen);

@@ -8,15 +8,16 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { z } from 'zod';
-import { type Bullpen, createBullpen } from '@/lib/bullpen';
-import { sourceApp } from '@/jobs';
-import { getConfig } from '@/lib/config';
+import { selectedApp } from '@/applications';
+import type { AnyBullpenApp } from '@/lib/app/app-definition';
+import { createAppBullpen } from '@/lib/app/create-app-bullpen';
+import type { Bullpen } from '@/lib/bullpen';
+import { type Config, getConfig } from '@/lib/config';
 import type { BulkProgress } from '@/lib/dlq/bulk-operations';
 import type { DeadLetterEntry } from '@/lib/dlq/entry';
 import { deadLetterCursorSchema, type DeadLetterFilter } from '@/lib/dlq/filter';
 import { isAppError } from '@/lib/errors/app-error';
 import { ERROR_CLASSES } from '@/lib/errors/classify';
-import { SOURCE_JOB_NAMES } from '@/jobs';
 import { tenantIdPart } from '@/lib/jobs/tenant';
 import { readyClient } from '@/lib/redis/connection';
 import { DEAD_LETTER_STATUSES, deadLetterIdSchema } from '@/lib/dlq/dead-letter-id';
@@ -67,10 +68,8 @@ const argsSchema = z
     command: z.enum(COMMANDS, { error: `the command must be one of ${COMMANDS.join(', ')}` }),
     // `failed` is the source plan's name for what Bullpen calls pending.
     status: z.preprocess((v) => (v === 'failed' ? 'pending' : v), z.enum(DEAD_LETTER_STATUSES).optional()),
-    type: z
-      .string()
-      .refine((t) => (SOURCE_JOB_NAMES as readonly string[]).includes(t), 'not a job type')
-      .optional(),
+    // Checked against the application's table in parseCliArgs.
+    type: z.string().optional(),
     tenant: tenantIdPart.optional(),
     errorClass: z.enum(ERROR_CLASSES).optional(),
     id: deadLetterIdSchema.optional(),
@@ -115,8 +114,8 @@ function parseOrUsage<T>(parse: () => T): T {
   }
 }
 
-/** Parses the command line; bad arguments throw UsageError with the reason. */
-export function parseCliArgs(argv: string[]): CliArgs | 'help' {
+/** Parses the command line for an application with `jobTypes`; bad arguments throw UsageError with the reason. */
+export function parseCliArgs(argv: string[], jobTypes: readonly string[]): CliArgs | 'help' {
   const { values, positionals } = parseOrUsage(() =>
     parseArgs({
       args: argv,
@@ -145,6 +144,9 @@ export function parseCliArgs(argv: string[]): CliArgs | 'help' {
   const result = argsSchema.safeParse({ ...values, errorClass: values['error-class'], 'error-class': undefined, command: positionals[0] });
   if (!result.success) {
     throw new UsageError(result.error.issues.map((i) => (i.path.length ? `--${String(i.path[0])}: ${i.message}` : i.message)).join('; '));
+  }
+  if (result.data.type !== undefined && !jobTypes.includes(result.data.type)) {
+    throw new UsageError(`--type: not a job type of this application (${jobTypes.join(', ')})`);
   }
   return result.data;
 }
@@ -290,9 +292,21 @@ function formatEntries(entries: DeadLetterEntry[]): string {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  let config: Config;
+  let app: AnyBullpenApp;
+  try {
+    config = getConfig();
+    app = selectedApp(config);
+  } catch (err) {
+    process.stderr.write(`dlq: ${(err as Error).message}\n`);
+    return 1;
+  }
   let args: CliArgs | 'help';
   try {
-    args = parseCliArgs(argv);
+    args = parseCliArgs(
+      argv,
+      app.jobs.map((j) => j.name),
+    );
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     process.stderr.write(`dlq: ${err.message}\n\n${USAGE}\n`);
@@ -309,10 +323,8 @@ export async function main(argv: string[]): Promise<number> {
   };
   let bullpen: Bullpen | undefined;
   try {
-    const config = getConfig();
     // Logs go to stderr: stdout holds only the command's output.
-    bullpen = createBullpen({
-      ...sourceApp,
+    bullpen = createAppBullpen(app, {
       config,
       logger: pino({ level: config.LOG_LEVEL, base: { service: 'dlq-cli' } }, pino.destination(2)),
     });

@@ -10,8 +10,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { ensureFirstAdmin } from '@/lib/auth/first-admin';
-import { createBullpen } from '@/lib/bullpen';
-import { sourceApp } from '@/jobs';
+import { selectedApp } from '@/applications';
+import { shippedApp } from '@/jobs/shipped-app';
+import { createAppBullpen } from '@/lib/app/create-app-bullpen';
 import { loadConfig, loadConfigOrExit } from '@/lib/config';
 import { readyClient } from '@/lib/redis/connection';
 import { SHUTDOWN_MESSAGE } from '@/lib/runtime/shutdown';
@@ -81,7 +82,10 @@ async function shutdown(code: number): Promise<void> {
 
 async function main(): Promise<void> {
   let config = loadConfigOrExit();
+  // Before anything starts: a BULLPEN_APP that names no application stops here, with the known names.
+  const app = selectedApp(config);
   const demo = process.argv.includes('--demo');
+  if (demo && app.name !== shippedApp.name) throw new Error(`--demo seeds the shipped application's data; BULLPEN_APP is ${app.name}`);
   const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
 
   if (!config.REDIS_URL && !config.REDIS_CLUSTER_NODES) {
@@ -102,10 +106,7 @@ async function main(): Promise<void> {
     config = loadConfig(env);
   }
 
-  const bullpen = createBullpen({
-    ...sourceApp,
-    config,
-  });
+  const bullpen = createAppBullpen(app, { config });
   await readyClient(bullpen.redis);
   const admin = await ensureFirstAdmin(bullpen);
   await bullpen.close();
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
   const url = `http://${process.env.HOST ?? '127.0.0.1'}:${config.PORT}`;
   // The URL is printed once it answers, so the first click on it works.
   await waitUntilAnswering(`${url}/api/health`, children[children.length - 1].child, 60_000);
-  log(`dashboard: ${url}`);
+  log(`dashboard: ${url} (application: ${app.name})`);
   log(`worker metrics: http://127.0.0.1:${config.METRICS_PORT}/metrics`);
   if (admin.created) {
     log(`first start: sign in as "${admin.username}" with password ${admin.password}`);

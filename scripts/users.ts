@@ -9,8 +9,9 @@ import { userInfo } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { type Bullpen, createBullpen } from '@/lib/bullpen';
-import { sourceApp } from '@/jobs';
+import { selectedApp } from '@/applications';
+import { createAppBullpen } from '@/lib/app/create-app-bullpen';
+import type { Bullpen } from '@/lib/bullpen';
 import { generatePassword } from '@/lib/auth/password';
 import { roleSchema, ROLES, type Role } from '@/lib/auth/roles';
 import { UserStore } from '@/lib/auth/user-store';
@@ -147,8 +148,7 @@ export async function main(argv: string[]): Promise<number> {
   let bullpen: Bullpen | undefined;
   try {
     const config = getConfig();
-    bullpen = createBullpen({
-      ...sourceApp,
+    bullpen = createAppBullpen(selectedApp(config), {
       config,
       logger: pino({ level: 'warn', base: { service: 'users-cli' } }, pino.destination(2)),
     });

@@ -3,7 +3,7 @@
  * server, so the app can know its client. Next does not expose the socket's address to
  * server actions, and a client can send any X-Forwarded-For; here the client is resolved
  * from the socket and the headers of TRUSTED_PROXIES only (lib/http/client-address.ts)
- * and handed to the app in a header no browser can forge. It also answers a tab's poll
+ * and handed to Next.js in a header no browser can forge. It also answers a tab's poll
  * of a live route from the live cache when it can (lib/dashboard/live-fast-path.ts),
  * before the framework's per-request work. `npm run web` runs this.
  *
@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import next from 'next';
+import { selectedApp } from '@/applications';
 import { CookieSessions, USER_CACHE_MS, userCacheKey } from '@/lib/auth/session-check';
 import { resolveSessionSecret } from '@/lib/auth/session-secret';
 import { UserStore } from '@/lib/auth/user-store';
@@ -28,18 +29,20 @@ import { relayForwardedActionStatus } from '@/lib/http/forwarded-action';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
+  // The dashboard builds its Bullpen on the first request: a BULLPEN_APP it cannot run stops the start instead.
+  const application = selectedApp(config);
   const host = process.env.HOST ?? '127.0.0.1';
   const trusted = new TrustedProxies(config.TRUSTED_PROXIES);
   const token = randomBytes(24).toString('base64url');
-  // Read by app/_lib/client.ts in this same process.
+  // Read by app/_lib/session.ts and proxy.ts in this same process.
   process.env[CLIENT_TOKEN_ENV] = token;
 
   const app = next({ dev: false, dir: process.cwd(), hostname: host, port: config.PORT });
   const handle = app.getRequestHandler();
   await app.prepare();
 
-  // The fast path's own connection for the session checks (the app's Bullpen lives in
-  // Next's copy of lib/); it shares the app's live cache through globalThis.
+  // The fast path's own connection for the session checks (the dashboard's Bullpen lives in
+  // Next's copy of lib/, app/_lib/dashboard-process.ts); it shares its live cache through globalThis.
   const redis = createRedis(redisTarget(config), 'producer');
   const cache = sharedLiveCache();
   const users = new UserStore(redis, new Keyspace(config.BULLPEN_PREFIX));
@@ -53,7 +56,7 @@ async function main(): Promise<void> {
   const fastPath = createLiveFastPath({
     cache,
     userOf: (cookie) => sessions.userOf(cookie),
-    // The app's watch (app/_lib/bullpen.ts), once it made it: every tab's banner polls it.
+    // The dashboard's watch (app/_lib/dashboard-process.ts), once it made it: every tab's banner polls it.
     redisWatch: () => sharedRedisWatch(),
     sealed: (cookie) => sessions.sealed(cookie),
   });
@@ -85,7 +88,7 @@ async function main(): Promise<void> {
     );
   });
   server.listen(config.PORT, host, () => {
-    console.log(`dashboard listening on http://${host}:${config.PORT}`);
+    console.log(`dashboard of the ${application.name} application listening on http://${host}:${config.PORT}`);
   });
 
   let closing = false;

@@ -4,7 +4,7 @@ import { forbidden, unstable_rethrow } from 'next/navigation';
 import { headers } from 'next/headers';
 import { z } from 'zod';
 import type { Bullpen } from '@/lib/bullpen';
-import { getBullpen } from '@/app/_lib/bullpen';
+import { getBullpen } from '@/app/_lib/dashboard-process';
 import type { AuditInput } from '@/lib/audit/audit-log';
 import type { Role } from '@/lib/auth/roles';
 import type { User } from '@/lib/auth/user-store';
@@ -12,7 +12,7 @@ import { actionFailure } from '@/lib/dashboard/action-failure';
 import type { ActionResult } from '@/lib/dashboard/action-result';
 import { withTimeLimit } from '@/lib/health/time-limit';
 import { guardedWrite } from '@/lib/redis/guarded-write';
-import { liveCache } from '@/app/_lib/bullpen';
+import { liveCache } from '@/app/_lib/dashboard-process';
 import { authorize } from './require-user';
 
 /** The audit entry of a change that is done: written within this, or logged as missing. */

@@ -1,5 +1,5 @@
 import 'server-only';
-import { forgetProcessScoped, processScoped } from '@/app/_lib/bullpen';
+import { forgetProcessScoped, processScoped } from '@/app/_lib/dashboard-process';
 import { resolveSessionSecret } from '@/lib/auth/session-secret';
 import { SignInService } from '@/lib/auth/sign-in';
 

@@ -1,5 +1,5 @@
 import 'server-only';
-import { processScoped } from '@/app/_lib/bullpen';
+import { processScoped } from '@/app/_lib/dashboard-process';
 import { BulkOperations } from '@/lib/dashboard/bulk-operations';
 import { JobOperations } from '@/lib/dashboard/job-operations';
 import { QueueOperations } from '@/lib/dashboard/queue-operations';

@@ -1,6 +1,6 @@
 import 'server-only';
 import { NextResponse } from 'next/server';
-import { getBullpen, readyBullpen } from '@/app/_lib/bullpen';
+import { getBullpen, readyBullpen } from '@/app/_lib/dashboard-process';
 import { roleAtLeast, type Role } from '@/lib/auth/roles';
 import type { User } from '@/lib/auth/user-store';
 import type { Bullpen } from '@/lib/bullpen';

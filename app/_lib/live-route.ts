@@ -4,7 +4,7 @@ import { roleAtLeast, type Role } from '@/lib/auth/roles';
 import type { User } from '@/lib/auth/user-store';
 import { isAppError } from '@/lib/errors/app-error';
 import { errorReference } from '@/lib/errors/error-reference';
-import { getBullpen } from '@/app/_lib/bullpen';
+import { getBullpen } from '@/app/_lib/dashboard-process';
 import { asPoll } from './reads';
 import { boundedRead, LIVE_READ_MS } from './bounded-read';
 import { currentUser } from './session';

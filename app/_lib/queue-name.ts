@@ -1,7 +1,7 @@
 import 'server-only';
 import { z } from 'zod';
 import { isQueueRefShape } from '@/lib/dashboard/queue-ref';
-import { getBullpen } from './bullpen';
+import { getBullpen } from './dashboard-process';
 
 /**
  * A queue named in an action's input: one of the job table's types, or a foreign

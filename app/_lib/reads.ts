@@ -1,6 +1,6 @@
 import 'server-only';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { getBullpen, liveCache, processScoped, readyBullpen } from '@/app/_lib/bullpen';
+import { getBullpen, liveCache, processScoped, readyBullpen } from '@/app/_lib/dashboard-process';
 import type { Bullpen } from '@/lib/bullpen';
 import type { DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
 import { readDeadLetterList, type DeadLetterList } from '@/lib/dashboard/dead-letters-read';

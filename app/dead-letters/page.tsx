@@ -1,4 +1,4 @@
-import { getBullpen } from '@/app/_lib/bullpen';
+import { getBullpen } from '@/app/_lib/dashboard-process';
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
 import { requireUser } from '@/app/_lib/require-user';

@@ -3,7 +3,7 @@
 import { redirect, unstable_rethrow } from 'next/navigation';
 import { z } from 'zod';
 import type { ActionResult } from '@/lib/dashboard/action-result';
-import { getBullpen, readyBullpen } from '@/app/_lib/bullpen';
+import { getBullpen, readyBullpen } from '@/app/_lib/dashboard-process';
 import { isAppError } from '@/lib/errors/app-error';
 import { signInService } from '@/app/_lib/auth-services';
 import { getSession, requestClient } from '@/app/_lib/session';

@@ -25,13 +25,13 @@ export interface SlackSyncOptions {
  * elsewhere than https://slack.com/api. See SlackSync for why retries do not duplicate.
  */
 export function createSlackSyncHandler(stores: AppStores, opts: SlackSyncOptions = {}): JobHandler<Payload, SlackSyncResult> {
-  const { config, logger, memories } = stores;
+  const { settings, logger, memories } = stores;
   const http = opts.http ?? new HttpClient({ logger });
   const states = stores.slackStates;
   const synthesiser = opts.synthesiser ?? stores.synthesiser;
 
   return async (ctx) => {
-    if (!config.SLACK_TOKEN) {
+    if (!settings.SLACK_TOKEN) {
       throw new PermanentError(
         'slack-sync needs SLACK_TOKEN: set it to a Slack bot token (xoxb-…) with the channels:history scope ' +
           '(and chat:write to post summaries); SLACK_BASE_URL may point at another Slack API endpoint',
@@ -44,7 +44,7 @@ export function createSlackSyncHandler(stores: AppStores, opts: SlackSyncOptions
         'VALIDATION',
       );
     }
-    const client = new SlackClient({ token: config.SLACK_TOKEN, baseUrl: config.SLACK_BASE_URL, http });
+    const client = new SlackClient({ token: settings.SLACK_TOKEN, baseUrl: settings.SLACK_BASE_URL, http });
     const sync = new SlackSync(client, states, memories, synthesiser);
     return sync.sync({
       tenant: ctx.tenant,

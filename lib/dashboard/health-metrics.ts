@@ -4,7 +4,7 @@ import { WorkerMetrics } from '../metrics/worker-metrics';
 
 /**
  * The dashboard's Prometheus registry: the worker metrics' names and labels (prefix
- * METRICS_PREFIX), with queue depth of every job type read from Redis at scrape time
+ * `bullpen.metricsPrefix`), with queue depth of every job type read from Redis at scrape time
  * (`getJobCounts`, O(1) per state, reused for 1 s across concurrent scrapes) and the
  * pending DLQ size, plus the health checker's workers and oldest wait per handled queue
  * (so "no worker on a queue" is still reported when every worker process is down).
@@ -12,9 +12,11 @@ import { WorkerMetrics } from '../metrics/worker-metrics';
  * samples here; the worker's own port serves those. Make one per process so the depth
  * cache is shared.
  */
-export function createDashboardMetrics(bullpen: Pick<Bullpen, 'config' | 'queues' | 'logger' | 'dlq' | 'health' | 'redis'>): WorkerMetrics {
+export function createDashboardMetrics(
+  bullpen: Pick<Bullpen, 'metricsPrefix' | 'queues' | 'logger' | 'dlq' | 'health' | 'redis'>,
+): WorkerMetrics {
   return new WorkerMetrics(
-    bullpen.config.METRICS_PREFIX,
+    bullpen.metricsPrefix,
     createQueueDepthSource({ queues: bullpen.queues, logger: bullpen.logger }),
     () => bullpen.dlq.pendingCount(),
     () => bullpen.health.check(),

@@ -36,7 +36,7 @@ type RedisGauge = 'redis_up' | 'queue_depth' | 'dlq_size' | 'health';
 /**
  * The four metrics of the background-workers requirements (docs/requirements.md#background-workers), with its names, labels and buckets,
  * plus the DLQ and per-queue health gauges the alerts need (deploy/prometheus/alerts.yml). The prefix is
- * configurable (default `ruvbot_`).
+ * the process's (`Bullpen.metricsPrefix`; default `bullpen_`).
  */
 export class WorkerMetrics {
   readonly registry = new Registry();
@@ -63,7 +63,7 @@ export class WorkerMetrics {
    * scrape time for `queue_workers` and `queue_oldest_waiting_seconds`; without it those carry no samples.
    */
   constructor(
-    prefix = 'ruvbot_',
+    prefix = 'bullpen_',
     private readonly depth?: DepthSource,
     private readonly dlqSource?: () => Promise<number>,
     private readonly health?: () => Promise<HealthReport>,

@@ -55,16 +55,15 @@ export interface RunningWorker {
 
 /**
  * Builds and starts everything a worker process runs for a job table: the workers,
- * the schedules, the dead-letter reconciler and /metrics. An application's worker
- * entry point calls this with its table and its stores (worker/worker-process.ts,
- * examples/).
+ * the schedules, the dead-letter reconciler and /metrics. An application's worker is
+ * started with `startAppWorker` (lib/app/start-app-worker.ts), which calls this.
  */
 export async function startWorkerProcess<const T extends JobTable>(opts: WorkerProcessOptions<T>): Promise<RunningWorker> {
   // Everything in this process rides out a Redis restart (docs/decisions/0006-connection-roles.md).
   const bullpen = createBullpen({ connectionRole: 'resilient', ...opts });
   const { config, logger } = bullpen;
   const metrics = new WorkerMetrics(
-    config.METRICS_PREFIX,
+    bullpen.metricsPrefix,
     createQueueDepthSource({ queues: bullpen.queues, logger }),
     () => bullpen.dlq.pendingCount(),
     () => bullpen.health.check(),

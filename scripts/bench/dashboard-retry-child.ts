@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { createBullpen } from '@/lib/bullpen';
-import { sourceApp } from '@/jobs';
+import { shippedApp } from '@/jobs/shipped-app';
 import { loadConfig } from '@/lib/config';
 import { BulkOperations, type BulkOperation } from '@/lib/dashboard/bulk-operations';
 import { QueueOperations } from '@/lib/dashboard/queue-operations';
@@ -42,7 +42,7 @@ function fullGc(): void {
 async function main(): Promise<void> {
   const args = argsSchema.parse(JSON.parse(process.argv[2] ?? '{}'));
   const bullpen = createBullpen({
-    ...sourceApp,
+    ...shippedApp,
     config: loadConfig({ LOG_LEVEL: 'warn' }),
     redis: { host: '127.0.0.1', port: args.port },
     prefix: args.prefix,

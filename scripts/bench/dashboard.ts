@@ -9,7 +9,7 @@
  */
 import { loadavg } from 'node:os';
 import { type Bullpen, createBullpen } from '@/lib/bullpen';
-import { sourceApp } from '@/jobs';
+import { shippedApp } from '@/jobs/shipped-app';
 import { loadConfig } from '@/lib/config';
 import { readDeadLetterList } from '@/lib/dashboard/dead-letters-read';
 import { ERROR_CLASSES } from '@/lib/errors/classify';
@@ -111,7 +111,7 @@ export async function runDashboardBench(opts: DashboardBenchOptions): Promise<Da
   const started = performance.now();
   const loadStart = loadavg()[0];
   const bullpen = createBullpen({
-    ...sourceApp,
+    ...shippedApp,
     config: loadConfig({ LOG_LEVEL: 'warn' }),
     redis: { host: '127.0.0.1', port: opts.redis.port },
     prefix: PREFIX,

@@ -6,7 +6,7 @@
  * Run alone: `node --import tsx scripts/bench/index.ts foreign`.
  */
 import { Queue } from 'bullmq';
-import { sourceApp } from '@/jobs';
+import { shippedApp } from '@/jobs/shipped-app';
 import { type Bullpen, createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
@@ -55,7 +55,7 @@ export async function runForeignBench(opts: { redis: EmbeddedRedis; reps?: numbe
   const reps = opts.reps ?? 10;
   const prefixes = `${FOREIGN_PREFIX},${PREFIX}`;
   const bullpen = createBullpen({
-    ...sourceApp,
+    ...shippedApp,
     config: loadConfig({ LOG_LEVEL: 'silent', BULLPEN_QUEUE_PREFIXES: prefixes }),
     redis: { host: '127.0.0.1', port: opts.redis.port },
     prefix: PREFIX,

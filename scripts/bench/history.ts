@@ -1,6 +1,6 @@
 /**
  * History benchmark: what the hourly roll-up (lib/metrics/history-recorder.ts) costs the
- * runtime. The production worker process (worker/worker-process.ts) with a no-op handler,
+ * runtime. The production worker process (worker/main.ts) with a no-op handler,
  * once with BULLPEN_HISTORY on (the default) and once with it off, in the same run, on the
  * same redis-server, with the same jobs: the only difference is the roll-up's per-attempt
  * tally and its flush every 5 s. Then the roll-up's memory in Redis, measured with MEMORY USAGE.

@@ -19,14 +19,15 @@ import { createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
 import { readyClient } from '@/lib/redis/connection';
-import { SOURCE_JOB_NAMES, sourceApp } from '@/jobs';
+import { SOURCE_JOB_NAMES } from '@/jobs';
+import { shippedApp } from '@/jobs/shipped-app';
 
 const argsSchema = z.object({ port: z.number().int().min(1).max(65_535), prefix: z.string().min(1) });
 
 async function main(): Promise<void> {
   const args = argsSchema.parse(JSON.parse(process.argv[2] ?? '{}'));
   const bullpen = createBullpen({
-    ...sourceApp,
+    ...shippedApp,
     config: loadConfig({ LOG_LEVEL: 'silent' }),
     redis: { host: '127.0.0.1', port: args.port },
     prefix: args.prefix,

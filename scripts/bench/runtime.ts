@@ -1,5 +1,5 @@
 /**
- * Runtime benchmark: the production worker process (worker/worker-process.ts: the
+ * Runtime benchmark: the production worker process (worker/main.ts: the
  * runtime with the source app's schedules, dead-letter store and reconciler, usage
  * recorder and /metrics server) with a no-op handler, beside a plain BullMQ Worker,
  * in the same run, on the same redis-server, with the same jobs and options. The
@@ -11,11 +11,11 @@ import { type Queue, Worker } from 'bullmq';
 import pino from 'pino';
 import { type Bullpen, createBullpen } from '@/lib/bullpen';
 import type { RedisClient } from '@/lib/redis/connection';
-import { sourceApp } from '@/jobs';
+import { shippedApp } from '@/jobs/shipped-app';
 import { loadConfig } from '@/lib/config';
 import { type EmbeddedRedis, freePort } from '@/lib/redis/embedded-server';
 import type { RunningWorker } from '@/lib/runtime/worker-process';
-import { startWorkerProcess } from '@/worker/worker-process';
+import { startAppWorker } from '@/lib/app/start-app-worker';
 import { fmt, median, percentile } from './stats';
 
 /** The job type both sides run (its production defaults: priority HIGH, 10 attempts, full jitter). */
@@ -58,7 +58,7 @@ const benchLogger = () => pino({ level: 'info' }, pino.destination({ dest: '/dev
 /** A Bullpen under `prefix`: the bench's producer side (fills and obliterates the queue). */
 export function makeBullpen(redis: EmbeddedRedis, prefix: string): Bullpen {
   return createBullpen({
-    ...sourceApp,
+    ...shippedApp,
     config: loadConfig({ LOG_LEVEL: 'info' }),
     redis: { host: '127.0.0.1', port: redis.port },
     prefix,
@@ -75,7 +75,7 @@ export function bullpenRunner(redis: EmbeddedRedis, prefix: string, env: Record<
   let running: RunningWorker | undefined;
   return {
     async start(onJob) {
-      running = await startWorkerProcess({
+      running = await startAppWorker(shippedApp, {
         config: loadConfig({ LOG_LEVEL: 'info', WORKER_TYPES: TYPE, METRICS_PORT: String(await freePort()), ...env }),
         redis: { host: '127.0.0.1', port: redis.port },
         prefix,
@@ -257,7 +257,7 @@ export function runtimeSection(r: RuntimeBenchResult): string {
     '',
     `No-op handler, concurrency ${CONCURRENCY}, ${r.jobs.toLocaleString('en-US')} jobs pre-filled per round, the same job`,
     'options for both (the webhook-dispatch defaults: priority HIGH, 10 attempts, full-jitter backoff). The Bullpen',
-    'side is the production worker process (`worker/worker-process.ts`, as `npm run worker` starts it, with',
+    'side is the production worker process (`worker/main.ts`, as `npm run worker` starts it, with',
     '`WORKER_TYPES=webhook-dispatch` and the no-op handler in place of the real one): its schedules, dead-letter',
     'store and reconciler, the jobs-per-day usage recorder and the /metrics server run beside the workers. Per job',
     'it validates the envelope and payload, arms the timeout, runs the hooks (Prometheus metrics, usage, a',

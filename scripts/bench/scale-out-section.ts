@@ -80,7 +80,7 @@ export function scaleOutSection(r: ScaleOutResult): string {
     `Command: \`node --import tsx scripts/bench/index.ts scale-out\` (the section took ${fmt(r.seconds / 60, 1)} min; load average ${fmt(r.load.start, 1)} at the start, ${fmt(r.load.end, 1)} at the end).`,
     '',
     `Aggregate jobs/s of ${r.opts.processes.join(', ')} worker processes (\`scripts/bench/scale-out.ts\`), each the production composition`,
-    '(`worker/worker-process.ts`: schedules, reconciler, usage recorder, heartbeat, /metrics) with a no-op handler,',
+    '(`worker/main.ts`: schedules, reconciler, usage recorder, heartbeat, /metrics) with a no-op handler,',
     `\`WORKER_TYPES=${r.types.join(',')}\` and concurrency ${r.opts.concurrency} per queue, on one redis-server and on a three-master`,
     `Redis Cluster on loopback started by the benchmark. The three queues' hash tags fall on ${masters} different master(s)`,
     `(${r.placement.map((p) => `\`${p.type}\` on ${p.master}`).join(', ')}), so the cluster spreads them. A round fills the paused`,

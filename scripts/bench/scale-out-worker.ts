@@ -1,6 +1,6 @@
 /**
  * One worker process of the scale-out benchmark (scripts/bench/scale-out.ts): the
- * worker as `npm run worker` composes it (worker/worker-process.ts, with its schedules,
+ * worker as `npm run worker` composes it (worker/main.ts, with its schedules,
  * reconciler, usage recorder, heartbeat and /metrics on METRICS_PORT) on the queues
  * WORKER_TYPES names, a no-op handler for each in place of its own, BENCH_CONCURRENCY
  * per queue, logs at info to /dev/null as in the runtime benchmark.
@@ -16,7 +16,8 @@ import pino from 'pino';
 import { loadConfigOrExit } from '@/lib/config';
 import type { HandlerMap } from '@/lib/runtime/handler';
 import { installShutdown } from '@/lib/runtime/shutdown';
-import { startWorkerProcess } from '@/worker/worker-process';
+import { startAppWorker } from '@/lib/app/start-app-worker';
+import { shippedApp } from '@/jobs/shipped-app';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
       ran++;
     };
   }
-  const worker = await startWorkerProcess({ config, logger, handlers, concurrency: Number(process.env.BENCH_CONCURRENCY ?? 50) });
+  const worker = await startAppWorker(shippedApp, { config, logger, handlers, concurrency: Number(process.env.BENCH_CONCURRENCY ?? 50) });
   installShutdown(() => worker.stop(10_000), logger);
   let sent = 0;
   setInterval(() => {

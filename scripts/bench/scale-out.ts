@@ -27,7 +27,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { sourceApp } from '@/jobs';
+import { shippedApp } from '@/jobs/shipped-app';
 import { type Bullpen, createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import type { RedisTarget } from '@/lib/redis/connection';
@@ -228,7 +228,7 @@ async function round(bullpen: Bullpen, backend: Backend, workers: WorkerProcess[
 async function runConfiguration(backend: Backend, processes: number, opts: ScaleOutOptions): Promise<ScaleOutRow> {
   const prefix = `bench-scale-${backend.nodes.length}-${processes}`;
   const bullpen = createBullpen({
-    ...sourceApp,
+    ...shippedApp,
     config: loadConfig({ LOG_LEVEL: 'info' }),
     redis: backend.target,
     prefix,

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { test as base, expect, type BrowserContext, type Page } from '@playwright/test';
-import { sourceApp } from '@/jobs';
+import { shippedApp } from '@/jobs/shipped-app';
 import { type Bullpen, createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
@@ -51,7 +51,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   bullpen: [
     async ({ e2e }, use) => {
       const bullpen = createBullpen({
-        ...sourceApp,
+        ...shippedApp,
         config: loadConfig(e2e.env),
         logger: silentLogger,
       });

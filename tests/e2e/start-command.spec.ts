@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { Redis } from 'ioredis';
-import { sourceApp } from '@/jobs';
+import { shippedApp } from '@/jobs/shipped-app';
 import type { EmbeddingBatchResult } from '@/jobs/embedding/embedding-batch';
 import { type Bullpen, createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
@@ -173,7 +173,7 @@ test('npm start brings up Redis, the worker and the dashboard with no configurat
 function startCommandBullpen(dataDir: string, redisPort: number): Bullpen {
   const password = encodeURIComponent(embeddedRedisPassword(dataDir)!);
   return createBullpen({
-    ...sourceApp,
+    ...shippedApp,
     config: loadConfig({ REDIS_URL: `redis://:${password}@127.0.0.1:${redisPort}`, BULLPEN_DATA_DIR: dataDir }),
     logger: silentLogger,
   });

@@ -1,4 +1,4 @@
-import { sourceApp } from '@/jobs';
+import { shippedApp } from '@/jobs/shipped-app';
 import { type Bullpen, type BullpenOptions, createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
@@ -11,7 +11,7 @@ import { uniquePrefix } from './redis';
 export function makeBullpen(redis: EmbeddedRedis, overrides: Partial<BullpenOptions> & { env?: Record<string, string> } = {}): Bullpen {
   const { env, ...opts } = overrides;
   return createBullpen({
-    ...sourceApp,
+    ...shippedApp,
     config: loadConfig({ BULLPEN_DATA_DIR: '.data/test', LOG_LEVEL: 'silent', ...env }),
     redis: { host: '127.0.0.1', port: redis.port },
     prefix: uniquePrefix(),

@@ -3,13 +3,13 @@
  * (tests/integration/dlq-large-letters.test.ts): the list's first page, then each entry
  * page named in argv. Configured from the environment as the dashboard is.
  */
-import { sourceApp } from '@/jobs';
+import { shippedApp } from '@/jobs/shipped-app';
 import { createBullpen } from '@/lib/bullpen';
 import { readDeadLetterDetail, readDeadLetterList } from '@/lib/dashboard/dead-letters-read';
 import { loadConfig } from '@/lib/config';
 
 export async function main(ids: string[]): Promise<number> {
-  const bullpen = createBullpen({ ...sourceApp, config: loadConfig() });
+  const bullpen = createBullpen({ ...shippedApp, config: loadConfig() });
   try {
     await bullpen.ready(10_000);
     const list = await readDeadLetterList(bullpen, { page: 1, pageSize: 50 });

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { sourceApp } from '@/jobs';
+import { shippedApp } from '@/jobs/shipped-app';
 import { type Bullpen, type BullpenOptions, createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
@@ -96,7 +96,7 @@ export async function startTestCluster(): Promise<TestCluster> {
 /** A Bullpen for the source job table on `cluster` under a unique prefix, with quiet logs. */
 export function clusterBullpen(cluster: TestCluster, tag: string, overrides: Partial<BullpenOptions> = {}): Bullpen {
   return createBullpen({
-    ...sourceApp,
+    ...shippedApp,
     config: loadConfig({ REDIS_CLUSTER_NODES: cluster.nodes.join(','), LOG_LEVEL: 'silent' }),
     prefix: uniquePrefix(tag),
     logger: silentLogger,

@@ -1,4 +1,6 @@
 import { createAppStores, type AppStores } from '@/jobs/app-stores';
+import { shippedApp } from '@/jobs/shipped-app';
+import { loadAppSettings } from '@/lib/app/app-definition';
 import { SOURCE_JOB_NAMES, SOURCE_JOBS, type SourceJobName, type SourceJobs } from '@/jobs';
 import type { Bullpen } from '@/lib/bullpen';
 import { type CatalogEntry, JobCatalog } from '@/lib/jobs/job-catalog';
@@ -23,7 +25,7 @@ const stores = new WeakMap<Bullpen, AppStores>();
 export function storesOf(bullpen: Bullpen): AppStores {
   let s = stores.get(bullpen);
   if (!s) {
-    s = createAppStores(bullpen);
+    s = createAppStores(bullpen, loadAppSettings(shippedApp, bullpen.config));
     stores.set(bullpen, s);
   }
   return s;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { sourceApp } from '@/jobs';
+import { shippedApp } from '@/jobs/shipped-app';
 import { createBullpen, type Bullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { QueueOperations } from '@/lib/dashboard/queue-operations';
@@ -35,7 +35,7 @@ describe('dashboard actions through a Redis outage', () => {
   /** The dashboard's Bullpen (producer connection) with the queue's BullMQ Queue started. */
   async function dashboard() {
     bullpen = createBullpen({
-      ...sourceApp,
+      ...shippedApp,
       config: loadConfig({ LOG_LEVEL: 'silent' }),
       redis: { host: '127.0.0.1', port: redis.port },
       prefix: uniquePrefix('action-outage'),

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { sourceApp } from '@/jobs';
+import { shippedApp } from '@/jobs/shipped-app';
 import { createBullpen, type Bullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { isAppError } from '@/lib/errors/app-error';
@@ -29,7 +29,7 @@ describe('dispatch through a Redis outage', () => {
 
   function producer(port = redis.port): Bullpen {
     const b = createBullpen({
-      ...sourceApp,
+      ...shippedApp,
       config: loadConfig({ LOG_LEVEL: 'silent', BULLPEN_DISPATCH_TIMEOUT_MS: String(BOUND_MS) }),
       redis: { host: '127.0.0.1', port },
       prefix: uniquePrefix('dispatch-outage'),

@@ -13,9 +13,9 @@ import { spawnScript } from '../helpers/worker-process';
 
 /*
  * The second application on the runtime (docs/guide.md): two job types and a schedule,
- * none of the source application's types. Its own worker entry point runs as a real
- * process against a real redis-server; the test reads what it did through the same
- * dashboard read models the source application's pages use.
+ * none of the shipped application's types. The worker (`npm run worker`) runs it as a real
+ * process with BULLPEN_APP=mailer, against a real redis-server; the test reads what it did
+ * through the same dashboard read models the shipped application's pages use.
  */
 describe('the example mailer app', () => {
   const t = useTestRedis();
@@ -31,12 +31,14 @@ describe('the example mailer app', () => {
 
   it('runs its own job table, schedule and handlers in its own worker process, seen through the dashboard read models', async () => {
     const prefix = uniquePrefix('mailer');
+    const metricsPort = await freePort();
     const worker = spawnScript(
-      'examples/mailer/worker.ts',
+      'worker/main.ts',
       {
+        BULLPEN_APP: 'mailer',
         REDIS_URL: `redis://127.0.0.1:${t.redis.port}`,
         BULLPEN_PREFIX: prefix,
-        METRICS_PORT: String(await freePort()),
+        METRICS_PORT: String(metricsPort),
         LOG_LEVEL: 'info',
       },
       'schedules applied',
@@ -46,7 +48,7 @@ describe('the example mailer app', () => {
       const bullpen = t.bullpen({ jobs: MAILER_JOBS, schedules: MAILER_SCHEDULES, prefix });
       const dispatcher: TypedDispatcher<MailerJobs> = bullpen.dispatcher;
 
-      // The dashboard's queues are the example's two, and none of the source's 18.
+      // The dashboard's queues are the example's two, and none of the shipped application's 18.
       const overview = await readOverview(bullpen, Date.now());
       expect(overview.queues.map((q) => q.name).sort()).toEqual(['send-digest', 'send-email']);
       await expect(bullpen.dispatcher.dispatch('webhook-dispatch', {})).rejects.toMatchObject({ code: 'UNKNOWN_JOB_TYPE' });
@@ -73,7 +75,7 @@ describe('the example mailer app', () => {
       );
       expect(digests[0]).toMatchObject({ to: 'ops@mailer.example', subject: 'Digest: 1 emails sent' });
 
-      // A permanent failure is a dead letter, listed like the source app's.
+      // A permanent failure is a dead letter, listed like the shipped application's.
       await dispatcher.dispatch('send-email', { to: 'eve@blocked.example', subject: 'No' });
       const list = await until(
         () => readDeadLetterList(bullpen, parseDeadLetterFilters({}).filters),
@@ -84,6 +86,11 @@ describe('the example mailer app', () => {
 
       // A payload the schema refuses never reaches the queue.
       await expect(dispatcher.dispatch('send-email', { to: 'not-an-address', subject: 'x' })).rejects.toMatchObject({ code: 'VALIDATION' });
+
+      // Its metrics carry the runtime's own prefix: `ruvbot_` is the shipped application's.
+      const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      expect(metrics).toMatch(/^bullpen_worker_jobs_total\{type="send-email",status="completed"\} 1$/m);
+      expect(metrics).not.toContain('ruvbot_');
     } finally {
       worker.child.kill('SIGTERM');
       expect(await worker.exited).toBe(0);

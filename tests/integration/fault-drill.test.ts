@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sourceApp } from '@/jobs';
+import { shippedApp } from '@/jobs/shipped-app';
 import { createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
@@ -65,7 +65,7 @@ describe('Redis killed with SIGKILL and restarted mid-load', () => {
     };
     // The test's own view rides out the restart too.
     const bullpen = createBullpen({
-      ...sourceApp,
+      ...shippedApp,
       config: loadConfig({ ...env, LOG_LEVEL: 'silent' }),
       logger: silentLogger,
       connectionRole: 'resilient',

@@ -12,7 +12,8 @@ import { HistoryRecorder } from '@/lib/metrics/history-recorder';
 import { readHistoryHours } from '@/lib/metrics/history-store';
 import type { JobContext } from '@/lib/runtime/handler';
 import type { RunningWorker } from '@/lib/runtime/worker-process';
-import { startWorkerProcess } from '@/worker/worker-process';
+import { startAppWorker } from '@/lib/app/start-app-worker';
+import { shippedApp } from '@/jobs/shipped-app';
 import { clusterBullpen, startTestCluster, type TestCluster } from '../helpers/redis-cluster';
 import { useTestRedis } from '../helpers/use-test-redis';
 
@@ -40,7 +41,7 @@ describe('the hourly history', () => {
 
   /** The production worker process on this test's prefix, running `handler` for webhook-dispatch. */
   async function startWorker(bullpen: Bullpen, handler: (ctx: JobContext) => Promise<unknown>, env: Record<string, string> = {}) {
-    const worker = await startWorkerProcess({
+    const worker = await startAppWorker(shippedApp, {
       config: loadConfig({ LOG_LEVEL: 'silent', WORKER_TYPES: TYPE, ...env }),
       redis: bullpen.target,
       prefix: bullpen.keys.root,

@@ -9,7 +9,8 @@ import type { Tenant } from '@/lib/jobs/tenant';
 import { silentLogger } from '@/lib/logging/logger';
 import { readyClient } from '@/lib/redis/connection';
 import type { JobContext } from '@/lib/runtime/handler';
-import { startWorkerProcess } from '@/worker/worker-process';
+import { startAppWorker } from '@/lib/app/start-app-worker';
+import { shippedApp } from '@/jobs/shipped-app';
 import { makeBullpen } from '../helpers/bullpen';
 
 const acme: Tenant = { orgId: 'acme' };
@@ -143,7 +144,7 @@ describe('JobUsageRecorder', () => {
 describe('the worker process feeds jobsPerDay', () => {
   it('counts a job once — when it completes or fails for good, never per retried attempt — and writes the counts when it stops', async () => {
     const startedAt = Date.now();
-    const worker = await startWorkerProcess({
+    const worker = await startAppWorker(shippedApp, {
       config: bullpen.config,
       redis: bullpen.target,
       prefix: bullpen.keys.root,

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sourceApp } from '@/jobs';
+import { shippedApp } from '@/jobs/shipped-app';
 import { type Bullpen, createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { readWorkersView, STALE_HEARTBEAT_MS } from '@/lib/dashboard/workers-view';
@@ -76,7 +76,7 @@ const backends: Array<{ name: string; start: () => Promise<Backend> }> = [
         env: { REDIS_CLUSTER_NODES: nodes },
         bullpen: (prefix) =>
           createBullpen({
-            ...sourceApp,
+            ...shippedApp,
             config: loadConfig({ REDIS_CLUSTER_NODES: nodes, BULLPEN_DATA_DIR: '.data/test', LOG_LEVEL: 'silent' }),
             prefix,
             logger: silentLogger,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { sourceApp } from '@/jobs';
+import { shippedApp } from '@/jobs/shipped-app';
 import { createBullpen, type Bullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { createDashboardMetrics } from '@/lib/dashboard/health-metrics';
@@ -44,7 +44,9 @@ describe('metrics through a Redis outage', () => {
     const env = { LOG_LEVEL: 'silent', METRICS_PORT: String(metricsPort), WORKER_TYPES: 'slack-sync', BULLPEN_HISTORY: '0' };
     const target = { host: '127.0.0.1', port: redis.port };
     worker = await startWorkerProcess({
-      ...sourceApp,
+      jobs: shippedApp.jobs,
+      schedules: shippedApp.schedules,
+      metricsPrefix: shippedApp.metricsPrefix,
       handlers: { 'slack-sync': async () => 'ok' },
       config: loadConfig(env),
       redis: target,
@@ -52,7 +54,7 @@ describe('metrics through a Redis outage', () => {
       logger: silentLogger,
       maintenance: false,
     });
-    dashboard = createBullpen({ ...sourceApp, config: loadConfig(env), redis: target, prefix, logger: silentLogger });
+    dashboard = createBullpen({ ...shippedApp, config: loadConfig(env), redis: target, prefix, logger: silentLogger });
     await readyClient(dashboard.redis);
     const dashboardMetrics = createDashboardMetrics(dashboard);
     const scrapeWorker = async () => {

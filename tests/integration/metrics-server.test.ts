@@ -58,7 +58,8 @@ describe('the worker’s metrics server', () => {
 
   async function serve(opts: { prefix?: string; token?: string; env?: Record<string, string> } = {}) {
     bullpen = makeBullpen(redis.redis, { handledTypes: [TYPE], env: opts.env });
-    const metrics = new WorkerMetrics(opts.prefix, createQueueDepthSource({ queues: bullpen.queues, ttlMs: 0 }));
+    // The prefix as the worker takes it: the shipped application's `ruvbot_` unless the test names one.
+    const metrics = new WorkerMetrics(opts.prefix ?? bullpen.metricsPrefix, createQueueDepthSource({ queues: bullpen.queues, ttlMs: 0 }));
     server = new MetricsServer({
       metrics,
       health: bullpen.health,

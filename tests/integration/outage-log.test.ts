@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { sourceApp } from '@/jobs';
+import { shippedApp } from '@/jobs/shipped-app';
 import { loadConfig } from '@/lib/config';
 import { readyClient } from '@/lib/redis/connection';
 import { startWorkerProcess, type RunningWorker } from '@/lib/runtime/worker-process';
@@ -35,7 +35,9 @@ describe('the log through a Redis outage', () => {
       BULLPEN_OUTAGE_SUMMARY_MS: String(SUMMARY_MS),
     });
     worker = await startWorkerProcess({
-      ...sourceApp,
+      jobs: shippedApp.jobs,
+      schedules: shippedApp.schedules,
+      metricsPrefix: shippedApp.metricsPrefix,
       handlers: Object.fromEntries(TYPES.map((t) => [t, async () => 'ok'])),
       config,
       redis: { host: '127.0.0.1', port: redis.port },

@@ -12,7 +12,8 @@ import { silentLogger } from '@/lib/logging/logger';
 import { freePort } from '@/lib/redis/embedded-server';
 import type { JobContext } from '@/lib/runtime/handler';
 import type { RunningWorker } from '@/lib/runtime/worker-process';
-import { startWorkerProcess } from '@/worker/worker-process';
+import { startAppWorker } from '@/lib/app/start-app-worker';
+import { shippedApp } from '@/jobs/shipped-app';
 import { useTestRedis } from '../helpers/use-test-redis';
 
 // The dashboard's real route handler, served from this process: `server-only` only guards the bundle.
@@ -87,7 +88,7 @@ beforeAll(async () => {
 
   // A worker process's runtime with its metrics server on, token required.
   workerPort = await freePort();
-  worker = await startWorkerProcess({
+  worker = await startAppWorker(shippedApp, {
     config: loadConfig({ BULLPEN_DATA_DIR: '.data/test', LOG_LEVEL: 'silent', METRICS_TOKEN: token, METRICS_PORT: String(workerPort) }),
     redis: bullpen.target,
     prefix,

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sourceApp } from '@/jobs';
+import { shippedApp } from '@/jobs/shipped-app';
 import { type Bullpen, createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { readOverview, readQueueOverview } from '@/lib/dashboard/queue-overview';
@@ -79,7 +79,7 @@ describe('a Redis Cluster master killed with SIGKILL under load', () => {
     };
     // The dashboard's view and the producer: fail-fast connection, as the dashboard has.
     const dashboard: Bullpen = createBullpen({
-      ...sourceApp,
+      ...shippedApp,
       config: loadConfig({ ...env, LOG_LEVEL: 'silent' }),
       logger: silentLogger,
     });

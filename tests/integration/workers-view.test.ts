@@ -3,7 +3,8 @@ import { readWorkersView } from '@/lib/dashboard/workers-view';
 import { silentLogger } from '@/lib/logging/logger';
 import type { JobContext } from '@/lib/runtime/handler';
 import { heartbeatKeys } from '@/lib/runtime/worker-heartbeat';
-import { startWorkerProcess } from '@/worker/worker-process';
+import { startAppWorker } from '@/lib/app/start-app-worker';
+import { shippedApp } from '@/jobs/shipped-app';
 import { useTestRedis } from '../helpers/use-test-redis';
 
 describe('the workers view', () => {
@@ -18,7 +19,7 @@ describe('the workers view', () => {
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
     const started: string[] = [];
-    const worker = await startWorkerProcess({
+    const worker = await startAppWorker(shippedApp, {
       config: { ...bullpen.config, WORKER_TYPES: ['webhook-dispatch', 'quota-check'] },
       redis: bullpen.target,
       prefix: bullpen.keys.root,

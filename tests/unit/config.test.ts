@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '@/lib/config';
+import { ConfigError, configSchema, loadConfig } from '@/lib/config';
 
 describe('configuration', () => {
   it('needs nothing: every variable has a default', () => {
     const c = loadConfig({});
     expect(c.REDIS_URL).toBeUndefined();
     expect(c.BULLPEN_PREFIX).toBe('bullpen');
-    expect(c.METRICS_PREFIX).toBe('ruvbot_');
+    // The metric prefix is the application's unless set (tests/unit/applications.test.ts).
+    expect(c.METRICS_PREFIX).toBeUndefined();
+    expect(c.BULLPEN_APP).toBe('shipped');
     expect(c.dataDir).toMatch(/\.data$/);
   });
 
@@ -20,6 +22,25 @@ describe('configuration', () => {
     );
     expect(loadConfig({ SCHEDULE_REPAIR_INTERVAL_MS: '0' }).SCHEDULE_REPAIR_INTERVAL_MS).toBe(0);
     expect(loadConfig({}).SCHEDULE_REPAIR_INTERVAL_MS).toBe(60_000);
+  });
+
+  it("holds the runtime's settings only: an application's are its own (jobs/settings.ts)", () => {
+    const c = loadConfig({ SLACK_TOKEN: 'xoxb-1', EMBEDDINGS_MODEL: 'm' });
+    for (const name of [
+      'EMBEDDINGS_URL',
+      'EMBEDDINGS_API_KEY',
+      'EMBEDDINGS_MODEL',
+      'LLM_URL',
+      'LLM_API_KEY',
+      'LLM_MODEL',
+      'SLACK_TOKEN',
+      'SLACK_BASE_URL',
+    ]) {
+      expect(Object.keys(configSchema.shape)).not.toContain(name);
+      expect(c).not.toHaveProperty(name);
+    }
+    // ...but keeps the variables it was read from, where an application reads its own.
+    expect(c.env).toMatchObject({ SLACK_TOKEN: 'xoxb-1', EMBEDDINGS_MODEL: 'm' });
   });
 
   it('parses lists and numbers', () => {

@@ -47,6 +47,11 @@ beforeAll(() => {
     'examples/mini/jobs.ts',
     "import { app } from '../../jobs/app';\nimport { ok } from '../../lib/ok';\nexport const m = [app, ok];\n",
   );
+  // The registry of applications (applications.ts): processes choose from it, applications and lib/ never see it.
+  write('applications.ts', "import { app } from './jobs/app';\nexport const APPLICATIONS = { app };\n");
+  write('worker/choose.ts', "import { APPLICATIONS } from '../applications';\nexport const c = APPLICATIONS;\n");
+  write('jobs/choose.ts', "import { APPLICATIONS } from '../applications';\nexport const c = APPLICATIONS;\n");
+  write('lib/choose.ts', "import { APPLICATIONS } from '../applications';\nexport const c = APPLICATIONS;\n");
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -54,7 +59,7 @@ async function violations(): Promise<string[]> {
   const cwd = process.cwd();
   process.chdir(dir);
   try {
-    const result = await cruise(['lib', 'app', 'worker', 'jobs', 'examples'], {
+    const result = await cruise(['lib', 'app', 'worker', 'jobs', 'examples', 'applications.ts'], {
       ruleSet: { forbidden: config.forbidden } as never,
       validate: true,
     });
@@ -96,6 +101,13 @@ describe('the dependency rules', () => {
     expect(found).toContain('examples-not-to-source-app: examples/mini/jobs.ts → jobs/app.ts');
     // An application on lib/, and a worker composing it, are the intended direction.
     expect(found.filter((v) => v.includes('jobs/app.ts →') || v.includes('examples/mini/jobs.ts → lib/'))).toEqual([]);
+  });
+
+  it('refuse the runtime or an application importing the registry of applications, which only a process imports', async () => {
+    const found = await violations();
+    expect(found).toContain('lib-not-upward: lib/choose.ts → applications.ts');
+    expect(found).toContain('application-not-upward: jobs/choose.ts → applications.ts');
+    expect(found.filter((v) => v.includes('worker/choose.ts') || v.includes(': applications.ts →'))).toEqual([]);
   });
 
   it('refuse a client component that reaches Redis at run time, and allow one that only names its types', async () => {

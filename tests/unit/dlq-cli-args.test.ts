@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { MAILER_JOBS } from '@/examples/mailer/jobs';
+import { SOURCE_JOB_NAMES } from '@/jobs';
 import { parseCliArgs, UsageError } from '@/scripts/dlq';
 
-const bad = (...argv: string[]) => expect(() => parseCliArgs(argv)).toThrow(UsageError);
+/** The shipped application's command line. */
+const parse = (argv: string[]) => parseCliArgs(argv, SOURCE_JOB_NAMES);
+const bad = (...argv: string[]) => expect(() => parse(argv)).toThrow(UsageError);
 
 describe('dlq CLI arguments', () => {
   it('parses filters, limits and flags', () => {
     expect(
-      parseCliArgs([
+      parse([
         'replay',
         '--status',
         'pending',
@@ -29,18 +33,18 @@ describe('dlq CLI arguments', () => {
       json: false,
       yes: false,
     });
-    expect(parseCliArgs(['list', '--json'])).toMatchObject({ command: 'list', json: true });
-    expect(parseCliArgs(['purge', '--type', 'data-export', '--yes'])).toMatchObject({ command: 'purge', yes: true });
-    expect(parseCliArgs(['--help'])).toBe('help');
+    expect(parse(['list', '--json'])).toMatchObject({ command: 'list', json: true });
+    expect(parse(['purge', '--type', 'data-export', '--yes'])).toMatchObject({ command: 'purge', yes: true });
+    expect(parse(['--help'])).toBe('help');
   });
 
   it('reads the source plan’s --status failed as pending', () => {
-    expect(parseCliArgs(['replay', '--status', 'failed'])).toMatchObject({ status: 'pending' });
+    expect(parse(['replay', '--status', 'failed'])).toMatchObject({ status: 'pending' });
   });
 
   it('parses an edited payload for one replay', () => {
     const id = 'dlq-0123456789abcdef01234567';
-    expect(parseCliArgs(['replay', '--id', id, '--payload', '{"webhookId":"w"}', '--again'])).toMatchObject({
+    expect(parse(['replay', '--id', id, '--payload', '{"webhookId":"w"}', '--again'])).toMatchObject({
       id,
       payload: { webhookId: 'w' },
       again: true,
@@ -68,6 +72,12 @@ describe('dlq CLI arguments', () => {
     bad('list', '--cursor', '12:dlq-nothex');
     bad('purge', '--type', 'webhook-dispatch');
     bad('purge', '--id', 'dlq-0123456789abcdef01234567', '--yes');
-    expect(() => parseCliArgs(['purge'])).toThrow(/--yes/);
+    expect(() => parse(['purge'])).toThrow(/--yes/);
+  });
+
+  it("takes the types of the application it runs for, not the shipped application's", () => {
+    const mailer = MAILER_JOBS.map((j) => j.name);
+    expect(parseCliArgs(['list', '--type', 'send-email'], mailer)).toMatchObject({ type: 'send-email' });
+    expect(() => parseCliArgs(['list', '--type', 'webhook-dispatch'], mailer)).toThrow(/not a job type of this application/);
   });
 });

@@ -142,7 +142,7 @@ describe('the DLQ CLI’s arguments', () => {
     fc.assert(
       fc.property(fc.array(words, { maxLength: 8 }), (argv) => {
         try {
-          const parsed = parseCliArgs(argv);
+          const parsed = parseCliArgs(argv, JOB_TYPE_NAMES);
           expect(parsed === 'help' || typeof parsed.command === 'string').toBe(true);
         } catch (err) {
           expect(err).toBeInstanceOf(UsageError);

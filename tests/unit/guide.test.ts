@@ -20,7 +20,7 @@ describe('docs/guide.md', () => {
       'examples/mailer/send-email.ts',
       'examples/mailer/send-digest.ts',
       'examples/mailer/outbox.ts',
-      'examples/mailer/worker.ts',
+      'examples/mailer/app.ts',
     ]);
     for (const q of quoted) expect(q.code, q.file).toBe(readFileSync(path.join(root, q.file), 'utf8').trimEnd());
   });
@@ -28,6 +28,6 @@ describe('docs/guide.md', () => {
   it('names a script that exists', () => {
     const scripts = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
     expect(guide).toContain('npm run example:worker');
-    expect(scripts['example:worker']).toBe('node --import tsx examples/mailer/worker.ts');
+    expect(scripts['example:worker']).toBe('BULLPEN_APP=mailer node --import tsx worker/main.ts');
   });
 });

@@ -1,5 +1,5 @@
 import { NextResponse } from 'next/server';
-import { getBullpen } from '@/app/_lib/bullpen';
+import { getBullpen } from '@/app/_lib/dashboard-process';
 import { healthHttpStatus } from '@/lib/dashboard/health-view';
 import type { PublicHealth } from '@/lib/health/health-status';
 

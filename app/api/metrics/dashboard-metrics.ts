@@ -1,5 +1,5 @@
 import 'server-only';
-import { processScoped } from '@/app/_lib/bullpen';
+import { processScoped } from '@/app/_lib/dashboard-process';
 import { createDashboardMetrics } from '@/lib/dashboard/health-metrics';
 import type { WorkerMetrics } from '@/lib/metrics/worker-metrics';
 

@@ -1,4 +1,4 @@
-import { getBullpen } from '@/app/_lib/bullpen';
+import { getBullpen } from '@/app/_lib/dashboard-process';
 import { bearerChallenge, checkBearer } from '@/lib/dashboard/health-metrics-auth';
 import { dashboardMetrics } from './dashboard-metrics';
 

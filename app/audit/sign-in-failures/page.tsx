@@ -3,7 +3,7 @@ import Link from 'next/link';
 import { Suspense } from 'react';
 import { requireUser } from '@/app/_lib/require-user';
 import type { RouteProps } from '@/app/_lib/route-props';
-import { readyBullpen } from '@/app/_lib/bullpen';
+import { readyBullpen } from '@/app/_lib/dashboard-process';
 import { STREAM_ID } from '@/lib/dashboard/audit-filters';
 import { SignInFailuresTable } from '@/components/audit/sign-in-failures-table';
 import { CardSkeleton } from '@/components/ui/skeleton';

@@ -13,7 +13,7 @@ import { RefreshWhile } from '@/components/dead-letters/refresh-while';
 import { StatusPill } from '@/components/ui/badge';
 import { CardSkeleton } from '@/components/ui/skeleton';
 import { roleAtLeast } from '@/lib/auth/roles';
-import { getBullpen } from '@/app/_lib/bullpen';
+import { getBullpen } from '@/app/_lib/dashboard-process';
 import { readDeadLetterDetail } from '@/lib/dashboard/dead-letters-read';
 import { discardDeadLetter, replayDeadLetter } from '../actions';
 

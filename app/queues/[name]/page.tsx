@@ -31,7 +31,7 @@ import {
   setGlobalConcurrency,
   setGlobalRateLimit,
 } from './actions';
-import { getBullpen } from '@/app/_lib/bullpen';
+import { getBullpen } from '@/app/_lib/dashboard-process';
 
 export async function generateMetadata({ params }: RouteProps<{ name: string }>): Promise<Metadata> {
   return { title: decodeSegment((await params).name) };

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { Suspense } from 'react';
-import { readyBullpen } from '@/app/_lib/bullpen';
+import { readyBullpen } from '@/app/_lib/dashboard-process';
 import { loadWebhookDetail } from '@/app/_lib/reads';
 import { requireUser } from '@/app/_lib/require-user';
 import { decodeSegment, firstParam, type RouteProps } from '@/app/_lib/route-props';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ensureFirstAdmin } from '@/lib/auth/first-admin';
 import { generatePassword } from '@/lib/auth/password';
 import { UserStore } from '@/lib/auth/user-store';
-import { sourceApp } from '@/jobs';
+import { shippedApp } from '@/jobs/shipped-app';
 import { createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
@@ -138,7 +138,7 @@ export class E2eStack implements WorkerSupervisor, RedisSupervisor {
   /** The first admin exactly as `npm start` makes it, then an operator and a viewer. */
   private async createUsers(): Promise<E2eState['users']> {
     const bullpen = createBullpen({
-      ...sourceApp,
+      ...shippedApp,
       config: loadConfig(this.env),
       logger: silentLogger,
     });

@@ -1,5 +1,5 @@
 import type { NextRequest } from 'next/server';
-import { getBullpen } from '@/app/_lib/bullpen';
+import { getBullpen } from '@/app/_lib/dashboard-process';
 import { liveJson } from '@/app/_lib/live-route';
 import { answerPayloadCheck, payloadCheckRequestSchema } from '@/lib/dashboard/dead-letters-payload';
 import { AppError } from '@/lib/errors/app-error';

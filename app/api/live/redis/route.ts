@@ -1,5 +1,5 @@
 import { NextResponse } from 'next/server';
-import { redisWatch } from '@/app/_lib/bullpen';
+import { redisWatch } from '@/app/_lib/dashboard-process';
 import { getSession } from '@/app/_lib/session';
 import { sessionDataSchema } from '@/lib/auth/session-options';
 

@@ -1,6 +1,6 @@
 import type { NextRequest } from 'next/server';
 import { liveJson } from '@/app/_lib/live-route';
-import { getBullpen } from '@/app/_lib/bullpen';
+import { getBullpen } from '@/app/_lib/dashboard-process';
 import { previewQuerySchema } from '@/lib/dashboard/schedules-form';
 import { AppError } from '@/lib/errors/app-error';
 

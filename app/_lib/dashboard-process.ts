@@ -1,12 +1,14 @@
 import 'server-only';
-import { sourceApp } from '@/jobs';
-import { type Bullpen, createBullpen } from '@/lib/bullpen';
+import { selectedApp } from '@/applications';
+import { createAppBullpen } from '@/lib/app/create-app-bullpen';
+import type { Bullpen } from '@/lib/bullpen';
+import { getConfig } from '@/lib/config';
 import { type LiveCache, sharedLiveCache } from '@/lib/dashboard/live-cache';
 import { RedisWatch, sharedRedisWatch } from '@/lib/health/redis-watch';
 
 /**
- * Everything the dashboard process holds for its lifetime: the composition root of the
- * source application (its Bullpen), the live-read cache, and the services made from
+ * Everything the dashboard process holds for its lifetime: the Bullpen of the application
+ * BULLPEN_APP names (applications.ts; the shipped application by default), the live-read cache, and the services made from
  * them on first use (sign-in, mutations, metrics).
  */
 interface DashboardProcess {
@@ -25,14 +27,20 @@ const holder = globalThis as typeof globalThis & { __bullpenDashboard?: Dashboar
 
 function dashboardProcess(): DashboardProcess {
   holder.__bullpenDashboard ??= {
-    bullpen: createBullpen({ ...sourceApp, redisWatch: redisWatch() }),
+    bullpen: dashboardBullpen(),
     liveCache: sharedLiveCache(),
     scoped: new Map(),
   };
   return holder.__bullpenDashboard;
 }
 
-/** The one Bullpen of the dashboard process, built for the source application's job table. */
+/** The selected application's table, schedules and metric prefix, on a fail-fast connection watched by the Redis watch. */
+function dashboardBullpen(): Bullpen {
+  const config = getConfig();
+  return createAppBullpen(selectedApp(config), { config, redisWatch: redisWatch() });
+}
+
+/** The one Bullpen of the dashboard process, built for the selected application's job table. */
 export function getBullpen(): Bullpen {
   return dashboardProcess().bullpen;
 }
