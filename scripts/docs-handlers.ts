@@ -1,11 +1,12 @@
 /**
- * Rewrites the defaults table of docs/handlers.md from the registry, so the doc cannot
- * drift from the code (a unit test compares the two): `npm run docs:handlers`.
+ * Rewrites the generated part of docs/handlers.md (defaults, groups, example payloads)
+ * from the source job table, so the doc cannot drift from the code (a unit test
+ * compares the two): `npm run docs:handlers`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { handlerDefaultsTable, replaceBetweenMarkers } from './docs-table';
+import { handlersReference, replaceBetweenMarkers } from './docs-table';
 
 const file = path.resolve(__dirname, '../docs/handlers.md');
-writeFileSync(file, replaceBetweenMarkers(readFileSync(file, 'utf8'), handlerDefaultsTable()));
-console.log('docs/handlers.md: defaults table rewritten');
+writeFileSync(file, replaceBetweenMarkers(readFileSync(file, 'utf8'), handlersReference()));
+console.log('docs/handlers.md: rewritten from the job table');

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { AppError } from '../errors/app-error';
 import type { AnyJobDefinition, BackoffDefault, JobOutcome, JobTable } from './job-definition';
 import { changedLockedFields, lockedFieldsFor } from './locked-fields';
@@ -37,6 +38,9 @@ export class JobCatalog {
       if (!(def.timeoutMs > 0)) throw new Error(`Job type "${def.name}": timeoutMs must be > 0`);
       const concurrency = def.concurrency ?? 1;
       if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`Job type "${def.name}": concurrency must be an integer >= 1`);
+      const example = def.schema.safeParse(def.example);
+      if (!example.success)
+        throw new Error(`Job type "${def.name}": its example does not fit its schema: ${z.prettifyError(example.error)}`);
       for (const field of Object.keys(def.resourceKinds ?? {})) {
         if (!def.resourceFields?.includes(field))
           throw new Error(`Job type "${def.name}": resourceKinds names ${field}, which is not in resourceFields`);

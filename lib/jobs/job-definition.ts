@@ -24,6 +24,12 @@ export interface JobDefinition<N extends string = string, S extends z.ZodType = 
   description: string;
   /** Validates every dispatch, replay and schedule; its defaults fill the handler's payload. */
   schema: S;
+  /**
+   * One valid payload, as a producer would send it: the benchmark seeds the type's queue
+   * with it and docs/handlers.md shows it. The table is refused when it does not fit
+   * `schema`.
+   */
+  example: z.input<S>;
   attempts: number;
   backoff: BackoffDefault;
   /** Per-attempt limit; the runtime aborts the handler's signal when it passes. */

@@ -1,7 +1,7 @@
 /**
  * Child process of the peer benchmark (forked by peer.ts): Bull Board
  * (@bull-board/api with @bull-board/express, its defaults) served by express on a
- * loopback port, over the same 18 queues the dashboard shows — Bullpen's own BullMQ
+ * loopback port, over the same queues the dashboard shows — Bullpen's own BullMQ
  * Queue objects for the benchmark's prefix, each behind a BullMQAdapter. A process
  * of its own, as the dashboard is, so neither side's server shares an event loop with
  * the client timing it.

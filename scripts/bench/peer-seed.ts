@@ -1,5 +1,5 @@
 /**
- * A million-job backlog for the peer benchmark, spread over the 18 queues as a real
+ * A million-job backlog for the peer benchmark, spread over every queue of the source table as a real
  * one would be: most jobs waiting (BullMQ keeps them in its `prioritized` set, since
  * every Bullpen type has a default priority), some delayed, and each queue's finished
  * jobs up to what its retention keeps (lib/jobs/queues.ts: the last 100 completed, up
@@ -17,7 +17,8 @@
 import type { Bullpen } from '@/lib/bullpen';
 import { RETENTION } from '@/lib/jobs/queues';
 import { MAX_DISPATCH_BULK, type BulkItemOf } from '@/lib/jobs/dispatcher';
-import { SOURCE_JOB_NAMES, type PayloadInput, type SourceJobName, type SourceJobs } from '@/jobs';
+import { SOURCE_JOB_NAMES, SOURCE_JOBS, type PayloadInput, type SourceJobName, type SourceJobs } from '@/jobs';
+import { JobCatalog } from '@/lib/jobs/job-catalog';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
 import { cloneJobs, envelopeFormat, makeTemplate, verifyClones } from './dashboard-seed';
 
@@ -31,6 +32,7 @@ const TENANTS = 40;
 const HOUR = 3_600_000;
 /** Jobs written per Lua call: tens of ms of Redis time, short enough not to starve other clients. */
 const CLONE_BATCH = 5_000;
+const SOURCE_CATALOG = new JobCatalog(SOURCE_JOBS);
 
 /**
  * KEYS: job key prefix (`…:<queue>:`), the prioritized set, the priority counter, the
@@ -53,32 +55,15 @@ if tonumber(redis.call('GET', KEYS[4]) or '0') < last then redis.call('SET', KEY
 redis.call('ZADD', KEYS[5], 0, '0')
 return n`;
 
-/** A small valid payload of each type; `i` makes the jobs differ. */
-export const SEED_PAYLOADS: { [K in SourceJobName]: (i: number) => PayloadInput<K> } = {
-  'memory-consolidation': (i) => ({ workspaceId: `ws-${i % 7}` }),
-  'memory-cleanup': () => ({ olderThanDays: 90 }),
-  'memory-importance-decay': () => ({ decayFactor: 0.97 }),
-  'embedding-batch': (i) => ({ namespace: `docs-${i % 5}`, items: [{ id: `doc-${i}`, text: `Revision ${i} of a support article` }] }),
-  'embedding-reindex': (i) => ({ namespace: `docs-${i % 5}` }),
-  'trajectory-process': () => ({}),
-  'pattern-training': () => ({ epochs: 5 }),
-  'ewc-consolidation': () => ({}),
-  'session-cleanup': () => ({}),
-  'session-archive': () => ({}),
-  'index-optimization': () => ({}),
-  'index-rebalance': () => ({}),
-  'webhook-dispatch': (i) => ({ webhookId: `wh-${i % 50}`, event: 'order.created', payload: { orderId: i, total: 42 } }),
-  'slack-sync': (i) => ({ channelId: `C0BENCH${i % 10}` }),
-  'quota-check': (i) => ({ orgId: `org-${i % TENANTS}` }),
-  'audit-export': (i) => ({ orgId: `org-${i % TENANTS}` }),
-  'data-export': (i) => ({ orgId: `org-${i % TENANTS}` }),
-  'data-deletion': (i) => ({ orgId: `org-${i % TENANTS}`, reason: 'account closed' }),
-};
+/** The payload every seeded job of `type` carries: the example its declaration gives. */
+export function seedPayload<K extends SourceJobName>(type: K): PayloadInput<K> {
+  return SOURCE_CATALOG.get(type).example as PayloadInput<K>;
+}
 
 function item<K extends SourceJobName>(type: K, i: number, delayMs: number): BulkItemOf<SourceJobs> {
   return {
     type,
-    data: SEED_PAYLOADS[type](i),
+    data: seedPayload(type),
     opts: { tenant: { orgId: `org-${i % TENANTS}` }, ...(delayMs > 0 ? { delayMs } : {}) },
   } as BulkItemOf<SourceJobs>;
 }
@@ -141,7 +126,7 @@ async function pooled(tasks: Array<() => Promise<void>>, limit: number): Promise
  */
 async function clonePrioritized(bullpen: Bullpen, type: SourceJobName, count: number): Promise<void> {
   const queue = bullpen.queues.get(type);
-  const { jobId } = await bullpen.dispatcher.dispatch(type, SEED_PAYLOADS[type](0) as never, { tenant: { orgId: 'org-0' } });
+  const { jobId } = await bullpen.dispatcher.dispatch(type, seedPayload(type) as never, { tenant: { orgId: 'org-0' } });
   const hash = await bullpen.redis.hgetall(queue.toKey(jobId));
   await queue.remove(jobId);
   const priority = Number(hash.priority);
@@ -171,8 +156,8 @@ export async function seedBacklog(bullpen: Bullpen, total: number, log: (line: s
   const t0 = performance.now();
   // Finished jobs first: the clones take ids from 100 up, the dispatches then continue from the queue's counter.
   for (const q of queues) {
-    const completed = await makeTemplate(bullpen, q.type, SEED_PAYLOADS[q.type](0), false);
-    const failed = await makeTemplate(bullpen, q.type, SEED_PAYLOADS[q.type](0), true);
+    const completed = await makeTemplate(bullpen, q.type, seedPayload(q.type), false);
+    const failed = await makeTemplate(bullpen, q.type, seedPayload(q.type), true);
     const c = { firstId: 100, count: q.completed, tenants: TENANTS };
     const f = { firstId: 100 + q.completed, count: q.failed, tenants: TENANTS };
     await cloneJobs(bullpen, completed, c);

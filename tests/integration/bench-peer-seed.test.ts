@@ -4,7 +4,7 @@ import { silentLogger } from '@/lib/logging/logger';
 import type { RedisClient } from '@/lib/redis/connection';
 import type { JobContext } from '@/lib/runtime/handler';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
-import { planBacklog, SEED_PAYLOADS, seedBacklog } from '@/scripts/bench/peer-seed';
+import { planBacklog, seedPayload, seedBacklog } from '@/scripts/bench/peer-seed';
 import { useTestRedis } from '../helpers/use-test-redis';
 
 const TYPE = 'webhook-dispatch';
@@ -76,7 +76,7 @@ describe('the peer benchmark’s backlog', () => {
       const id = Number(r.jobId);
       expect(r.tenant).toEqual({ orgId: `org-${id % 40}` });
       expect(r.requestId).toBe(`bench-${id}`);
-      expect(r.data).toEqual(SEED_PAYLOADS[TYPE](0));
+      expect(r.data).toEqual(seedPayload(TYPE));
       expect(await queue.getJobState(String(id))).toBe('completed');
     }
     expect(((await queue.getJob(String(firstId + 3)))?.data as JobEnvelope).tenant).toEqual({ orgId: `org-${(firstId + 3) % 40}` });

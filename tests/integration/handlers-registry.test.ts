@@ -12,7 +12,6 @@ describe('the shipped handlers', () => {
       const handlers = createHandlers(bullpen);
       expect(Object.keys(handlers).sort()).toEqual([...bullpen.jobs.handled].sort());
       expect([...bullpen.jobs.names].sort()).toEqual([...JOB_TYPE_NAMES].sort());
-      expect(JOB_TYPE_NAMES).toHaveLength(18);
       for (const h of Object.values(handlers)) expect(typeof h).toBe('function');
     } finally {
       await bullpen.close();

@@ -47,7 +47,7 @@ describe('schedules on BullMQ Job Schedulers', () => {
     return err as AppError;
   }
 
-  it('bootstrap puts the five defaults into BullMQ with valid envelopes and does not run them at once', async () => {
+  it('bootstrap puts the defaults into BullMQ with valid envelopes and does not run them at once', async () => {
     const { bullpen, schedules } = boot();
     const report = await schedules.bootstrap();
     expect(report.applied).toBe(true);
@@ -58,7 +58,7 @@ describe('schedules on BullMQ Job Schedulers', () => {
       expect(s).toMatchObject({ key: def.name, name: def.jobType, pattern: def.pattern, tz: 'UTC' });
       const envelope = envelopeSchema.parse(s!.template!.data);
       expect(envelope.schedule).toBe(def.name);
-      expect(envelope.payload).toEqual(jobType(def.jobType as JobTypeName).schema.parse({}));
+      expect(envelope.payload).toEqual(jobType(def.jobType as JobTypeName).schema.parse(def.data));
       // One pending job per schedule, delayed to its next fire time: nothing runs at boot.
       const counts = await bullpen.queues.get(def.jobType).getJobCounts('delayed', 'waiting', 'prioritized');
       expect(counts).toEqual({ delayed: 1, waiting: 0, prioritized: 0 });

@@ -10,6 +10,7 @@ const minimal = {
   group: 'g',
   description: 'd',
   schema: z.object({ orgId: z.string().optional() }),
+  example: {},
   attempts: 1,
   backoff: { type: 'fixed', delayMs: 1 },
   timeoutMs: 1,
