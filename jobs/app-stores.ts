@@ -21,11 +21,11 @@ import { QuotaStore } from './maintenance/quotas/quota-store';
 import { UsageStore } from './maintenance/quotas/usage-store';
 import { ViolationStore } from './maintenance/quotas/violation-store';
 import { MemoryStore } from './memory/memories/memory-store';
-import { createEmbedder } from './ports/embedder/create-embedder';
-import type { Embedder } from './ports/embedder/embedder';
-import { createSynthesiser } from './ports/synthesiser/create-synthesiser';
-import type { Synthesiser } from './ports/synthesiser/synthesiser';
-import { SessionArchive } from './session/sessions/session-archive';
+import { createEmbedder } from './shared/ports/embedder/create-embedder';
+import type { Embedder } from './shared/ports/embedder/embedder';
+import { createSynthesiser } from './shared/ports/synthesiser/create-synthesiser';
+import type { Synthesiser } from './shared/ports/synthesiser/synthesiser';
+import { SessionArchiveStore } from './session/sessions/session-archive-store';
 import { SessionStore } from './session/sessions/session-store';
 
 /**
@@ -53,7 +53,7 @@ export interface AppStores {
   embedder: Embedder;
   synthesiser: Synthesiser;
   sessions: SessionStore;
-  sessionArchive: SessionArchive;
+  sessionArchive: SessionArchiveStore;
   trajectories: TrajectoryStore;
   samples: SampleStore;
   patternModels: PatternModelStore;
@@ -85,7 +85,7 @@ export function createAppStores(bullpen: Bullpen, settings: ShippedSettings): Ap
     embedder: createEmbedder(settings, { logger }),
     synthesiser: createSynthesiser(settings, { logger }),
     sessions,
-    sessionArchive: new SessionArchive(redis, keys, sessions, SessionArchive.rootFor(config.dataDir)),
+    sessionArchive: new SessionArchiveStore(redis, keys, sessions, SessionArchiveStore.rootFor(config.dataDir)),
     trajectories: new TrajectoryStore(redis, keys),
     samples: new SampleStore(redis, keys),
     patternModels: new PatternModelStore(redis, keys),

@@ -4,8 +4,8 @@ import { classifyError } from '@/lib/errors/classify';
 import type { JobHandler } from '@/lib/runtime/handler';
 import { embeddingRef, type Memory } from '../memory/memories/memory';
 import { hashText, type VectorInput } from './vectors/vector-store';
-import { chunk, embedAll } from '../ports/embedder/embedder';
-import { jobRunId } from './vectors/job-run-id';
+import { chunk, embedAll } from '../shared/ports/embedder/embedder';
+import { jobRunId } from '../shared/job-run-id';
 import type { AppStores } from '../app-stores';
 
 type Payload = z.output<typeof embeddingBatchSchema>;

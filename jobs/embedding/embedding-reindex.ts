@@ -2,8 +2,8 @@ import type { z } from 'zod';
 import type { embeddingReindexSchema } from './schemas';
 import type { JobHandler } from '@/lib/runtime/handler';
 import type { StoredVector } from './vectors/vector-store';
-import { embedAll } from '../ports/embedder/embedder';
-import { jobRunId } from './vectors/job-run-id';
+import { embedAll } from '../shared/ports/embedder/embedder';
+import { jobRunId } from '../shared/job-run-id';
 import type { AppStores } from '../app-stores';
 
 type Payload = z.output<typeof embeddingReindexSchema>;

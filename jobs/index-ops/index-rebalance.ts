@@ -3,7 +3,7 @@ import type { indexRebalanceSchema } from './schemas';
 import type { JobHandler } from '@/lib/runtime/handler';
 import { planTransfers, type ShardTransfer } from '../embedding/vectors/shards';
 import type { NamespaceStats } from '../embedding/vectors/vector-store';
-import { jobRunId } from '../embedding/vectors/job-run-id';
+import { jobRunId } from '../shared/job-run-id';
 import type { AppStores } from '../app-stores';
 
 type Payload = z.output<typeof indexRebalanceSchema>;

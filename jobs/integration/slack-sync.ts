@@ -4,8 +4,8 @@ import type { JobHandler } from '@/lib/runtime/handler';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { HttpClient } from '@/lib/http/http-client';
 import { SlackClient } from './slack/slack-client';
-import { SlackSync, type SlackSyncResult } from './slack/slack-sync';
-import type { Synthesiser } from '../ports/synthesiser/synthesiser';
+import { SlackChannelSync, type SlackSyncResult } from './slack/slack-channel-sync';
+import type { Synthesiser } from '../shared/ports/synthesiser/synthesiser';
 import type { AppStores } from '../app-stores';
 
 type Payload = z.output<typeof slackSyncSchema>;
@@ -22,7 +22,7 @@ export interface SlackSyncOptions {
  * tenant's episodic memories (`conversations.history`, `limit` messages per run at
  * most, the rest on the next run) and, with `postSummary`, posts one summary of each
  * completed window (`chat.postMessage`). Needs SLACK_TOKEN; SLACK_BASE_URL points it
- * elsewhere than https://slack.com/api. See SlackSync for why retries do not duplicate.
+ * elsewhere than https://slack.com/api. See SlackChannelSync for why retries do not duplicate.
  */
 export function createSlackSyncHandler(stores: AppStores, opts: SlackSyncOptions = {}): JobHandler<Payload, SlackSyncResult> {
   const { settings, logger, memories } = stores;
@@ -45,7 +45,7 @@ export function createSlackSyncHandler(stores: AppStores, opts: SlackSyncOptions
       );
     }
     const client = new SlackClient({ token: settings.SLACK_TOKEN, baseUrl: settings.SLACK_BASE_URL, http });
-    const sync = new SlackSync(client, states, memories, synthesiser);
+    const sync = new SlackChannelSync(client, states, memories, synthesiser);
     return sync.sync({
       tenant: ctx.tenant,
       channelId: ctx.data.channelId,

@@ -3,7 +3,7 @@ import type { memoryCleanupSchema } from './schemas';
 import type { JobHandler } from '@/lib/runtime/handler';
 import { parseEmbeddingRef, type Memory } from './memories/memory';
 import { memoryScope } from './memories/memory-scope';
-import { jobRunId } from '../embedding/vectors/job-run-id';
+import { jobRunId } from '../shared/job-run-id';
 import type { AppStores } from '../app-stores';
 
 type Payload = z.output<typeof memoryCleanupSchema>;

@@ -8,8 +8,8 @@ import { MEMORY_VECTOR_NAMESPACE, semanticMemoryId, type Memory } from './memori
 import { MemoryEmbeddings } from './memories/memory-embeddings';
 import { memoryScope } from './memories/memory-scope';
 import type { MemoryStore } from './memories/memory-store';
-import type { Embedder } from '../ports/embedder/embedder';
-import { jobRunId } from '../embedding/vectors/job-run-id';
+import type { Embedder } from '../shared/ports/embedder/embedder';
+import { jobRunId } from '../shared/job-run-id';
 import type { AppStores } from '../app-stores';
 
 type Payload = z.output<typeof memoryConsolidationSchema>;

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { memoryImportanceDecaySchema } from './schemas';
 import type { JobHandler } from '@/lib/runtime/handler';
 import { memoryScope } from './memories/memory-scope';
-import { jobRunId } from '../embedding/vectors/job-run-id';
+import { jobRunId } from '../shared/job-run-id';
 import type { AppStores } from '../app-stores';
 
 type Payload = z.output<typeof memoryImportanceDecaySchema>;

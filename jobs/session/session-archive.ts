@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { sessionArchiveSchema } from './schemas';
 import type { JobHandler } from '@/lib/runtime/handler';
-import type { ArchiveResult } from './sessions/session-archive';
+import type { ArchiveResult } from './sessions/session-archive-store';
 import type { AppStores } from '../app-stores';
 
 type Payload = z.output<typeof sessionArchiveSchema>;
@@ -11,7 +11,7 @@ export type SessionArchiveResult = ArchiveResult & { cutoff: number };
 /**
  * session-archive: appends every session idle longer than `olderThanMs` to
  * `<dataDir>/archives/sessions/<orgId>/<YYYY-MM-DD>.jsonl`, then removes it, in
- * batches of `batchSize`. Each batch is write-ahead (see SessionArchive), so a job
+ * batches of `batchSize`. Each batch is write-ahead (see SessionArchiveStore), so a job
  * killed at any point and run again archives every session exactly once. Only one
  * archive job runs at a time; another waits for the lease with a retryable CONFLICT.
  */

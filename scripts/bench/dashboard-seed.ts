@@ -199,18 +199,6 @@ export async function recordDeadLetters(bullpen: Bullpen, count: number, make: (
   return performance.now() - t0;
 }
 
-/** Deterministic pseudo-random numbers (mulberry32), so every run seeds the same spread. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 export interface DeadLetterSpread {
   tenants: number;
   /** Spread of failedAt back from `now`. */

@@ -23,7 +23,8 @@ import { runReads } from './dashboard-reads';
 import { fmt, median } from './stats';
 import { runRetryAll } from './dashboard-retry';
 import type { DashboardBenchResult, PageKey } from './dashboard-section';
-import { cloneJobs, makeTemplate, recordDeadLetters, seededRandom, spreadDeadLetter, verifyClones } from './dashboard-seed';
+import { seededRandom } from '@/jobs/shared/seeded-random';
+import { cloneJobs, makeTemplate, recordDeadLetters, spreadDeadLetter, verifyClones } from './dashboard-seed';
 
 export { dashboardSection, type DashboardBenchResult } from './dashboard-section';
 

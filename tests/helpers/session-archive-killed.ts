@@ -1,10 +1,10 @@
 import type { AppStores } from '@/jobs/app-stores';
-import { SessionArchive } from '@/jobs/session/sessions/session-archive';
+import { SessionArchiveStore } from '@/jobs/session/sessions/session-archive-store';
 import { SessionStore } from '@/jobs/session/sessions/session-store';
 import type { Bullpen } from '@/lib/bullpen';
 
 /**
- * The session store a SessionArchive deletes archived sessions through, with the
+ * The session store a SessionArchiveStore deletes archived sessions through, with the
  * process SIGKILLed on the `killAt`-th deletion, before it runs: the archive has
  * written (and fsynced) that batch and recorded it in flight, and nothing has
  * deleted it yet. The one point recovery is for, reached every time.
@@ -34,6 +34,6 @@ export function storesKilledAfterArchiveWrite(bullpen: Bullpen, stores: AppStore
   const sessions = new SessionStoreKilledBeforeDelete(bullpen, killAt);
   return {
     ...stores,
-    sessionArchive: new SessionArchive(bullpen.redis, bullpen.keys, sessions, SessionArchive.rootFor(bullpen.config.dataDir)),
+    sessionArchive: new SessionArchiveStore(bullpen.redis, bullpen.keys, sessions, SessionArchiveStore.rootFor(bullpen.config.dataDir)),
   };
 }

@@ -108,8 +108,10 @@ describe('a job type in three files', () => {
 
     const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', FORCE_COLOR: '0' };
     const step = async (args: string[]) => {
+      const t0 = Date.now();
       try {
         await run('npx', args, { cwd: copy, env, maxBuffer: 64 * 1024 * 1024 });
+        console.log(`npx ${args.join(' ')}: ${((Date.now() - t0) / 1_000).toFixed(0)} s`);
       } catch (err) {
         const e = err as { stdout?: string; stderr?: string };
         throw new Error(`npx ${args.join(' ')} failed in the copy:\n${(e.stdout ?? '').slice(-6_000)}\n${(e.stderr ?? '').slice(-3_000)}`);
@@ -123,5 +125,5 @@ describe('a job type in three files', () => {
     const changed = files.filter((f) => !readFileSync(path.join(copy, f)).equals(readFileSync(path.join(root, f))));
     expect(changed.sort()).toEqual(['docs/handlers.md', TABLE].sort());
     expect(readFileSync(path.join(copy, 'docs/handlers.md'), 'utf8')).toContain('| `job-type-probe` | `{"steps":3}` |');
-  }, 600_000);
+  }, 1_500_000);
 });

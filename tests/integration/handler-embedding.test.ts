@@ -8,7 +8,7 @@ import { EmbeddingFailureLog } from '@/jobs/embedding/vectors/embedding-failure-
 import { VectorStore } from '@/jobs/embedding/vectors/vector-store';
 import { jobType, storesOf } from '../helpers/source-jobs';
 import type { Tenant } from '@/lib/jobs/tenant';
-import { LexicalHashEmbedder } from '@/jobs/ports/embedder/lexical-hash-embedder';
+import { LexicalHashEmbedder } from '@/jobs/shared/ports/embedder/lexical-hash-embedder';
 import { readyClient } from '@/lib/redis/connection';
 import { createEmbeddingBatchHandler } from '@/jobs/embedding/embedding-batch';
 import { createEmbeddingReindexHandler } from '@/jobs/embedding/embedding-reindex';

@@ -8,7 +8,7 @@ import { MemoryStore } from '@/jobs/memory/memories/memory-store';
 import { jobType, storesOf } from '../helpers/source-jobs';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { readyClient } from '@/lib/redis/connection';
-import { LexicalHashEmbedder } from '@/jobs/ports/embedder/lexical-hash-embedder';
+import { LexicalHashEmbedder } from '@/jobs/shared/ports/embedder/lexical-hash-embedder';
 import { createMemoryConsolidationHandler } from '@/jobs/memory/memory-consolidation';
 import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';

@@ -8,7 +8,7 @@ import { VectorStore } from '@/jobs/embedding/vectors/vector-store';
 import { jobType, storesOf } from '../helpers/source-jobs';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { silentLogger } from '@/lib/logging/logger';
-import { LexicalHashEmbedder } from '@/jobs/ports/embedder/lexical-hash-embedder';
+import { LexicalHashEmbedder } from '@/jobs/shared/ports/embedder/lexical-hash-embedder';
 import { readyClient } from '@/lib/redis/connection';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
 import { createHandlers } from '../helpers/source-jobs';

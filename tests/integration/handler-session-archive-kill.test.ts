@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { readyClient } from '@/lib/redis/connection';
-import { SessionArchive } from '@/jobs/session/sessions/session-archive';
+import { SessionArchiveStore } from '@/jobs/session/sessions/session-archive-store';
 import { SessionStore } from '@/jobs/session/sessions/session-store';
 import { createSessionArchiveHandler, type SessionArchiveResult } from '@/jobs/session/session-archive';
 import type { Session } from '@/jobs/session/sessions/session';
@@ -74,11 +74,11 @@ async function seeded(name: string): Promise<{ bullpen: Bullpen; dataDir: string
  * deleted. Returns the ids of the batch in flight.
  */
 async function expectKilledBetweenWriteAndDelete(bullpen: Bullpen, dataDir: string, all: Session[]): Promise<string[]> {
-  const raw = await bullpen.redis.get(SessionArchive.inFlightKeyOf(bullpen.keys));
+  const raw = await bullpen.redis.get(SessionArchiveStore.inFlightKeyOf(bullpen.keys));
   expect(raw, 'no batch was left in flight').toBeTruthy();
   const inFlight = JSON.parse(raw!) as { ids: string[] };
   expect(inFlight.ids).toHaveLength(BATCH);
-  const counts = await linesPerId(SessionArchive.rootFor(dataDir));
+  const counts = await linesPerId(SessionArchiveStore.rootFor(dataDir));
   expect(counts.size).toBe(KILL_AT * BATCH);
   expect([...counts.values()].every((n) => n === 1)).toBe(true);
   const sessions = new SessionStore(bullpen.redis, bullpen.keys);
@@ -98,12 +98,12 @@ async function expectArchivedExactlyOnce(
   all: Session[],
   remaining: () => Promise<number>,
 ): Promise<void> {
-  const counts = await linesPerId(SessionArchive.rootFor(dataDir));
+  const counts = await linesPerId(SessionArchiveStore.rootFor(dataDir));
   expect(counts.size).toBe(all.length);
   expect([...counts].filter(([, n]) => n !== 1)).toEqual([]);
   expect(new Set(counts.keys())).toEqual(new Set(all.map((s) => s.id)));
   expect(await remaining()).toBe(0);
-  expect(await bullpen.redis.exists(SessionArchive.inFlightKeyOf(bullpen.keys))).toBe(0);
+  expect(await bullpen.redis.exists(SessionArchiveStore.inFlightKeyOf(bullpen.keys))).toBe(0);
 }
 
 describe('session-archive killed between a batch’s write and its delete', () => {

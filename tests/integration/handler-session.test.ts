@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { readyClient } from '@/lib/redis/connection';
-import { SessionArchive } from '@/jobs/session/sessions/session-archive';
+import { SessionArchiveStore } from '@/jobs/session/sessions/session-archive-store';
 import { SessionStore } from '@/jobs/session/sessions/session-store';
 import { createSessionArchiveHandler } from '@/jobs/session/session-archive';
 import { createSessionCleanupHandler } from '@/jobs/session/session-cleanup';
@@ -41,7 +41,7 @@ async function ids(tenant: typeof acme | typeof globex): Promise<string[]> {
 }
 
 async function archiveLines(): Promise<Array<Record<string, unknown>>> {
-  const root = SessionArchive.rootFor(dataDir);
+  const root = SessionArchiveStore.rootFor(dataDir);
   const day = new Date().toISOString().slice(0, 10);
   const lines: Array<Record<string, unknown>> = [];
   for (const org of ['acme', 'globex']) {
@@ -135,7 +135,7 @@ describe('session-archive', () => {
     // The state a run leaves when killed during its append: in-flight record written,
     // two lines complete on disk, the third torn, nothing deleted yet.
     const day = new Date(now).toISOString().slice(0, 10);
-    const file = path.join(SessionArchive.rootFor(dataDir), 'acme', `${day}.jsonl`);
+    const file = path.join(SessionArchiveStore.rootFor(dataDir), 'acme', `${day}.jsonl`);
     await mkdir(path.dirname(file), { recursive: true });
     await appendFile(file, `${JSON.stringify({ id: 'earlier', tenant: acme })}\n`);
     const size = (await readFile(file)).length;

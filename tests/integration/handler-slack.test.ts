@@ -6,7 +6,7 @@ import { PermanentError } from '@/lib/errors/permanent-error';
 import { HttpClient } from '@/lib/http/http-client';
 import { readyClient } from '@/lib/redis/connection';
 import { MemoryStore } from '@/jobs/memory/memories/memory-store';
-import { slackMemoryId, SUMMARY_EVENT_TYPE } from '@/jobs/integration/slack/slack-sync';
+import { slackMemoryId, SUMMARY_EVENT_TYPE } from '@/jobs/integration/slack/slack-channel-sync';
 import { SlackSyncStateStore } from '@/jobs/integration/slack/slack-sync-state';
 import { createSlackSyncHandler } from '@/jobs/integration/slack-sync';
 import { makeBullpen } from '../helpers/bullpen';

@@ -7,19 +7,9 @@ import { VectorTenantStore } from '@/jobs/embedding/vectors/vector-tenant-store'
 import { exactNearest } from '@/jobs/embedding/vectors/vector-math';
 import { readyClient } from '@/lib/redis/connection';
 import { makeBullpen } from '../helpers/bullpen';
+import { seededRandom } from '@/jobs/shared/seeded-random';
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-const random = rng(11);
+const random = seededRandom(11);
 const randomVector = (dims = 16) => Float32Array.from({ length: dims }, () => random() * 2 - 1);
 const acme = { orgId: 'acme' };
 const globex = { orgId: 'globex', workspaceId: 'w1' };

@@ -6,7 +6,8 @@ import { JOB_TYPE_NAMES } from '../helpers/source-jobs';
 import { summariseMemory } from '@/scripts/bench/dashboard-memory';
 import type { RetryRun } from '@/scripts/bench/dashboard-retry';
 import { dashboardSection, heapGrowthFactor, judgedMs, type DashboardBenchResult } from '@/scripts/bench/dashboard-section';
-import { cloneEnvelope, envelopeFormat, seededRandom, spreadDeadLetter } from '@/scripts/bench/dashboard-seed';
+import { seededRandom } from '@/jobs/shared/seeded-random';
+import { cloneEnvelope, envelopeFormat, spreadDeadLetter } from '@/scripts/bench/dashboard-seed';
 
 /** What Redis's Lua `string.format(fmt, a, b)` does with our format: `%d` in order, `%%` → `%`. */
 function luaFormat(fmt: string, ...args: number[]): string {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { clusterBySimilarity } from '@/jobs/memory/memories/clustering';
 import { semanticMemoryId } from '@/jobs/memory/memories/memory';
-import { LexicalHashEmbedder } from '@/jobs/ports/embedder/lexical-hash-embedder';
+import { LexicalHashEmbedder } from '@/jobs/shared/ports/embedder/lexical-hash-embedder';
 
 const v = (...xs: number[]) => Float32Array.from(xs);
 

@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cosine, norm } from '@/jobs/embedding/vectors/vector-math';
 import { HttpClient } from '@/lib/http/http-client';
-import { createEmbedder } from '@/jobs/ports/embedder/create-embedder';
-import { chunk, embedAll, type Embedder } from '@/jobs/ports/embedder/embedder';
-import { LexicalHashEmbedder, tokenize } from '@/jobs/ports/embedder/lexical-hash-embedder';
-import { OpenAiEmbedder } from '@/jobs/ports/embedder/openai-embedder';
-import { openAiEndpoint } from '@/jobs/ports/embedder/openai-endpoint';
+import { createEmbedder } from '@/jobs/shared/ports/embedder/create-embedder';
+import { chunk, embedAll, type Embedder } from '@/jobs/shared/ports/embedder/embedder';
+import { LexicalHashEmbedder, tokenize } from '@/jobs/shared/ports/embedder/lexical-hash-embedder';
+import { OpenAiEmbedder } from '@/jobs/shared/ports/embedder/openai-embedder';
+import { openAiEndpoint } from '@/jobs/shared/ports/embedder/openai-endpoint';
 
 describe('lexical-hash-v1', () => {
   const embedder = new LexicalHashEmbedder();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { accumulateFisher, diagonalFisher } from '@/jobs/learning/patterns/fisher';
-import { seededRandom } from '@/jobs/learning/patterns/prng';
+import { seededRandom } from '@/jobs/shared/seeded-random';
 import { elasticPenalty, evaluate, probabilities, train, zeroModel } from '@/jobs/learning/patterns/softmax-model';
 import { twoTasks } from '../fixtures/learning-data';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { advantageWeights, MAX_ADVANTAGE_WEIGHT } from '@/jobs/learning/patterns/advantage-weights';
-import { seededRandom, seedFrom } from '@/jobs/learning/patterns/prng';
+import { seededRandom, seedFrom } from '@/jobs/shared/seeded-random';
 import { evaluate, predict, probabilities, train, trainEpoch, withClasses, zeroModel } from '@/jobs/learning/patterns/softmax-model';
 import { toTrainingSamples } from '@/jobs/learning/trajectories/to-training-samples';
 import { threeBlobs } from '../fixtures/learning-data';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { editedReplayId } from '@/lib/jobs/replay-identity';
-import { jobRunId } from '@/jobs/embedding/vectors/job-run-id';
+import { jobRunId } from '@/jobs/shared/job-run-id';
 
 const R1 = 'replay-dlq-0123456789abcdef01234567-1';
 const R2 = 'replay-dlq-0123456789abcdef01234567-2';

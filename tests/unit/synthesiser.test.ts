@@ -2,10 +2,10 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '@/lib/http/http-client';
-import { createSynthesiser } from '@/jobs/ports/synthesiser/create-synthesiser';
-import { ExtractiveSynthesiser, splitSentences } from '@/jobs/ports/synthesiser/extractive-synthesiser';
-import { OpenAiSynthesiser } from '@/jobs/ports/synthesiser/openai-synthesiser';
-import { CONSOLIDATION_PROMPT } from '@/jobs/ports/synthesiser/synthesiser';
+import { createSynthesiser } from '@/jobs/shared/ports/synthesiser/create-synthesiser';
+import { ExtractiveSynthesiser, splitSentences } from '@/jobs/shared/ports/synthesiser/extractive-synthesiser';
+import { OpenAiSynthesiser } from '@/jobs/shared/ports/synthesiser/openai-synthesiser';
+import { CONSOLIDATION_PROMPT } from '@/jobs/shared/ports/synthesiser/synthesiser';
 
 describe('the extractive synthesiser', () => {
   const cluster = [

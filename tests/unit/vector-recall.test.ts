@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AnnGraph } from '@/jobs/embedding/vectors/ann-graph';
 import { exactNearest } from '@/jobs/embedding/vectors/vector-math';
-
-/** A seeded PRNG (mulberry32), so the data set is the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { seededRandom } from '@/jobs/shared/seeded-random';
 
 function randomVectors(n: number, dims: number, random: () => number): Float32Array[] {
   return Array.from({ length: n }, () => Float32Array.from({ length: dims }, () => random() * 2 - 1));
@@ -27,7 +16,7 @@ const TOLERANCE = 0.003;
 
 describe('usearch ANN recall against exact search', () => {
   it(`finds the quoted ${QUOTED_RECALL} of the true 10 nearest neighbours of 2,000 random 64-d vectors`, () => {
-    const random = rng(SEED);
+    const random = seededRandom(SEED);
     const data = randomVectors(2_000, 64, random);
     const queries = randomVectors(100, 64, random);
     const graph = new AnnGraph({ dimensions: 64 });

@@ -6,16 +6,7 @@
  * Rebalancing moves vectors from the fullest shards to the emptiest until no two differ
  * by more than one. Everything here is pure: sizes and ids in, a plan out.
  */
-
-/** 32-bit FNV-1a: stable across processes and versions, unlike a language's own hash. */
-export function fnv1a32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
+import { fnv1a32 } from '../../shared/hash';
 
 /** The shard a new vector is placed in. */
 export function shardOf(id: string, shardCount: number): number {

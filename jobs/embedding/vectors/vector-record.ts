@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { tenantSchema, type Tenant } from '@/lib/jobs/tenant';
+import { digest32 } from '../../shared/hash';
 
 /** The shapes of a stored vector: what goes in, what comes out, what an index needs. */
 
@@ -76,5 +76,5 @@ export type UpsertOutcome = 'added' | 'replaced' | 'unchanged';
 
 /** The text's fingerprint: with the model, it tells whether a vector needs embedding again. */
 export function hashText(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 32);
+  return digest32(text);
 }

@@ -3,8 +3,7 @@ import { tenantSchema, type Tenant } from '@/lib/jobs/tenant';
 import type { RedisClient } from '@/lib/redis/connection';
 import type { Keyspace } from '@/lib/redis/keys';
 import { tenantKey } from '@/lib/jobs/tenant-key';
-import { TenantRecords } from '../../maintenance/deletion/tenant-records';
-import type { TenantScopedStore } from '@/lib/jobs/tenant-scoped-store';
+import { TenantRecordsStore } from '../../shared/tenant-records-store';
 
 const ts = z.string().regex(/^\d+\.\d+$/);
 
@@ -48,12 +47,9 @@ export const slackSyncStateSchema = z.object({
 export type SlackSyncState = z.infer<typeof slackSyncStateSchema>;
 
 /** slack-sync's cursor per tenant and channel; tenant data (it names the tenant's channels). */
-export class SlackSyncStateStore implements TenantScopedStore {
-  readonly name = 'slack-sync-state';
-  private readonly records: TenantRecords<SlackSyncState>;
-
+export class SlackSyncStateStore extends TenantRecordsStore<SlackSyncState> {
   constructor(redis: RedisClient, keys: Keyspace) {
-    this.records = new TenantRecords<SlackSyncState>(redis, keys, {
+    super(redis, keys, {
       name: 'slack-sync-state',
       tag: 'slack',
       schema: slackSyncStateSchema,
@@ -71,17 +67,5 @@ export class SlackSyncStateStore implements TenantScopedStore {
 
   save(state: SlackSyncState): Promise<SlackSyncState> {
     return this.records.put(state);
-  }
-
-  countByTenant(tenant: Tenant): Promise<number> {
-    return this.records.countByTenant(tenant);
-  }
-
-  deleteByTenant(tenant: Tenant): Promise<number> {
-    return this.records.deleteByTenant(tenant);
-  }
-
-  exportByTenant(tenant: Tenant): AsyncIterable<Record<string, unknown>> {
-    return this.records.exportByTenant(tenant);
   }
 }

@@ -4,8 +4,8 @@ import type { Tenant } from '@/lib/jobs/tenant';
 import type { RedisClient } from '@/lib/redis/connection';
 import type { Keyspace } from '@/lib/redis/keys';
 import { tenantKey } from '@/lib/jobs/tenant-key';
-import { execAll, TenantRecords } from '../../maintenance/deletion/tenant-records';
-import type { TenantScopedStore } from '@/lib/jobs/tenant-scoped-store';
+import { execAll } from '../../shared/tenant-records';
+import { TenantRecordsStore } from '../../shared/tenant-records-store';
 import { patternModelSchema, type PatternModel } from './pattern-model';
 
 const TAG = 'patterns';
@@ -18,15 +18,12 @@ const RESERVE_VERSION = new LuaCommand('pattern-reserve-version', LUA['pattern-r
  * job reserves a version number tied to its job id, so a retried or replayed job writes
  * the version it reserved instead of adding another; the latest is the highest saved.
  */
-export class PatternModelStore implements TenantScopedStore {
-  readonly name = 'pattern-models';
-  private readonly records: TenantRecords<PatternModel>;
-
+export class PatternModelStore extends TenantRecordsStore<PatternModel> {
   constructor(
     private readonly redis: RedisClient,
     keys: Keyspace,
   ) {
-    this.records = new TenantRecords<PatternModel>(redis, keys, {
+    super(redis, keys, {
       name: 'pattern-models',
       tag: TAG,
       schema: patternModelSchema,
@@ -85,12 +82,8 @@ export class PatternModelStore implements TenantScopedStore {
     return this.records.put(model);
   }
 
-  countByTenant(tenant: Tenant): Promise<number> {
-    return this.records.countByTenant(tenant);
-  }
-
   /** Deletes the tenant's versions, then their version counters and job maps. */
-  async deleteByTenant(tenant: Tenant): Promise<number> {
+  override async deleteByTenant(tenant: Tenant): Promise<number> {
     const removed = await this.records.deleteByTenant(tenant);
     const namesKey = this.records.key('names', tenant.orgId);
     const prefix = `${tenantKey(tenant)}`;
@@ -106,10 +99,6 @@ export class PatternModelStore implements TenantScopedStore {
       );
     }
     return removed;
-  }
-
-  exportByTenant(tenant: Tenant): AsyncIterable<Record<string, unknown>> {
-    return this.records.exportByTenant(tenant);
   }
 
   private modelKey(kind: 'seq' | 'jobs' | 'versions', tenant: Tenant | undefined, name: string): string {

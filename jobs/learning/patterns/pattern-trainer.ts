@@ -4,7 +4,7 @@ import type { SampleStore } from '../trajectories/sample-store';
 import { advantageWeights } from './advantage-weights';
 import type { PatternModel } from './pattern-model';
 import { PatternModelStore } from './pattern-model-store';
-import { seededRandom, seedFrom } from './prng';
+import { seededRandom, seedFrom } from '../../shared/seeded-random';
 import { elasticPenalty, evaluate, trainEpoch, withClasses, zeroModel, type ElasticAnchor, type Example } from './softmax-model';
 
 /** Samples one training run reads at most (the newest): bounds memory and time. */

@@ -1,20 +1,16 @@
 import type { Tenant } from '@/lib/jobs/tenant';
 import type { RedisClient, RedisPipeline } from '@/lib/redis/connection';
 import type { Keyspace } from '@/lib/redis/keys';
-import { TenantRecords } from '../../maintenance/deletion/tenant-records';
-import type { TenantScopedStore } from '@/lib/jobs/tenant-scoped-store';
+import { TenantRecordsStore } from '../../shared/tenant-records-store';
 import { trainingSampleSchema, type TrainingSample } from './trajectory';
 
 /** Under the `learning` hash tag, like trajectories: both are written in one transaction. */
 export const LEARNING_TAG = 'learning';
 
 /** Training samples, ordered by their trajectory's creation time. */
-export class SampleStore implements TenantScopedStore {
-  readonly name = 'training-samples';
-  private readonly records: TenantRecords<TrainingSample>;
-
+export class SampleStore extends TenantRecordsStore<TrainingSample> {
   constructor(redis: RedisClient, keys: Keyspace) {
-    this.records = new TenantRecords<TrainingSample>(redis, keys, {
+    super(redis, keys, {
       name: 'training-samples',
       tag: LEARNING_TAG,
       schema: trainingSampleSchema,
@@ -41,17 +37,5 @@ export class SampleStore implements TenantScopedStore {
 
   countAll(): Promise<number> {
     return this.records.countAll();
-  }
-
-  countByTenant(tenant: Tenant): Promise<number> {
-    return this.records.countByTenant(tenant);
-  }
-
-  deleteByTenant(tenant: Tenant): Promise<number> {
-    return this.records.deleteByTenant(tenant);
-  }
-
-  exportByTenant(tenant: Tenant): AsyncIterable<Record<string, unknown>> {
-    return this.records.exportByTenant(tenant);
   }
 }

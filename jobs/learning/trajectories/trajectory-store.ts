@@ -1,9 +1,8 @@
 import { AppError } from '@/lib/errors/app-error';
-import type { Tenant } from '@/lib/jobs/tenant';
 import type { RedisClient } from '@/lib/redis/connection';
 import type { Keyspace } from '@/lib/redis/keys';
-import { execAll, TenantRecords } from '../../maintenance/deletion/tenant-records';
-import type { TenantScopedStore } from '@/lib/jobs/tenant-scoped-store';
+import { execAll } from '../../shared/tenant-records';
+import { TenantRecordsStore } from '../../shared/tenant-records-store';
 import { LEARNING_TAG, type SampleStore } from './sample-store';
 import { trajectorySchema, type TrainingSample, type Trajectory } from './trajectory';
 
@@ -12,24 +11,22 @@ import { trajectorySchema, type TrainingSample, type Trajectory } from './trajec
  * trajectory leaves `pending` in the same transaction that writes its samples, so a
  * crash leaves it either unprocessed with no samples or processed with all of them.
  */
-export class TrajectoryStore implements TenantScopedStore {
-  readonly name = 'trajectories';
-  private readonly records: TenantRecords<Trajectory>;
+export class TrajectoryStore extends TenantRecordsStore<Trajectory> {
+  private readonly redis: RedisClient;
   private readonly pendingKey: string;
 
-  constructor(
-    private readonly redis: RedisClient,
-    keys: Keyspace,
-  ) {
-    this.pendingKey = keys.tagged(LEARNING_TAG, 'trajectories', 'pending');
-    this.records = new TenantRecords<Trajectory>(redis, keys, {
+  constructor(redis: RedisClient, keys: Keyspace) {
+    const pendingKey = keys.tagged(LEARNING_TAG, 'trajectories', 'pending');
+    super(redis, keys, {
       name: 'trajectories',
       tag: LEARNING_TAG,
       schema: trajectorySchema,
       score: (t) => t.createdAt,
-      onPut: (tx, t) => (t.processedAt === undefined ? tx.zadd(this.pendingKey, t.createdAt, t.id) : tx.zrem(this.pendingKey, t.id)),
-      onRemove: (tx, t) => tx.zrem(this.pendingKey, t.id),
+      onPut: (tx, t) => (t.processedAt === undefined ? tx.zadd(pendingKey, t.createdAt, t.id) : tx.zrem(pendingKey, t.id)),
+      onRemove: (tx, t) => tx.zrem(pendingKey, t.id),
     });
+    this.redis = redis;
+    this.pendingKey = pendingKey;
   }
 
   /** Records a new trajectory for processing; an existing id is a CONFLICT and nothing changes. */
@@ -78,17 +75,5 @@ export class TrajectoryStore implements TenantScopedStore {
   /** Drops ids from `pending` (a processed or vanished trajectory found there). */
   async unpend(ids: readonly string[]): Promise<void> {
     if (ids.length) await this.redis.zrem(this.pendingKey, ...ids);
-  }
-
-  countByTenant(tenant: Tenant): Promise<number> {
-    return this.records.countByTenant(tenant);
-  }
-
-  deleteByTenant(tenant: Tenant): Promise<number> {
-    return this.records.deleteByTenant(tenant);
-  }
-
-  exportByTenant(tenant: Tenant): AsyncIterable<Record<string, unknown>> {
-    return this.records.exportByTenant(tenant);
   }
 }

@@ -11,6 +11,7 @@ import {
   type ExportManifest,
   type ExportProgress,
 } from './export-manifest';
+import { digest32 } from '../../shared/hash';
 
 /** One file of an export: a name and the records to write. */
 export interface ExportSource {
@@ -37,7 +38,7 @@ const CHUNK_BYTES = 256 * 1024;
 
 /** An export directory name from a job id (kept when already safe, else hashed). */
 export function exportIdFor(kind: string, jobId: string): string {
-  const safe = /^[A-Za-z0-9_.-]{1,100}$/.test(jobId) ? jobId : createHash('sha256').update(jobId).digest('hex').slice(0, 32);
+  const safe = /^[A-Za-z0-9_.-]{1,100}$/.test(jobId) ? jobId : digest32(jobId);
   return `${kind}-${safe}`;
 }
 

@@ -2,17 +2,13 @@ import type { Tenant } from '@/lib/jobs/tenant';
 import type { RedisClient } from '@/lib/redis/connection';
 import type { Keyspace } from '@/lib/redis/keys';
 import { tenantKey } from '@/lib/jobs/tenant-key';
-import { TenantRecords } from '../deletion/tenant-records';
-import type { TenantScopedStore } from '@/lib/jobs/tenant-scoped-store';
+import { TenantRecordsStore } from '../../shared/tenant-records-store';
 import { quotaSchema, type Quota, type QuotaLimits } from './quota';
 
 /** Per-tenant quota limits. */
-export class QuotaStore implements TenantScopedStore {
-  readonly name = 'quotas';
-  private readonly records: TenantRecords<Quota>;
-
+export class QuotaStore extends TenantRecordsStore<Quota> {
   constructor(redis: RedisClient, keys: Keyspace) {
-    this.records = new TenantRecords<Quota>(redis, keys, {
+    super(redis, keys, {
       name: 'quotas',
       tag: 'quotas',
       schema: quotaSchema,
@@ -40,17 +36,5 @@ export class QuotaStore implements TenantScopedStore {
 
   count(orgId?: string): Promise<number> {
     return orgId ? this.records.countByTenant({ orgId }) : this.records.countAll();
-  }
-
-  countByTenant(tenant: Tenant): Promise<number> {
-    return this.records.countByTenant(tenant);
-  }
-
-  deleteByTenant(tenant: Tenant): Promise<number> {
-    return this.records.deleteByTenant(tenant);
-  }
-
-  exportByTenant(tenant: Tenant): AsyncIterable<Record<string, unknown>> {
-    return this.records.exportByTenant(tenant);
   }
 }

@@ -3,7 +3,7 @@ import { tenantSchema, type Tenant } from '@/lib/jobs/tenant';
 import type { RedisClient } from '@/lib/redis/connection';
 import type { Keyspace } from '@/lib/redis/keys';
 import { tenantCovers, tenantKey } from '@/lib/jobs/tenant-key';
-import { execAll } from '../deletion/tenant-records';
+import { execAll } from '../../shared/tenant-records';
 import type { TenantScopedStore } from '@/lib/jobs/tenant-scoped-store';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,17 +1,13 @@
 import type { Tenant } from '@/lib/jobs/tenant';
 import type { RedisClient } from '@/lib/redis/connection';
 import type { Keyspace } from '@/lib/redis/keys';
-import { TenantRecords } from '../deletion/tenant-records';
-import type { TenantScopedStore } from '@/lib/jobs/tenant-scoped-store';
+import { TenantRecordsStore } from '../../shared/tenant-records-store';
 import { quotaViolationSchema, type QuotaViolation } from './quota';
 
 /** Recorded quota violations, one per tenant, metric and hour window. */
-export class ViolationStore implements TenantScopedStore {
-  readonly name = 'quota-violations';
-  private readonly records: TenantRecords<QuotaViolation>;
-
+export class ViolationStore extends TenantRecordsStore<QuotaViolation> {
   constructor(redis: RedisClient, keys: Keyspace) {
-    this.records = new TenantRecords<QuotaViolation>(redis, keys, {
+    super(redis, keys, {
       name: 'quota-violations',
       tag: 'quotas',
       schema: quotaViolationSchema,
@@ -34,17 +30,5 @@ export class ViolationStore implements TenantScopedStore {
   /** Drops up to `limit` violations whose window began before `before`. */
   prune(before: number, limit: number): Promise<number> {
     return this.records.removeScoredBelow(before, limit);
-  }
-
-  countByTenant(tenant: Tenant): Promise<number> {
-    return this.records.countByTenant(tenant);
-  }
-
-  deleteByTenant(tenant: Tenant): Promise<number> {
-    return this.records.deleteByTenant(tenant);
-  }
-
-  exportByTenant(tenant: Tenant): AsyncIterable<Record<string, unknown>> {
-    return this.records.exportByTenant(tenant);
   }
 }

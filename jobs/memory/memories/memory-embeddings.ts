@@ -1,5 +1,5 @@
-import type { Embedder } from '../../ports/embedder/embedder';
-import { embedAll } from '../../ports/embedder/embedder';
+import type { Embedder } from '../../shared/ports/embedder/embedder';
+import { embedAll } from '../../shared/ports/embedder/embedder';
 import type { VectorStore } from '../../embedding/vectors/vector-store';
 import { embeddingRef, MEMORY_VECTOR_NAMESPACE, parseEmbeddingRef, type Memory } from './memory';
 import type { MemoryStore } from './memory-store';

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { tenantIdPart, tenantSchema } from '@/lib/jobs/tenant';
+import { digest32 } from '../../shared/hash';
 
 export const MEMORY_KINDS = ['episodic', 'semantic'] as const;
 export type MemoryKind = (typeof MEMORY_KINDS)[number];
@@ -57,10 +57,7 @@ export type MemoryPatch = z.infer<typeof memoryPatchSchema>;
  * of writing a second one.
  */
 export function semanticMemoryId(sourceIds: readonly string[]): string {
-  const digest = createHash('sha256')
-    .update([...sourceIds].sort().join('\n'))
-    .digest('hex');
-  return `sem-${digest.slice(0, 32)}`;
+  return `sem-${digest32([...sourceIds].sort().join('\n'))}`;
 }
 
 /** `<namespace>/<vectorId>`, how a memory points at its vector. */

@@ -3,8 +3,7 @@ import { LuaCommand } from '@/lib/redis/lua-command';
 import type { Tenant } from '@/lib/jobs/tenant';
 import type { RedisClient } from '@/lib/redis/connection';
 import type { Keyspace } from '@/lib/redis/keys';
-import { TenantRecords } from '../../maintenance/deletion/tenant-records';
-import type { TenantScopedStore } from '@/lib/jobs/tenant-scoped-store';
+import { TenantRecordsStore } from '../../shared/tenant-records-store';
 import { sessionSchema, type Session } from './session';
 
 /**
@@ -19,24 +18,22 @@ const EXPIRE_IF_IDLE = new LuaCommand('session-expire-if-idle', LUA['session-exp
  * `lastActiveAt`: a touch is one `ZADD XX`, with no read-modify-write of the record, and
  * cleanup and archive select from it by score.
  */
-export class SessionStore implements TenantScopedStore {
-  readonly name = 'sessions';
-  private readonly records: TenantRecords<Session>;
+export class SessionStore extends TenantRecordsStore<Session> {
+  private readonly redis: RedisClient;
   private readonly idleKey: string;
 
-  constructor(
-    private readonly redis: RedisClient,
-    keys: Keyspace,
-  ) {
-    this.idleKey = keys.tagged('sessions', 'sessions', 'idle');
-    this.records = new TenantRecords<Session>(redis, keys, {
+  constructor(redis: RedisClient, keys: Keyspace) {
+    const idleKey = keys.tagged('sessions', 'sessions', 'idle');
+    super(redis, keys, {
       name: 'sessions',
       tag: 'sessions',
       schema: sessionSchema,
       score: (s) => s.createdAt,
-      onPut: (tx, s) => tx.zadd(this.idleKey, s.lastActiveAt, s.id),
-      onRemove: (tx, s) => tx.zrem(this.idleKey, s.id),
+      onPut: (tx, s) => tx.zadd(idleKey, s.lastActiveAt, s.id),
+      onRemove: (tx, s) => tx.zrem(idleKey, s.id),
     });
+    this.redis = redis;
+    this.idleKey = idleKey;
   }
 
   /** Creates or replaces a session (a save is activity: its lastActiveAt is indexed). */
@@ -87,15 +84,7 @@ export class SessionStore implements TenantScopedStore {
     return this.records.remove(ids);
   }
 
-  countByTenant(tenant: Tenant): Promise<number> {
-    return this.records.countByTenant(tenant);
-  }
-
-  deleteByTenant(tenant: Tenant): Promise<number> {
-    return this.records.deleteByTenant(tenant);
-  }
-
-  async *exportByTenant(tenant: Tenant): AsyncIterable<Record<string, unknown>> {
+  override async *exportByTenant(tenant: Tenant): AsyncIterable<Record<string, unknown>> {
     let batch: Session[] = [];
     for await (const s of this.records.exportByTenant(tenant)) {
       batch.push(s as Session);

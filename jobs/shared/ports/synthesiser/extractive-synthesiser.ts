@@ -1,4 +1,4 @@
-import { cosine } from '../../embedding/vectors/vector-math';
+import { cosine } from '../../../embedding/vectors/vector-math';
 import { LexicalHashEmbedder } from '../embedder/lexical-hash-embedder';
 import type { Synthesiser } from './synthesiser';
 

@@ -1,5 +1,5 @@
-import { fnv1a32 } from '../../embedding/vectors/shards';
-import { l2normalize } from '../../embedding/vectors/vector-math';
+import { fnv1a32 } from '../../hash';
+import { l2normalize } from '../../../embedding/vectors/vector-math';
 import type { Embedder } from './embedder';
 
 export interface LexicalHashEmbedderOptions {

@@ -55,7 +55,7 @@ export interface ArchiveResult {
  * Files are per organisation so exporting or deleting a tenant's archive reads only its
  * own files. It is a tenant store: archived sessions are tenant data like live ones.
  */
-export class SessionArchive implements TenantScopedStore {
+export class SessionArchiveStore implements TenantScopedStore {
   readonly name = 'session-archives';
   private readonly inFlightKey: string;
   /** One archive run (or tenant deletion) at a time, owned by the job id so a retry takes it back. */
@@ -75,11 +75,11 @@ export class SessionArchive implements TenantScopedStore {
     private readonly redis: RedisClient,
     keys: Keyspace,
     private readonly sessions: SessionStore,
-    /** Archive root: `SessionArchive.rootFor(config.dataDir)`. */
+    /** Archive root: `SessionArchiveStore.rootFor(config.dataDir)`. */
     readonly root: string,
     opts: { lockTtlMs?: number } = {},
   ) {
-    this.inFlightKey = SessionArchive.inFlightKeyOf(keys);
+    this.inFlightKey = SessionArchiveStore.inFlightKeyOf(keys);
     this.lock = new Lease(redis, keys.tagged('sessions', 'sessions', 'archive', 'lock'), { ttlMs: opts.lockTtlMs ?? 120_000 });
   }
 

@@ -1,12 +1,12 @@
-import { createHash } from 'node:crypto';
 import { isAppError } from '@/lib/errors/app-error';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { tenantKey } from '@/lib/jobs/tenant-key';
 import type { MemoryStore } from '../../memory/memories/memory-store';
-import type { Synthesiser } from '../../ports/synthesiser/synthesiser';
+import type { Synthesiser } from '../../shared/ports/synthesiser/synthesiser';
 import type { SlackClient, SlackMessage } from './slack-client';
 import { SlackSyncStateStore, type SlackSyncState } from './slack-sync-state';
 import { compareSlackTs, slackTsToMs } from './slack-ts';
+import { digest32 } from '../../shared/hash';
 
 /** Marks Bullpen's own summary posts (Slack message metadata), so a sync never imports them. */
 export const SUMMARY_EVENT_TYPE = 'bullpen_sync_summary';
@@ -47,10 +47,7 @@ export interface SlackSyncResult {
 
 /** The memory id of a message: one per tenant, channel and ts, whatever the attempt. */
 export function slackMemoryId(tenant: Tenant, channelId: string, ts: string): string {
-  return `slack-${createHash('sha256')
-    .update(`${tenantKey(tenant)}|${channelId}|${ts}`)
-    .digest('hex')
-    .slice(0, 32)}`;
+  return `slack-${digest32(`${tenantKey(tenant)}|${channelId}|${ts}`)}`;
 }
 
 /**
@@ -60,7 +57,7 @@ export function slackMemoryId(tenant: Tenant, channelId: string, ts: string): st
  * page by page while it is not), and a window's summary is posted once — a retry that
  * may have posted it already looks for it in the channel first.
  */
-export class SlackSync {
+export class SlackChannelSync {
   constructor(
     private readonly client: SlackClient,
     private readonly states: SlackSyncStateStore,

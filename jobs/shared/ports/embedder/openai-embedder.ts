@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import type { HttpClient } from '@/lib/http/http-client';
-import { l2normalize } from '../../embedding/vectors/vector-math';
+import { l2normalize } from '../../../embedding/vectors/vector-math';
 import type { Embedder } from './embedder';
 import { openAiEndpoint } from './openai-endpoint';
 

@@ -1,3 +1,5 @@
+import { fnv1a32 } from './hash';
+
 /**
  * A seeded pseudo-random generator (mulberry32): the same seed gives the same numbers
  * on every run, which is what makes a retried training job produce the same model.
@@ -16,10 +18,5 @@ export function seededRandom(seed: number): () => number {
 
 /** A 32-bit seed from a string (FNV-1a), e.g. from a job id. */
 export function seedFrom(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
+  return fnv1a32(text);
 }

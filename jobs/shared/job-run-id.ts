@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { digest32 } from './hash';
 
 /**
  * The identity under which a handler keeps its progress (cursor, plan, result). A retry
@@ -19,5 +19,5 @@ export function jobRunId(ctx: {
 }): string {
   // A replay without a key carries the first job's id, under which that run's progress is.
   if (!ctx.idempotencyKey) return ctx.editedReplay ?? ctx.originJobId ?? ctx.jobId;
-  return `key-${createHash('sha256').update(`${ctx.type}\n${ctx.idempotencyKey}`).digest('hex').slice(0, 32)}`;
+  return `key-${digest32(`${ctx.type}\n${ctx.idempotencyKey}`)}`;
 }

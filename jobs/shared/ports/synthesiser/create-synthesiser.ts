@@ -2,7 +2,7 @@ import { HttpClient } from '@/lib/http/http-client';
 import type { Logger } from '@/lib/logging/logger';
 import { ExtractiveSynthesiser } from './extractive-synthesiser';
 import { OpenAiSynthesiser } from './openai-synthesiser';
-import type { ShippedSettings } from '../../settings';
+import type { ShippedSettings } from '../../../settings';
 import type { Synthesiser } from './synthesiser';
 
 /** The chat adapter when LLM_URL is set, else the local extractive synthesiser. */

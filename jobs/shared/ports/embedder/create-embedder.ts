@@ -1,6 +1,6 @@
 import { HttpClient } from '@/lib/http/http-client';
 import type { Logger } from '@/lib/logging/logger';
-import type { ShippedSettings } from '../../settings';
+import type { ShippedSettings } from '../../../settings';
 import type { Embedder } from './embedder';
 import { LexicalHashEmbedder } from './lexical-hash-embedder';
 import { OpenAiEmbedder } from './openai-embedder';
