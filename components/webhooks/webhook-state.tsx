@@ -35,3 +35,21 @@ export function WindowCount({ webhook }: { webhook: WebhookRow }) {
     </span>
   );
 }
+
+/** The webhook's event filter: the events it receives, or every event when it has none. */
+export function WebhookEvents({ webhook, detail = false }: { webhook: Pick<WebhookRow, 'events'>; detail?: boolean }) {
+  if (!webhook.events) {
+    return <span data-testid="webhook-events">{detail ? 'every event dispatched to it (no event filter)' : 'every event'}</span>;
+  }
+  return (
+    <span data-testid="webhook-events" data-count={webhook.events.length}>
+      {webhook.events.map((e, i) => (
+        <span key={e}>
+          {i > 0 && ', '}
+          <code>{e}</code>
+        </span>
+      ))}
+      {detail && <span className="small muted"> (other events are not sent; the job completes as "not subscribed")</span>}
+    </span>
+  );
+}

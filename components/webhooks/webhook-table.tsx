@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { Pagination } from '@/components/ui/pagination';
 import { Table } from '@/components/ui/table';
 import type { WebhookList } from '@/lib/dashboard/webhooks/webhooks-read';
-import { WebhookState, WindowCount } from './webhook-state';
+import { WebhookEvents, WebhookState, WindowCount } from './webhook-state';
 
 /** Every registered webhook, a page at a time: its URL without secrets, its state and its failures in the window. */
 export function WebhookTable({ list }: { list: WebhookList }) {
@@ -50,7 +50,9 @@ export function WebhookTable({ list }: { list: WebhookList }) {
               <td className="mono small wrap-anywhere" data-testid="webhook-url">
                 {w.url}
               </td>
-              <td className="small">every event</td>
+              <td className="small">
+                <WebhookEvents webhook={w} />
+              </td>
               <td>
                 <WebhookState webhook={w} />
               </td>

@@ -9,7 +9,7 @@ import { liveUrls, queryKeys } from '@/lib/dashboard/query-keys';
 import type { WebhookDetail } from '@/lib/dashboard/webhooks/webhooks-read';
 import { type WebhookActionSet, WebhookActions } from './webhook-actions';
 import { WebhookDeliveries } from './webhook-deliveries';
-import { WebhookState, WindowCount } from './webhook-state';
+import { WebhookEvents, WebhookState, WindowCount } from './webhook-state';
 
 /** The webhook's pending dead letters as the server found them for this render (a bounded scan, not polled). */
 export interface PendingView {
@@ -59,7 +59,9 @@ export function WebhookView(props: { initial: WebhookDetail; pending: PendingVie
             )}
           </dd>
           <dt>Events</dt>
-          <dd data-testid="webhook-events">every event dispatched to it (the registry has no event filter)</dd>
+          <dd>
+            <WebhookEvents webhook={webhook} detail />
+          </dd>
           <dt>State</dt>
           <dd>
             <WebhookState webhook={webhook} />

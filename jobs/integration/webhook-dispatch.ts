@@ -13,7 +13,7 @@ import { hashRequest } from '@/lib/idempotency/request-hash';
 import { shouldRetry } from '@/lib/retry/retry-policy';
 import type { JobContext, JobHandler } from '@/lib/runtime/handler';
 import { SIGNATURE_HEADER, signPayload } from '@/lib/webhooks/signature';
-import type { Webhook } from '@/lib/webhooks/webhook-schema';
+import { subscribesTo, type Webhook } from '@/lib/webhooks/webhook-schema';
 import type { AppStores } from '../app-stores';
 
 type Payload = z.output<typeof webhookDispatchSchema>;
@@ -23,7 +23,7 @@ export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** Receivers answer with a short acknowledgement; more than this is not worth reading. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
-export interface WebhookDispatchResult {
+export interface WebhookDeliveredResult {
   webhookId: string;
   deliveryId: string;
   statusCode: number;
@@ -31,6 +31,18 @@ export interface WebhookDispatchResult {
   /** The delivery had completed before (a retry after a lost ack, or a replay): nothing was sent. */
   duplicate: boolean;
 }
+
+/** The webhook's event filter leaves the event out: nothing was sent, and nothing counts as a failure. */
+export interface WebhookNotSubscribedResult {
+  webhookId: string;
+  event: string;
+  sent: false;
+  reason: 'not-subscribed';
+  /** The filter at the time, so the job's result says why. */
+  events: string[];
+}
+
+export type WebhookDispatchResult = WebhookDeliveredResult | WebhookNotSubscribedResult;
 
 export interface WebhookDispatchOptions {
   /** @defaultValue a guard allowing WEBHOOK_ALLOW_HOSTS */
@@ -69,6 +81,14 @@ export function createWebhookDispatchHandler(
     await ctx.progress(0, 'preparing');
     const { guard, http } = clients();
     const webhook = await loadEnabled(stores, ctx.data.webhookId);
+    if (!subscribesTo(webhook, ctx.data.event)) {
+      // Not a failure: the webhook's owner chose not to receive this event. The result and
+      // the job's log say so, so a completed job is never read as a delivery.
+      const events = webhook.events ?? [];
+      await ctx.log(`Not sent: webhook ${webhook.id} subscribes to ${events.join(', ')}, not to ${ctx.data.event}`);
+      await ctx.progress(100, 'not subscribed');
+      return { webhookId: webhook.id, event: ctx.data.event, sent: false, reason: 'not-subscribed', events };
+    }
     const { deliveryId, replayOf } = deliveryIdentity(ctx);
     const key = ctx.idempotencyKey ?? `webhook:${webhook.id}:${deliveryId}`;
     const base = { webhookId: webhook.id, deliveryId, jobId: ctx.jobId, attempt: ctx.attempt, event: ctx.data.event, idempotencyKey: key };
@@ -92,7 +112,7 @@ export function createWebhookDispatchHandler(
     if (begun.state === 'completed') {
       ctx.logger.info({ webhookId: webhook.id, deliveryId, idempotencyKey: key }, 'delivery already completed; not sent again');
       await ctx.progress(100, 'delivered');
-      return { ...(begun.response as Omit<WebhookDispatchResult, 'duplicate'>), duplicate: true };
+      return { ...(begun.response as Omit<WebhookDeliveredResult, 'duplicate'>), duplicate: true };
     }
     if (begun.state === 'in-progress') throw new IdempotencyInProgressError(key, begun.lockUntil);
     if (begun.state === 'started' && begun.takeover) {

@@ -25,6 +25,7 @@ export function toHash(w: Webhook): Record<string, string> {
   if (w.description) h.description = w.description;
   if (w.disabledAt !== undefined) h.disabledAt = String(w.disabledAt);
   if (w.disabledReason) h.disabledReason = w.disabledReason;
+  if (w.events) h.events = JSON.stringify(w.events);
   return h;
 }
 
@@ -41,6 +42,7 @@ export function fromHash(h: Record<string, string>): Webhook {
     updatedAt: Number(h.updatedAt),
     disabledAt: h.disabledAt !== undefined ? Number(h.disabledAt) : undefined,
     disabledReason: h.disabledReason,
+    events: h.events !== undefined ? JSON.parse(h.events) : undefined,
   });
 }
 

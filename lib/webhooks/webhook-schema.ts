@@ -4,6 +4,37 @@ import { tenantIdPart } from '../jobs/tenant';
 /** Letters, digits, `_` and `-`: safe inside Redis keys, URLs and log lines. */
 export const webhookIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a webhook id holds 1-64 letters, digits, _ or -');
 
+/** An event name as producers dispatch it (`memory.created`); the same shape the job's `event` takes. */
+export const webhookEventSchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9_.:-]+$/, 'an event name holds letters, digits, ".", ":", "_" or "-"');
+
+/** At most this many events in one filter: a filter is a short list, read on every delivery. */
+export const MAX_WEBHOOK_EVENTS = 50;
+
+/**
+ * The events a webhook subscribes to. Exact names; duplicates are refused so a typo does
+ * not hide behind a repeat. Absent means every event.
+ */
+const eventsSchema = z
+  .array(webhookEventSchema)
+  .min(1, 'an event filter names at least one event; leave it out to receive every event')
+  .max(MAX_WEBHOOK_EVENTS, `an event filter names at most ${MAX_WEBHOOK_EVENTS} events`)
+  .refine((a) => new Set(a).size === a.length, 'an event filter names each event once');
+
+/**
+ * The operators' test event (the webhooks page's "Send test event"). It is delivered
+ * whatever the filter says: a test of the endpoint must reach it.
+ */
+export const WEBHOOK_TEST_EVENT = 'bullpen.test';
+
+/** Whether a webhook with this filter receives `event`. */
+export function subscribesTo(webhook: { events?: readonly string[] }, event: string): boolean {
+  return webhook.events === undefined || event === WEBHOOK_TEST_EVENT || webhook.events.includes(event);
+}
+
 const urlSchema = z
   .url({ protocol: /^https?$/, error: 'an http:// or https:// URL' })
   .max(2_048, 'a webhook URL holds at most 2048 characters');
@@ -24,6 +55,8 @@ export const webhookSchema = z.object({
   /** Failed deliveries within 24 h that disable the webhook. */
   maxFailures: z.number().int().min(1).max(10_000),
   description: z.string().max(500).optional(),
+  /** The events it receives (exact names); absent: every event dispatched to it. */
+  events: eventsSchema.optional(),
   createdAt: z.number().int(),
   updatedAt: z.number().int(),
   disabledAt: z.number().int().optional(),
@@ -39,7 +72,7 @@ export type WebhookSummary = z.infer<typeof webhookSummarySchema>;
 export const DEFAULT_MAX_FAILURES = 10;
 
 export const webhookCreateSchema = webhookSchema
-  .pick({ url: true, description: true, orgId: true })
+  .pick({ url: true, description: true, orgId: true, events: true })
   .extend({
     id: webhookIdSchema.optional(),
     secret: webhookSchema.shape.secret.optional(),
@@ -52,10 +85,11 @@ export type WebhookCreateInput = z.input<typeof webhookCreateSchema>;
 /**
  * Enabling and disabling have their own calls, since they touch the failure window.
  * `orgId` gives an unowned webhook its owner (or moves it); `null` makes it unowned.
+ * `events` replaces the filter; `null` removes it (every event again).
  */
 export const webhookUpdateSchema = webhookSchema
   .pick({ url: true, secret: true, maxFailures: true, description: true })
-  .extend({ orgId: tenantIdPart.nullable() })
+  .extend({ orgId: tenantIdPart.nullable(), events: eventsSchema.nullable() })
   .partial()
   .strict();
 export type WebhookUpdateInput = z.input<typeof webhookUpdateSchema>;

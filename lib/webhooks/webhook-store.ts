@@ -82,6 +82,7 @@ export class WebhookStore {
       enabled: data.enabled,
       maxFailures: data.maxFailures,
       description: data.description,
+      ...(data.events ? { events: data.events } : {}),
       createdAt: now,
       updatedAt: now,
       ...(data.enabled ? {} : { disabledAt: now, disabledReason: 'created disabled' }),
@@ -120,7 +121,7 @@ export class WebhookStore {
     return { items, total };
   }
 
-  /** Changes url, secret, maxFailures, description or owner; nothing changes when any is invalid. */
+  /** Changes url, secret, maxFailures, description, owner or event filter; nothing changes when any is invalid. */
   async update(id: string, patch: WebhookUpdateInput): Promise<Webhook> {
     const data = validate(webhookUpdateSchema, patch, 'webhook update');
     const set: Record<string, string> = { updatedAt: String(this.now()) };
@@ -135,6 +136,10 @@ export class WebhookStore {
     if (data.description !== undefined) {
       if (data.description) set.description = data.description;
       else del.push('description');
+    }
+    if (data.events !== undefined) {
+      if (data.events) set.events = JSON.stringify(data.events);
+      else del.push('events');
     }
     await this.write(id, set, del, false);
     return this.get(id);

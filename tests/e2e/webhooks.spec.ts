@@ -47,6 +47,7 @@ test('an operator re-enables a disabled webhook from its page, and a replay of i
     maxFailures: 2,
     description: 'e2e mending',
     orgId: 'org-e2e-mend',
+    events: ['e2e.mend', 'e2e.other'],
   });
   webhookId = webhook.id;
   // Two 400s: each fails at once (client error), is dead-lettered, and counts; the second disables the webhook.
@@ -74,10 +75,12 @@ test('an operator re-enables a disabled webhook from its page, and a replay of i
   await expect(row.getByTestId('webhook-url')).toHaveText(`${receiver.url}?token=…`);
   await expect(row).not.toContainText(SECRET);
   await expect(row.getByTestId('webhook-owner')).toHaveText('org-e2e-mend');
+  await expect(row.getByTestId('webhook-events')).toHaveText('e2e.mend, e2e.other');
 
   await hooks.goto(webhook.id);
   await expect(hooks.detail).toHaveAttribute('data-state', 'disabled');
   await expect(hooks.disabledReason).toHaveText('2 failed deliveries within 24 h (maxFailures 2)');
+  await expect(hooks.detail.getByTestId('webhook-events')).toHaveAttribute('data-count', '2');
   await expect(hooks.failures).toHaveAttribute('data-count', '2');
   await expect(page.getByTestId('webhook-window-failure')).toHaveCount(2);
   await expect(hooks.deliveries).toHaveCount(2);

@@ -10,7 +10,7 @@ import type { JobHandler } from '@/lib/runtime/handler';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
 import { verifySignature } from '@/lib/webhooks/signature';
 import { WebhookStore } from '@/lib/webhooks/webhook-store';
-import type { Webhook } from '@/lib/webhooks/webhook-schema';
+import { WEBHOOK_TEST_EVENT, type Webhook } from '@/lib/webhooks/webhook-schema';
 import { createWebhookDispatchHandler } from '@/jobs/integration/webhook-dispatch';
 import { makeBullpen } from '../helpers/bullpen';
 import { MemorySink } from '../helpers/memory-sink';
@@ -80,7 +80,7 @@ afterEach(async () => {
 type Handler = JobHandler<PayloadOf<'webhook-dispatch'>, unknown>;
 
 /** A Bullpen allowed to reach the loopback receiver, a worker pool running the real handler, and a webhook. */
-async function start(opts: { allowLoopback?: boolean; maxFailures?: number; wrap?: (h: Handler) => Handler } = {}) {
+async function start(opts: { allowLoopback?: boolean; maxFailures?: number; events?: string[]; wrap?: (h: Handler) => Handler } = {}) {
   bullpen = makeBullpen(server.redis, { env: opts.allowLoopback === false ? {} : { WEBHOOK_ALLOW_HOSTS: '127.0.0.1' } });
   sink = new MemorySink();
   const handler: Handler = createWebhookDispatchHandler(storesOf(bullpen));
@@ -94,7 +94,12 @@ async function start(opts: { allowLoopback?: boolean; maxFailures?: number; wrap
     logger: silentLogger,
   });
   await pool.start();
-  const webhook = await bullpen.webhooks.create({ url: receiverUrl, maxFailures: opts.maxFailures, description: 'test receiver' });
+  const webhook = await bullpen.webhooks.create({
+    url: receiverUrl,
+    maxFailures: opts.maxFailures,
+    events: opts.events,
+    description: 'test receiver',
+  });
   secret = webhook.secret;
   return webhook;
 }
@@ -289,6 +294,40 @@ describe('webhook-dispatch through the runtime', () => {
     expect(delivery.statusCode).toBeUndefined();
   });
 
+  it('sends only the events its filter names, completing the others as not subscribed; the test event always goes', async () => {
+    const webhook = await start({ events: ['memory.created', 'memory.deleted'] });
+    const sent = await bullpen.dispatcher.dispatch('webhook-dispatch', { webhookId: webhook.id, ...event });
+    const other = await bullpen.dispatcher.dispatch('webhook-dispatch', {
+      webhookId: webhook.id,
+      event: 'session.archived',
+      payload: { sessionId: 's-1' },
+    });
+    const test = await bullpen.dispatcher.dispatch('webhook-dispatch', {
+      webhookId: webhook.id,
+      event: WEBHOOK_TEST_EVENT,
+      payload: { test: true },
+    });
+    expect((await waitForState(sent.jobId, 'completed')).returnvalue).toMatchObject({ statusCode: 200, duplicate: false });
+    expect((await waitForState(test.jobId, 'completed')).returnvalue).toMatchObject({ statusCode: 200 });
+    const skipped = await waitForState(other.jobId, 'completed');
+    expect(skipped.returnvalue).toEqual({
+      webhookId: webhook.id,
+      event: 'session.archived',
+      sent: false,
+      reason: 'not-subscribed',
+      events: ['memory.created', 'memory.deleted'],
+    });
+    expect(skipped.progress).toMatchObject({ percent: 100 });
+    const { logs } = await bullpen.queues.get('webhook-dispatch').getJobLogs(other.jobId);
+    expect(logs.join('\n')).toMatch(/Not sent: webhook .* subscribes to memory\.created, memory\.deleted, not to session\.archived/);
+    // Nothing went out for it, nothing was recorded, and nothing counts toward maxFailures.
+    expect(received.map((r) => r.headers['x-event'])).toEqual(expect.arrayContaining(['memory.created', WEBHOOK_TEST_EVENT]));
+    expect(received).toHaveLength(2);
+    const deliveries = await bullpen.webhooks.deliveries(webhook.id);
+    expect(deliveries.map((d) => d.event).sort()).toEqual([WEBHOOK_TEST_EVENT, 'memory.created']);
+    expect(await bullpen.webhooks.failureCount(webhook.id)).toBe(0);
+  });
+
   it('fails at once for a webhook that does not exist', async () => {
     await start();
     const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', { webhookId: 'wh_missing', ...event });
@@ -351,6 +390,23 @@ describe('WebhookStore', () => {
     await expect(bullpen.webhooks.create({ url: 'https://example.com/c', orgId: '..' })).rejects.toMatchObject({ code: 'VALIDATION' });
     await expect(bullpen.webhooks.update(unowned.id, { orgId: 'a/b' })).rejects.toMatchObject({ code: 'VALIDATION' });
     expect((await bullpen.webhooks.get(unowned.id)).orgId).toBe('globex');
+  });
+
+  it('keeps an event filter through the hash, replaces or removes it by update, and refuses a bad one changing nothing', async () => {
+    const w = await bullpen.webhooks.create({ url: 'https://example.com/a', events: ['memory.created', 'order:paid'] });
+    expect((await bullpen.webhooks.get(w.id)).events).toEqual(['memory.created', 'order:paid']);
+    expect((await bullpen.webhooks.list()).items[0].events).toEqual(['memory.created', 'order:paid']);
+    expect((await bullpen.webhooks.update(w.id, { events: ['session.archived'] })).events).toEqual(['session.archived']);
+    const everything = await bullpen.webhooks.create({ url: 'https://example.com/b' });
+    expect(everything.events).toBeUndefined();
+    for (const events of [[], ['a', 'a'], ['has space'], ['x'.repeat(129)], Array.from({ length: 51 }, (_, i) => `e${i}`)]) {
+      await expect(bullpen.webhooks.create({ url: 'https://example.com/c', events })).rejects.toMatchObject({ code: 'VALIDATION' });
+      await expect(bullpen.webhooks.update(w.id, { events })).rejects.toMatchObject({ code: 'VALIDATION' });
+    }
+    expect((await bullpen.webhooks.list()).total).toBe(2);
+    expect((await bullpen.webhooks.get(w.id)).events).toEqual(['session.archived']);
+    expect((await bullpen.webhooks.update(w.id, { events: null })).events).toBeUndefined();
+    expect(await bullpen.redis.hexists(bullpen.keys.tagged('webhooks', 'hook', w.id), 'events')).toBe(0);
   });
 
   it('updates, disables, enables (emptying the failure window) and deletes', async () => {

@@ -6,11 +6,11 @@ import {
   reenableWebhook,
   replayWebhookDeadLetters,
   sendTestEvent,
-  TEST_EVENT,
 } from '@/lib/dashboard/webhooks/webhook-operations';
 import { readWebhookDetail, readWebhookList } from '@/lib/dashboard/webhooks/webhooks-read';
 import { deadLetterId } from '@/lib/dlq/entry';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
+import { WEBHOOK_TEST_EVENT } from '@/lib/webhooks/webhook-schema';
 import { makeBullpen } from '../helpers/bullpen';
 
 /**
@@ -44,7 +44,12 @@ function deadLetter(webhookId: string, jobId: string, failedAt: number): DeadLet
 
 /** A webhook disabled the way the handler disables one: maxFailures failed attempts recorded, each a dead letter. */
 async function disabledWebhook(maxFailures = 2, orgId?: string) {
-  const hook = await bullpen.webhooks.create({ url: 'https://user:pw@hooks.example.com/in?token=s3cr3t', maxFailures, orgId });
+  const hook = await bullpen.webhooks.create({
+    url: 'https://user:pw@hooks.example.com/in?token=s3cr3t',
+    maxFailures,
+    orgId,
+    events: ['memory.created'],
+  });
   for (let i = 1; i <= maxFailures; i++) {
     const jobId = `${hook.id}-job-${i}`;
     await bullpen.webhooks.recordDelivery({
@@ -69,7 +74,9 @@ describe('the webhooks page read model', () => {
     bullpen = makeBullpen(server.redis);
     const hook = await disabledWebhook(2, 'acme');
     const list = await readWebhookList(bullpen, 1);
-    expect(list.rows).toMatchObject([{ id: hook.id, orgId: 'acme', state: 'disabled', failuresInWindow: 2, maxFailures: 2 }]);
+    expect(list.rows).toMatchObject([
+      { id: hook.id, orgId: 'acme', events: ['memory.created'], state: 'disabled', failuresInWindow: 2, maxFailures: 2 },
+    ]);
     expect(JSON.stringify(list)).not.toMatch(/s3cr3t|user:pw|secret/);
 
     const detail = await readWebhookDetail(bullpen, hook.id, 1);
@@ -163,7 +170,7 @@ describe('mending a webhook', () => {
     const { jobId } = await sendTestEvent(bullpen, hook.id, 'ana');
     const job = await bullpen.queues.get(QUEUE).getJob(jobId);
     expect(job?.data).toMatchObject({
-      payload: { webhookId: hook.id, event: TEST_EVENT, payload: { test: true, sentBy: 'ana' } },
+      payload: { webhookId: hook.id, event: WEBHOOK_TEST_EVENT, payload: { test: true, sentBy: 'ana' } },
       tenant: { orgId: 'acme' },
     });
   });

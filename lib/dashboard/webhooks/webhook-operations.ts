@@ -1,7 +1,7 @@
 import type { Bullpen } from '../../bullpen';
 import type { DeadLetterEntry } from '../../dlq/entry';
 import { AppError, isAppError } from '../../errors/app-error';
-import type { Webhook } from '../../webhooks/webhook-schema';
+import { type Webhook, WEBHOOK_TEST_EVENT } from '../../webhooks/webhook-schema';
 import { WEBHOOK_JOB_TYPE } from './webhooks-read';
 
 /** Pending webhook-dispatch dead letters read, newest first, to find one webhook's: the DLQ has no index by webhook. */
@@ -10,8 +10,6 @@ export const DEAD_LETTERS_SCANNED = 1_000;
 export const MAX_WEBHOOK_REPLAYS = 50;
 /** Dead letters read per DLQ page while looking. */
 const SCAN_PAGE = 100;
-/** The event a test delivery carries; receivers can tell it from real ones. */
-export const TEST_EVENT = 'bullpen.test';
 
 export interface PendingDeadLetters {
   entries: DeadLetterEntry[];
@@ -78,7 +76,7 @@ export async function sendTestEvent(bullpen: Bullpen, id: string, by: string): P
   const webhook = await requireActive(bullpen, id, 'the test event');
   const { jobId } = await bullpen.dispatcher.dispatch(
     WEBHOOK_JOB_TYPE,
-    { webhookId: webhook.id, event: TEST_EVENT, payload: { test: true, sentBy: by, sentAt: new Date().toISOString() } },
+    { webhookId: webhook.id, event: WEBHOOK_TEST_EVENT, payload: { test: true, sentBy: by, sentAt: new Date().toISOString() } },
     // A job for an owned webhook carries its owner's tenant, as the owner's own dispatches do.
     webhook.orgId ? { tenant: { orgId: webhook.orgId } } : {},
   );

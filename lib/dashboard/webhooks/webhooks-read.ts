@@ -25,6 +25,8 @@ export const webhookRowSchema = z.object({
   description: z.string().optional(),
   /** The tenant the webhook belongs to (lib/webhooks); absent on one registered before owners existed. */
   orgId: z.string().optional(),
+  /** The events it receives; absent: every event dispatched to it. */
+  events: z.array(z.string()).optional(),
   state: z.enum(['active', 'disabled']),
   /** When it was disabled (or, active, last changed). */
   since: z.number().int(),
@@ -77,6 +79,7 @@ function toRow(w: WebhookSummary, failuresInWindow: number): WebhookRow {
     url: redactWebhookUrl(w.url),
     description: w.description,
     orgId: w.orgId,
+    events: w.events,
     state: w.enabled ? 'active' : 'disabled',
     since: (w.enabled ? w.updatedAt : w.disabledAt) ?? w.updatedAt,
     disabledReason: w.enabled ? undefined : w.disabledReason,
