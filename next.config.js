@@ -14,7 +14,7 @@ const allowedOrigins = (process.env.DASHBOARD_ALLOWED_ORIGINS ?? '')
 /**
  * The dashboard's own server (scripts/web-server.ts, run by `npm run web` and `npm start`)
  * sets this before it loads Next.js: the token that stamps the client's address on every
- * request (lib/http/client-header.ts). A bare `next start` has none, so the app would
+ * request (dashboard/http/client-header.ts). A bare `next start` has none, so the app would
  * never know its client: the audit log would say `unknown`, sign-in throttling would be
  * one bucket for everyone and cookies would never be `Secure` behind TLS. Such a start is
  * refused (docs/security.md, "Running behind a proxy").

@@ -1,12 +1,12 @@
 import { NextResponse, type NextRequest } from 'next/server';
-import { MAX_ACTION_BODY_BYTES, isMultipartActionBody, isPlainActionBody } from '@/lib/http/action-body';
-import { CLIENT_HEADER, CLIENT_TOKEN_ENV, decodeClientHeader } from '@/lib/http/client-header';
-import { STRICT_TRANSPORT_SECURITY, contentSecurityPolicy, newNonce } from '@/lib/http/content-security-policy';
+import { MAX_ACTION_BODY_BYTES, isMultipartActionBody, isPlainActionBody } from '@/dashboard/http/action-body';
+import { CLIENT_HEADER, CLIENT_TOKEN_ENV, decodeClientHeader } from '@/dashboard/http/client-header';
+import { STRICT_TRANSPORT_SECURITY, contentSecurityPolicy, newNonce } from '@/dashboard/http/content-security-policy';
 
 /**
  * Runs before every page, route and server action, prefetches included. First it refuses
  * what Next.js would fail on with a 500: a path with a malformed percent-escape, and a
- * server action body React's decoder cannot take (lib/http/action-body.ts). Then a
+ * server action body React's decoder cannot take (dashboard/http/action-body.ts). Then a
  * nonce-based script CSP, as Next.js documents it (the nonce in the request's
  * Content-Security-Policy header is what Next stamps on its own scripts, so every page
  * renders dynamically), and HSTS when the browser reached us over https as the

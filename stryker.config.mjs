@@ -17,9 +17,9 @@ export const MUTATED = [
   'lib/schedules/resolve-schedule.ts',
   'lib/schedules/schedule-changes.ts',
   'lib/schedules/cron-preview.ts',
-  'lib/auth/password.ts',
-  'lib/auth/rate-limiter.ts',
-  'lib/auth/roles.ts',
+  'dashboard/auth/password.ts',
+  'dashboard/auth/rate-limiter.ts',
+  'dashboard/auth/roles.ts',
   'lib/http/ssrf-guard.ts',
   'lib/http/ip-ranges.ts',
 ];

@@ -2,7 +2,13 @@ import { defineConfig } from 'vitest/config';
 import path from 'node:path';
 
 export default defineConfig({
-  resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
+  resolve: {
+    alias: {
+      '@': path.resolve(import.meta.dirname),
+      // As tsconfig.json's `paths` does for tsx and Playwright (dashboard/server-only.ts says why).
+      'server-only': path.resolve(import.meta.dirname, 'dashboard/server-only.ts'),
+    },
+  },
   test: {
     projects: [
       {

@@ -25,7 +25,13 @@ export const MUTATION_TEST_FILES = [
 ];
 
 export default defineConfig({
-  resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
+  resolve: {
+    alias: {
+      '@': path.resolve(import.meta.dirname),
+      // As tsconfig.json's `paths` does for tsx and Playwright (dashboard/server-only.ts says why).
+      'server-only': path.resolve(import.meta.dirname, 'dashboard/server-only.ts'),
+    },
+  },
   test: {
     // MUTATION_TESTS=a.test.ts,b.test.ts narrows the list while working on one module.
     include: process.env.MUTATION_TESTS ? process.env.MUTATION_TESTS.split(',') : MUTATION_TEST_FILES,

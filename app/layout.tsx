@@ -9,7 +9,7 @@ import { SkipLinks } from '@/components/layout/skip-links';
 import { THEME_COOKIE, parseTheme } from '@/components/layout/theme';
 import { Providers } from './providers';
 import { currentUser } from '@/app/_lib/session';
-import { roleAtLeast } from '@/lib/auth/roles';
+import { roleAtLeast } from '@/dashboard/auth/roles';
 import { signOut } from './sign-in/actions';
 import './globals.css';
 

@@ -9,7 +9,7 @@ import { ForeignQueueTable } from '@/components/overview/foreign-queue-table';
 import { loadForeignQueues, loadOverallHistory, loadOverview } from '@/app/_lib/reads';
 import { requireUser } from '@/app/_lib/require-user';
 import type { RouteProps } from '@/app/_lib/route-props';
-import { type HistoryRange, parseHistoryRange } from '@/lib/dashboard/history-range';
+import { type HistoryRange, parseHistoryRange } from '@/dashboard/client/history-range';
 
 // The root page shares the root layout's segment, where the layout's title template does not apply.
 export const metadata: Metadata = { title: { absolute: 'Overview · Bullpen' } };

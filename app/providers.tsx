@@ -2,7 +2,7 @@
 
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
-import { LIVE_REFETCH_MS } from '@/lib/dashboard/query-keys';
+import { LIVE_REFETCH_MS } from '@/dashboard/client/query-keys';
 
 /** One QueryClient per browser tab: polls every 3 s, never while the tab is hidden. */
 export function Providers({ children }: { children: ReactNode }) {

@@ -5,8 +5,8 @@ import path from 'node:path';
 /**
  * The dashboard's production build, one rule for every caller (`npm start`, the e2e
  * suite, the benchmark): build when `.next/BUILD_ID` is missing or older than anything
- * under app/, components/, jobs/, lib/, next.config.js, proxy.ts or package-lock.json, and never while
- * another `next build` works in the same tree.
+ * under app/, components/, dashboard/, jobs/, lib/, next.config.js, proxy.ts or
+ * package-lock.json, and never while another `next build` works in the same tree.
  */
 
 /** Newest modification time under the dashboard's sources. */
@@ -20,7 +20,7 @@ export function newestSourceMtime(root: string): number {
       else newest = Math.max(newest, statSync(p).mtimeMs);
     }
   };
-  for (const dir of ['app', 'components', 'jobs', 'lib']) walk(path.join(root, dir));
+  for (const dir of ['app', 'components', 'dashboard', 'jobs', 'lib']) walk(path.join(root, dir));
   for (const file of ['next.config.js', 'proxy.ts', 'package-lock.json']) {
     const p = path.join(root, file);
     if (existsSync(p)) newest = Math.max(newest, statSync(p).mtimeMs);

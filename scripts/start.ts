@@ -9,7 +9,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { ensureFirstAdmin } from '@/lib/auth/first-admin';
+import { ensureFirstAdmin } from '@/dashboard/auth/first-admin';
 import { selectedApp } from '@/applications';
 import { shippedApp } from '@/jobs/shipped-app';
 import { createAppBullpen } from '@/lib/app/create-app-bullpen';

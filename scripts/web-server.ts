@@ -2,9 +2,9 @@
  * The dashboard's HTTP server: Next.js's request handler behind a plain node:http
  * server, so the app can know its client. Next does not expose the socket's address to
  * server actions, and a client can send any X-Forwarded-For; here the client is resolved
- * from the socket and the headers of TRUSTED_PROXIES only (lib/http/client-address.ts)
+ * from the socket and the headers of TRUSTED_PROXIES only (dashboard/http/client-address.ts)
  * and handed to Next.js in a header no browser can forge. It also answers a tab's poll
- * of a live route from the live cache when it can (lib/dashboard/live-fast-path.ts),
+ * of a live route from the live cache when it can (dashboard/live/live-fast-path.ts),
  * before the framework's per-request work. `npm run web` runs this.
  *
  *   PORT=3000 HOST=127.0.0.1 node --import tsx scripts/web-server.ts
@@ -14,18 +14,18 @@ import http from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import next from 'next';
 import { selectedApp } from '@/applications';
-import { CookieSessions, USER_CACHE_MS, userCacheKey } from '@/lib/auth/session-check';
-import { resolveSessionSecret } from '@/lib/auth/session-secret';
-import { UserStore } from '@/lib/auth/user-store';
+import { CookieSessions, USER_CACHE_MS, userCacheKey } from '@/dashboard/auth/session-check';
+import { resolveSessionSecret } from '@/dashboard/auth/session-secret';
+import { UserStore } from '@/dashboard/auth/user-store';
 import { loadConfigOrExit } from '@/lib/config';
-import { sharedLiveCache } from '@/lib/dashboard/live-cache';
-import { createLiveFastPath } from '@/lib/dashboard/live-fast-path';
+import { sharedLiveCache } from '@/dashboard/live/live-cache';
+import { createLiveFastPath } from '@/dashboard/live/live-fast-path';
 import { sharedRedisWatch } from '@/lib/health/redis-watch';
 import { createRedis, redisTarget } from '@/lib/redis/connection';
 import { Keyspace } from '@/lib/redis/keys';
-import { TrustedProxies, resolveClient } from '@/lib/http/client-address';
-import { CLIENT_HEADER, CLIENT_TOKEN_ENV, encodeClientHeader } from '@/lib/http/client-header';
-import { relayForwardedActionStatus } from '@/lib/http/forwarded-action';
+import { TrustedProxies, resolveClient } from '@/dashboard/http/client-address';
+import { CLIENT_HEADER, CLIENT_TOKEN_ENV, encodeClientHeader } from '@/dashboard/http/client-header';
+import { relayForwardedActionStatus } from '@/dashboard/http/forwarded-action';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();

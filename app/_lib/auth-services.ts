@@ -1,7 +1,7 @@
 import 'server-only';
 import { forgetProcessScoped, processScoped } from '@/app/_lib/dashboard-process';
-import { resolveSessionSecret } from '@/lib/auth/session-secret';
-import { SignInService } from '@/lib/auth/sign-in';
+import { resolveSessionSecret } from '@/dashboard/auth/session-secret';
+import { SignInService } from '@/dashboard/auth/sign-in';
 
 /** The sign-in service (users + rate limiter) on the app's Bullpen. */
 export function signInService(): SignInService {

@@ -3,7 +3,7 @@ import { selectedApp } from '@/applications';
 import { createAppBullpen } from '@/lib/app/create-app-bullpen';
 import type { Bullpen } from '@/lib/bullpen';
 import { getConfig } from '@/lib/config';
-import { type LiveCache, sharedLiveCache } from '@/lib/dashboard/live-cache';
+import { type LiveCache, sharedLiveCache } from '@/dashboard/live/live-cache';
 import { RedisWatch, sharedRedisWatch } from '@/lib/health/redis-watch';
 
 /**

@@ -1,11 +1,11 @@
 import 'server-only';
 import { NextResponse } from 'next/server';
 import { getBullpen, readyBullpen } from '@/app/_lib/dashboard-process';
-import { roleAtLeast, type Role } from '@/lib/auth/roles';
-import type { User } from '@/lib/auth/user-store';
+import { roleAtLeast, type Role } from '@/dashboard/auth/roles';
+import type { User } from '@/dashboard/auth/user-store';
 import type { Bullpen } from '@/lib/bullpen';
-import { EXPORT_FORMATS, EXPORT_MAX_ROWS, type ExportEnd, exportFileName, type ExportFormat } from '@/lib/dashboard/export-format';
-import { encodeExport } from '@/lib/dashboard/export-stream';
+import { EXPORT_FORMATS, EXPORT_MAX_ROWS, type ExportEnd, exportFileName, type ExportFormat } from '@/dashboard/client/export-format';
+import { encodeExport } from '@/dashboard/exports/export-stream';
 import { isAppError } from '@/lib/errors/app-error';
 import { errorReference } from '@/lib/errors/error-reference';
 import { currentUser } from './session';
@@ -29,7 +29,7 @@ export interface ExportSpec<R extends object> {
   /** Parts of the download's file name (a timestamp and the extension are added). */
   fileParts: string[];
   columns: ReadonlyArray<keyof R & string>;
-  /** The rows, one page per step (lib/dashboard/export-*.ts). */
+  /** The rows, one page per step (dashboard/exports/export-*.ts). */
   open(bullpen: Bullpen): AsyncGenerator<R[], ExportEnd>;
 }
 

@@ -1,7 +1,7 @@
 import 'server-only';
 import { NextResponse } from 'next/server';
-import { roleAtLeast, type Role } from '@/lib/auth/roles';
-import type { User } from '@/lib/auth/user-store';
+import { roleAtLeast, type Role } from '@/dashboard/auth/roles';
+import type { User } from '@/dashboard/auth/user-store';
 import { isAppError } from '@/lib/errors/app-error';
 import { errorReference } from '@/lib/errors/error-reference';
 import { getBullpen } from '@/app/_lib/dashboard-process';

@@ -2,24 +2,24 @@ import 'server-only';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { getBullpen, liveCache, processScoped, readyBullpen } from '@/app/_lib/dashboard-process';
 import type { Bullpen } from '@/lib/bullpen';
-import type { DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
-import { readDeadLetterList, type DeadLetterList } from '@/lib/dashboard/dead-letters-read';
-import { readJobPage, type JobPage } from '@/lib/dashboard/job-page';
-import { LIVE_TTL_MS, LIVE_WATCH_MS } from '@/lib/dashboard/live-cache';
-import { liveKeys } from '@/lib/dashboard/live-keys';
-import { readOverview, readStateCounts, type Overview, type StateCounts } from '@/lib/dashboard/queue-overview';
-import type { QueueFilters } from '@/lib/dashboard/queue-filters';
-import { readQueuePage, type QueuePage } from '@/lib/dashboard/queue-page';
-import { readSearchStep, type SearchStep } from '@/lib/dashboard/payload-search';
-import { serializeSearchStep, type SearchStepParams } from '@/lib/dashboard/payload-search-params';
-import { resolveQueue } from '@/lib/dashboard/queue-ref';
-import { SearchSlots } from '@/lib/dashboard/search-slots';
-import { readForeignQueues, type ForeignQueues } from '@/lib/dashboard/foreign-queues';
-import { readWorkersView, type WorkersView } from '@/lib/dashboard/workers-view';
-import type { HistoryRange } from '@/lib/dashboard/history-range';
-import { readOverallHistory, readQueueHistory, type OverallHistory, type QueueHistory } from '@/lib/dashboard/queue-history';
+import type { DeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
+import { readDeadLetterList, type DeadLetterList } from '@/dashboard/dead-letters/dead-letters-read';
+import { readJobPage, type JobPage } from '@/dashboard/jobs/job-page';
+import { LIVE_TTL_MS, LIVE_WATCH_MS } from '@/dashboard/live/live-cache';
+import { liveKeys } from '@/dashboard/live/live-keys';
+import { readOverview, readStateCounts, type Overview, type StateCounts } from '@/dashboard/queues/queue-overview';
+import type { QueueFilters } from '@/dashboard/client/queue-filters';
+import { readQueuePage, type QueuePage } from '@/dashboard/queues/queue-page';
+import { readSearchStep, type SearchStep } from '@/dashboard/queues/payload-search';
+import { serializeSearchStep, type SearchStepParams } from '@/dashboard/client/payload-search-params';
+import { resolveQueue } from '@/dashboard/queues/queue-ref';
+import { SearchSlots } from '@/dashboard/queues/search-slots';
+import { readForeignQueues, type ForeignQueues } from '@/dashboard/queues/foreign-queues';
+import { readWorkersView, type WorkersView } from '@/dashboard/workers/workers-view';
+import type { HistoryRange } from '@/dashboard/client/history-range';
+import { readOverallHistory, readQueueHistory, type OverallHistory, type QueueHistory } from '@/dashboard/history/queue-history';
 import { isAppError } from '@/lib/errors/app-error';
-import { readWebhookDetail, readWebhookList, type WebhookDetail, type WebhookList } from '@/lib/dashboard/webhooks/webhooks-read';
+import { readWebhookDetail, readWebhookList, type WebhookDetail, type WebhookList } from '@/dashboard/webhooks/webhooks-read';
 import type { HealthReport } from '@/lib/health/health-status';
 import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
 
@@ -28,7 +28,7 @@ const polling = new AsyncLocalStorage<true>();
 
 /**
  * Runs a live route's read as a tab's poll: every key it reads is kept fresh in the
- * background while tabs keep polling (lib/dashboard/live-cache.ts, `watchMs`). A page
+ * background while tabs keep polling (dashboard/live/live-cache.ts, `watchMs`). A page
  * render does not start that (its tab polls next, through a route, if it stays open), so
  * a page nobody keeps open costs no background reads.
  */
@@ -38,7 +38,7 @@ export function asPoll<T>(read: () => Promise<T>): Promise<T> {
 
 /**
  * The one way a page or a live route reads: the read model, on the ready Bullpen, through
- * the live cache under `key` (lib/dashboard/live-keys.ts), so a page render and every
+ * the live cache under `key` (dashboard/live/live-keys.ts), so a page render and every
  * tab's poll within ~1.5 s cost Redis one read. A one-off read (a search step) is never
  * kept fresh, even when polled.
  */
@@ -62,7 +62,7 @@ export function loadQueuePage(name: string, filters: QueueFilters): Promise<Queu
 
 /**
  * One step of a payload search for `user`, within the process's search bounds
- * (lib/dashboard/search-slots.ts; RATE_LIMITED beyond them). Tabs searching the same
+ * (dashboard/queues/search-slots.ts; RATE_LIMITED beyond them). Tabs searching the same
  * thing at the same point share the step.
  */
 export function loadSearchStep(user: string, name: string, p: SearchStepParams): Promise<SearchStep> {

@@ -1,7 +1,7 @@
 import 'server-only';
 import { forbidden, redirect, unauthorized } from 'next/navigation';
-import { roleAtLeast, type Role } from '@/lib/auth/roles';
-import type { User } from '@/lib/auth/user-store';
+import { roleAtLeast, type Role } from '@/dashboard/auth/roles';
+import type { User } from '@/dashboard/auth/user-store';
 import { currentUser } from './session';
 
 /**

@@ -2,12 +2,12 @@ import 'server-only';
 import { getIronSession, type IronSession } from 'iron-session';
 import { cookies, headers } from 'next/headers';
 import { cache } from 'react';
-import { type SessionLookups, sessionUser, USER_CACHE_MS, userCacheKey } from '@/lib/auth/session-check';
-import { sessionOptions, type SessionData } from '@/lib/auth/session-options';
-import type { User } from '@/lib/auth/user-store';
+import { type SessionLookups, sessionUser, USER_CACHE_MS, userCacheKey } from '@/dashboard/auth/session-check';
+import { sessionOptions, type SessionData } from '@/dashboard/auth/session-options';
+import type { User } from '@/dashboard/auth/user-store';
 import { readyBullpen } from '@/app/_lib/dashboard-process';
 import { liveCache } from '@/app/_lib/dashboard-process';
-import { CLIENT_HEADER, CLIENT_TOKEN_ENV, decodeClientHeader, type ClientAddress } from '@/lib/http/client-header';
+import { CLIENT_HEADER, CLIENT_TOKEN_ENV, decodeClientHeader, type ClientAddress } from '@/dashboard/http/client-header';
 import { sessionSecret, signInService } from './auth-services';
 import { boundedRead, SESSION_READ_MS } from './bounded-read';
 
@@ -29,7 +29,7 @@ export async function getSession(): Promise<IronSession<SessionData>> {
 
 /**
  * The signed-in user of this request, or null, by the one session rule
- * (lib/auth/session-check.ts). The user record is read through a 1 s cache, so many
+ * (dashboard/auth/session-check.ts). The user record is read through a 1 s cache, so many
  * tabs do not multiply reads; whether the session is open is asked every time.
  */
 export const currentUser = cache(async (): Promise<User | null> => {

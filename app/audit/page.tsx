@@ -10,10 +10,10 @@ import {
   describeAuditFilters,
   parseAuditFilters,
   serializeAuditFilters,
-} from '@/lib/dashboard/audit-filters';
-import { readAuditFacets, readAuditPage } from '@/lib/dashboard/audit-page';
-import { plural } from '@/lib/dashboard/plural';
-import { formatInstant } from '@/lib/dashboard/dead-letters-filters';
+} from '@/dashboard/client/audit-filters';
+import { readAuditFacets, readAuditPage } from '@/dashboard/audit/audit-page';
+import { plural } from '@/lib/text/plural';
+import { formatInstant } from '@/dashboard/client/dead-letters-filters';
 import { AuditFiltersForm } from '@/components/audit/audit-filters-form';
 import { AuditTable } from '@/components/audit/audit-table';
 import { SignInFailuresTable } from '@/components/audit/sign-in-failures-table';

@@ -3,8 +3,8 @@
 import { z } from 'zod';
 import { runAction, type ActionSpec } from '@/app/_lib/action';
 import { dashboardServices } from '@/app/_lib/dashboard-services';
-import type { ActionResult } from '@/lib/dashboard/action-result';
-import { MAX_REPLAY_ALL, MAX_SELECTED_DEAD_LETTERS } from '@/lib/dashboard/dead-letters-limits';
+import type { ActionResult } from '@/dashboard/client/action-result';
+import { MAX_REPLAY_ALL, MAX_SELECTED_DEAD_LETTERS } from '@/dashboard/client/dead-letters-limits';
 import {
   discardSelected,
   replaySelected,
@@ -12,16 +12,16 @@ import {
   startPurge,
   startReplayAll,
   type SelectedOutcome,
-} from '@/lib/dashboard/dead-letters-bulk';
+} from '@/dashboard/dead-letters/dead-letters-bulk';
 import { deadLetterIdSchema } from '@/lib/dlq/dead-letter-id';
-import { awaitReplayOutcome, type ReplayResult } from '@/lib/dashboard/dead-letters-replay-outcome';
-import { describeFilters, parseDeadLetterFilters, withoutPaging } from '@/lib/dashboard/dead-letters-filters';
-import { MAX_PAYLOAD_TEXT, parseJsonText } from '@/lib/dashboard/dead-letters-payload';
+import { awaitReplayOutcome, type ReplayResult } from '@/dashboard/dead-letters/dead-letters-replay-outcome';
+import { describeFilters, parseDeadLetterFilters, withoutPaging } from '@/dashboard/client/dead-letters-filters';
+import { MAX_PAYLOAD_TEXT, parseJsonText } from '@/dashboard/client/dead-letters-payload';
 import { withPayloadFieldErrors } from '@/app/_lib/payload-field-errors';
-import { replayDeadLetter as replayOne } from '@/lib/dashboard/dead-letters-replay';
+import { replayDeadLetter as replayOne } from '@/dashboard/dead-letters/dead-letters-replay';
 import { AppError } from '@/lib/errors/app-error';
 import type { DeadLetterActions } from '@/components/dead-letters/dlq-actions';
-import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
+import type { BulkOperation } from '@/dashboard/live/bulk-runner';
 
 /*
  * Dead-letter mutations, each through runAction: authorise (operator replays and
@@ -48,7 +48,7 @@ const replaySchema = z
     expectedReplays: z.number().int().min(0),
     /** Edited payload as JSON text; absent: the original payload. */
     payload: z.string().max(MAX_PAYLOAD_TEXT).optional(),
-    /** A destructive type's typed confirmation: the org id (lib/dashboard/job-start-rules.ts). */
+    /** A destructive type's typed confirmation: the org id (dashboard/jobs/job-start-rules.ts). */
     confirm: z.string().max(200).optional(),
   })
   .strict();

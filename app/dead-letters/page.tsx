@@ -7,8 +7,8 @@ import { DeadLetterFiltersForm } from '@/components/dead-letters/dead-letter-fil
 import { DeadLetterTable } from '@/components/dead-letters/dead-letter-table';
 import type { DeadLetterActions } from '@/components/dead-letters/dlq-actions';
 import { CardSkeleton } from '@/components/ui/skeleton';
-import { roleAtLeast, type Role } from '@/lib/auth/roles';
-import { parseDeadLetterFilters, serializeDeadLetterFilters, type DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
+import { roleAtLeast, type Role } from '@/dashboard/auth/roles';
+import { parseDeadLetterFilters, serializeDeadLetterFilters, type DeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
 import {
   discardDeadLetter,
   discardSelectedDeadLetters,
@@ -18,8 +18,8 @@ import {
   replaySelectedDeadLetters,
 } from './actions';
 import { loadDeadLetterList } from '@/app/_lib/reads';
-import { liveUrls } from '@/lib/dashboard/query-keys';
-import { destructiveTypes } from '@/lib/dashboard/job-start-rules';
+import { liveUrls } from '@/dashboard/client/query-keys';
+import { destructiveTypes } from '@/dashboard/jobs/job-start-rules';
 
 export const metadata: Metadata = { title: 'Dead letters' };
 

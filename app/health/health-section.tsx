@@ -1,7 +1,7 @@
 import 'server-only';
 import { HealthBoard } from '@/components/health/health-board';
 import { loadHealth } from '@/app/_lib/reads';
-import { liveUrls } from '@/lib/dashboard/query-keys';
+import { liveUrls } from '@/dashboard/client/query-keys';
 
 /** Reads the health report (the checker shares one evaluation between callers) and hands it to the live board. */
 export async function HealthSection() {

@@ -2,9 +2,9 @@
 
 import { z } from 'zod';
 import { runAction, type ActionSpec } from '@/app/_lib/action';
-import type { ActionResult } from '@/lib/dashboard/action-result';
-import { saveScheduleForm } from '@/lib/dashboard/schedules-edit';
-import { scheduleFormSchema, type ScheduleFormInput } from '@/lib/dashboard/schedules-form';
+import type { ActionResult } from '@/dashboard/client/action-result';
+import { saveScheduleForm } from '@/dashboard/schedules/schedules-edit';
+import { scheduleFormSchema, type ScheduleFormInput } from '@/dashboard/schedules/schedules-form';
 import { scheduleNameSchema } from '@/lib/schedules/schedule-definition';
 import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
 

@@ -3,10 +3,10 @@ import { Suspense } from 'react';
 import { requireUser } from '@/app/_lib/require-user';
 import { ScheduleList } from '@/components/schedules/schedule-list';
 import { CardSkeleton } from '@/components/ui/skeleton';
-import { roleAtLeast } from '@/lib/auth/roles';
+import { roleAtLeast } from '@/dashboard/auth/roles';
 import { editSchedule, pauseSchedule, resetSchedule, resumeSchedule, triggerSchedule } from './actions';
 import { loadSchedules } from '@/app/_lib/reads';
-import { liveUrls } from '@/lib/dashboard/query-keys';
+import { liveUrls } from '@/dashboard/client/query-keys';
 
 export const metadata: Metadata = { title: 'Schedules' };
 

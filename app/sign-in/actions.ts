@@ -2,7 +2,7 @@
 
 import { redirect, unstable_rethrow } from 'next/navigation';
 import { z } from 'zod';
-import type { ActionResult } from '@/lib/dashboard/action-result';
+import type { ActionResult } from '@/dashboard/client/action-result';
 import { getBullpen, readyBullpen } from '@/app/_lib/dashboard-process';
 import { isAppError } from '@/lib/errors/app-error';
 import { signInService } from '@/app/_lib/auth-services';

@@ -2,7 +2,7 @@
 
 import { z } from 'zod';
 import { runAction, type ActionSpec } from '@/app/_lib/action';
-import type { ActionResult } from '@/lib/dashboard/action-result';
+import type { ActionResult } from '@/dashboard/client/action-result';
 import {
   MAX_WEBHOOK_REPLAYS,
   reenableWebhook,
@@ -10,7 +10,7 @@ import {
   sendTestEvent,
   type Reenabled,
   type WebhookReplays,
-} from '@/lib/dashboard/webhooks/webhook-operations';
+} from '@/dashboard/webhooks/webhook-operations';
 import { webhookIdSchema } from '@/lib/webhooks/webhook-schema';
 
 /*

@@ -4,7 +4,7 @@ import { loadWorkers } from '@/app/_lib/reads';
 import { requireUser } from '@/app/_lib/require-user';
 import { WorkersBoard } from '@/components/workers/workers-board';
 import { CardSkeleton } from '@/components/ui/skeleton';
-import { liveUrls } from '@/lib/dashboard/query-keys';
+import { liveUrls } from '@/dashboard/client/query-keys';
 
 export const metadata: Metadata = { title: 'Workers' };
 

@@ -4,8 +4,8 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useId, type FormEvent } from 'react';
 import { Button } from '@/components/ui/button';
-import { type AuditFilters, auditHref, parseAuditFilters } from '@/lib/dashboard/audit-filters';
-import { SINCE_OPTIONS, formatInstant } from '@/lib/dashboard/dead-letters-filters';
+import { type AuditFilters, auditHref, parseAuditFilters } from '@/dashboard/client/audit-filters';
+import { SINCE_OPTIONS, formatInstant } from '@/dashboard/client/dead-letters-filters';
 
 const SINCE_LABEL: Record<string, string> = {
   '15m': 'last 15 minutes',

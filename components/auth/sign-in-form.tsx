@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState, useState } from 'react';
-import type { ActionResult } from '@/lib/dashboard/action-result';
+import type { ActionResult } from '@/dashboard/client/action-result';
 import { InlineResult } from '@/components/ui/inline-result';
 
 type SignInAction = (prev: ActionResult<null> | null, form: FormData) => Promise<ActionResult<null>>;

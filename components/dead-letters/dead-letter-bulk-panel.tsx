@@ -5,13 +5,13 @@ import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
 import { BulkProgress } from '@/components/queue/bulk-progress';
-import type { ActionResult } from '@/lib/dashboard/action-result';
-import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
-import { DEFAULT_REPLAY_ALL_LIMIT, DLQ_BULK_BATCH, MAX_REPLAY_ALL } from '@/lib/dashboard/dead-letters-limits';
-import { describeFilters, hasFilter, withoutPaging, type DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
-import { queryKeys } from '@/lib/dashboard/query-keys';
+import type { ActionResult } from '@/dashboard/client/action-result';
+import type { BulkOperation } from '@/dashboard/live/bulk-runner';
+import { DEFAULT_REPLAY_ALL_LIMIT, DLQ_BULK_BATCH, MAX_REPLAY_ALL } from '@/dashboard/client/dead-letters-limits';
+import { describeFilters, hasFilter, withoutPaging, type DeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
+import { queryKeys } from '@/dashboard/client/query-keys';
 import type { DeadLetterActions } from './dlq-actions';
-import { plural } from '@/lib/dashboard/plural';
+import { plural } from '@/lib/text/plural';
 
 export interface DeadLetterBulkPanelProps {
   filters: DeadLetterFilters;
@@ -45,7 +45,7 @@ export function DeadLetterBulkPanel({ filters, search, replayable, total, action
   const invalidate = queryKeys.deadLetters(search);
   const limitOk = Number.isInteger(limit) && limit >= 1 && limit <= MAX_REPLAY_ALL;
   const willReplay = Math.min(replayable, limitOk ? limit : 0);
-  // The types of the filter that a bulk replay skips (the server's rule, lib/dashboard/dead-letters-replay.ts).
+  // The types of the filter that a bulk replay skips (the server's rule, dashboard/dead-letters/dead-letters-replay.ts).
   const leftAlone = destructiveTypes.filter((t) => f.type === undefined || f.type === t);
 
   return (

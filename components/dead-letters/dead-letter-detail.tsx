@@ -4,9 +4,9 @@ import { Badge, StatusPill } from '@/components/ui/badge';
 import { JsonView } from '@/components/ui/json-view';
 import { RelativeTime } from '@/components/ui/relative-time';
 import { Table } from '@/components/ui/table';
-import { deadLettersHref } from '@/lib/dashboard/dead-letters-filters';
-import type { DeadLetterDetail } from '@/lib/dashboard/dead-letters-read';
-import { jobPageHref } from '@/lib/dashboard/schedules-view';
+import { deadLettersHref } from '@/dashboard/client/dead-letters-filters';
+import type { DeadLetterDetail } from '@/dashboard/dead-letters/dead-letters-read';
+import { jobPageHref } from '@/dashboard/client/schedules-view';
 
 const iso = (ms: number) =>
   new Date(ms)

@@ -11,7 +11,7 @@ import {
   formatInstant,
   parseDeadLetterFilters,
   type DeadLetterFilters,
-} from '@/lib/dashboard/dead-letters-filters';
+} from '@/dashboard/client/dead-letters-filters';
 import { DEAD_LETTER_STATUSES } from '@/lib/dlq/dead-letter-id';
 import { ERROR_CLASSES } from '@/lib/errors/classify';
 

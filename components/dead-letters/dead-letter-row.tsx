@@ -10,8 +10,8 @@ import { DestructiveConfirmField, confirmationTyped } from '@/components/ui/dest
 import { InlineResult } from '@/components/ui/inline-result';
 import { RelativeTime } from '@/components/ui/relative-time';
 import { useAction } from '@/components/ui/use-action';
-import { deadLettersHref, type DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
-import type { DeadLetterRow as Row } from '@/lib/dashboard/dead-letters-read';
+import { deadLettersHref, type DeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
+import type { DeadLetterRow as Row } from '@/dashboard/dead-letters/dead-letters-read';
 import type { DeadLetterActions } from './dlq-actions';
 import { ReplayResultView } from './replay-result';
 

@@ -5,12 +5,12 @@ import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { useAction } from '@/components/ui/use-action';
 import { ErrorResult } from '@/components/ui/inline-result';
-import type { ActionResult } from '@/lib/dashboard/action-result';
-import type { SelectedOutcome } from '@/lib/dashboard/dead-letters-bulk';
+import type { ActionResult } from '@/dashboard/client/action-result';
+import type { SelectedOutcome } from '@/dashboard/dead-letters/dead-letters-bulk';
 import type { DeadLetterActions } from './dlq-actions';
-import { plural } from '@/lib/dashboard/plural';
+import { plural } from '@/lib/text/plural';
 import { describeReplayOutcomes } from '@/lib/dlq/replay-outcomes';
-import { leftOutSentence, splitBulkReplay } from '@/lib/dashboard/bulk-replay-selection';
+import { leftOutSentence, splitBulkReplay } from '@/dashboard/client/bulk-replay-selection';
 
 /** "n selected": replay them (operators) or discard them (admins), with the outcome per entry. */
 export function DeadLetterSelectionBar({
@@ -20,7 +20,7 @@ export function DeadLetterSelectionBar({
   onDone,
 }: {
   chosen: Array<{ id: string; replays: number; jobType: string }>;
-  /** Types a bulk replay leaves out (lib/dashboard/bulk-replay-selection.ts). */
+  /** Types a bulk replay leaves out (dashboard/client/bulk-replay-selection.ts). */
   destructiveTypes: readonly string[];
   actions: DeadLetterActions;
   onDone(): void;

@@ -1,6 +1,6 @@
 import Link from 'next/link';
-import { deadLettersHref, type DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
-import type { DeadLetterList } from '@/lib/dashboard/dead-letters-read';
+import { deadLettersHref, type DeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
+import type { DeadLetterList } from '@/dashboard/dead-letters/dead-letters-read';
 import { DEAD_LETTER_STATUSES } from '@/lib/dlq/dead-letter-id';
 
 /**

@@ -13,10 +13,15 @@ import { Button } from '@/components/ui/button';
 import { ConfirmPrompt, type ConfirmRequest } from '@/components/ui/confirm-prompt';
 import { Pagination } from '@/components/ui/pagination';
 import { Table } from '@/components/ui/table';
-import { deadLettersHref, serializeDeadLetterFilters, withoutPaging, type DeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
-import type { DeadLetterList } from '@/lib/dashboard/dead-letters-read';
-import { plural } from '@/lib/dashboard/plural';
-import { exportUrls, queryKeys } from '@/lib/dashboard/query-keys';
+import {
+  deadLettersHref,
+  serializeDeadLetterFilters,
+  withoutPaging,
+  type DeadLetterFilters,
+} from '@/dashboard/client/dead-letters-filters';
+import type { DeadLetterList } from '@/dashboard/dead-letters/dead-letters-read';
+import { plural } from '@/lib/text/plural';
+import { exportUrls, queryKeys } from '@/dashboard/client/query-keys';
 import { ExportLinks } from '@/components/export/export-links';
 import { DeadLetterBulkPanel } from './dead-letter-bulk-panel';
 import { DeadLetterRow } from './dead-letter-row';

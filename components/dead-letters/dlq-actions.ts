@@ -1,7 +1,7 @@
-import type { ActionResult } from '@/lib/dashboard/action-result';
-import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
-import type { SelectedOutcome } from '@/lib/dashboard/dead-letters-bulk';
-import type { ReplayResult } from '@/lib/dashboard/dead-letters-replay-outcome';
+import type { ActionResult } from '@/dashboard/client/action-result';
+import type { BulkOperation } from '@/dashboard/live/bulk-runner';
+import type { SelectedOutcome } from '@/dashboard/dead-letters/dead-letters-bulk';
+import type { ReplayResult } from '@/dashboard/dead-letters/dead-letters-replay-outcome';
 
 /**
  * The dead-letters segment's server actions, passed down as props (components never

@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { RelativeTime } from '@/components/ui/relative-time';
-import type { DeadLetterDetail } from '@/lib/dashboard/dead-letters-read';
-import { jobPageHref } from '@/lib/dashboard/schedules-view';
+import type { DeadLetterDetail } from '@/dashboard/dead-letters/dead-letters-read';
+import { jobPageHref } from '@/dashboard/client/schedules-view';
 
 /**
  * First on a dead letter whose last replay failed for good: which job, when, its error,

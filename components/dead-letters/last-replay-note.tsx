@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { RelativeTime } from '@/components/ui/relative-time';
-import type { LastReplay } from '@/lib/dashboard/last-replay';
-import { jobPageHref } from '@/lib/dashboard/schedules-view';
+import type { LastReplay } from '@/dashboard/dead-letters/last-replay';
+import { jobPageHref } from '@/dashboard/client/schedules-view';
 
 const OUTCOME: Record<LastReplay['outcome'], { tone: string; words: string }> = {
   failed: { tone: 'error', words: 'failed' },

@@ -1,8 +1,8 @@
 import Link from 'next/link';
 import { ErrorResult } from '@/components/ui/inline-result';
-import type { ActionResult } from '@/lib/dashboard/action-result';
-import type { ReplayResult } from '@/lib/dashboard/dead-letters-replay-outcome';
-import { jobPageHref } from '@/lib/dashboard/schedules-view';
+import type { ActionResult } from '@/dashboard/client/action-result';
+import type { ReplayResult } from '@/dashboard/dead-letters/dead-letters-replay-outcome';
+import { jobPageHref } from '@/dashboard/client/schedules-view';
 
 /**
  * A replay's result as it turned out, not as it was asked for: the replayed job's first

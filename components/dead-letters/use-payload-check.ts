@@ -2,8 +2,8 @@
 
 import { useEffect, useState } from 'react';
 import { postJson } from '@/components/live/fetch-json';
-import { liveUrls } from '@/lib/dashboard/query-keys';
-import { parseJsonText, type PayloadCheck } from '@/lib/dashboard/dead-letters-payload';
+import { liveUrls } from '@/dashboard/client/query-keys';
+import { parseJsonText, type PayloadCheck } from '@/dashboard/client/dead-letters-payload';
 
 /** What an editor shows: the check, or that the server is still checking the latest text. */
 export type LivePayloadCheck = PayloadCheck | { ok: false; stage: 'checking'; message: string };

@@ -1,4 +1,4 @@
-import { EXPORT_FORMATS, EXPORT_MAX_ROWS, type ExportFormat } from '@/lib/dashboard/export-format';
+import { EXPORT_FORMATS, EXPORT_MAX_ROWS, type ExportFormat } from '@/dashboard/client/export-format';
 
 /**
  * "Export CSV · NDJSON" download links for exactly the list the page's filters show

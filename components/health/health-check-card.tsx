@@ -1,5 +1,5 @@
 import { StatusPill } from '@/components/ui/badge';
-import { formatDurationMs, type CheckView } from '@/lib/dashboard/health-view';
+import { formatDurationMs, type CheckView } from '@/dashboard/client/health-view';
 
 /** One check: its status, latency, a sentence and the facts behind it. */
 export function HealthCheckCard({ check }: { check: CheckView }) {

@@ -1,8 +1,8 @@
 import Link from 'next/link';
 import { Badge } from '@/components/ui/badge';
 import { Table } from '@/components/ui/table';
-import { formatDurationMs, type QueueHealthRow } from '@/lib/dashboard/health-view';
-import { queueHref } from '@/lib/dashboard/queue-filters';
+import { formatDurationMs, type QueueHealthRow } from '@/dashboard/client/health-view';
+import { queueHref } from '@/dashboard/client/queue-filters';
 
 /** Workers and waiting jobs of each queue the health checks watch. */
 export function HealthQueueTable({ rows, minWorkersLabel }: { rows: QueueHealthRow[]; minWorkersLabel: string }) {

@@ -1,9 +1,9 @@
 'use client';
 
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { SeriesPoint } from '@/lib/dashboard/chart-series';
-import { type HistoryRange, RANGE_SPEC } from '@/lib/dashboard/history-range';
-import { plural } from '@/lib/dashboard/plural';
+import type { SeriesPoint } from '@/dashboard/client/chart-series';
+import { type HistoryRange, RANGE_SPEC } from '@/dashboard/client/history-range';
+import { plural } from '@/lib/text/plural';
 import { formatPercent } from '@/components/overview/format';
 
 const HOUR = 3_600_000;

@@ -1,9 +1,9 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import type { OverallHistory, QueueHistory } from '@/lib/dashboard/queue-history';
-import { RANGE_SPEC } from '@/lib/dashboard/history-range';
-import { HISTORY_REFETCH_MS, LIVE_REFETCH_MS, liveUrls, queryKeys } from '@/lib/dashboard/query-keys';
+import type { OverallHistory, QueueHistory } from '@/dashboard/history/queue-history';
+import { RANGE_SPEC } from '@/dashboard/client/history-range';
+import { HISTORY_REFETCH_MS, LIVE_REFETCH_MS, liveUrls, queryKeys } from '@/dashboard/client/query-keys';
 import { fetchJson } from '@/components/live/fetch-json';
 import { LiveStatus } from '@/components/live/live-status';
 import { HistoryChart } from './history-chart';

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { HistoryRange } from '@/lib/dashboard/history-range';
+import type { HistoryRange } from '@/dashboard/client/history-range';
 import { RangeLinks } from './range-links';
 
 /**

@@ -1,8 +1,8 @@
 import Link from 'next/link';
-import type { Latency, QueueLatency } from '@/lib/dashboard/queue-history';
-import { formatLatency } from '@/lib/dashboard/history-format';
-import { type HistoryRange, historyRangeHref } from '@/lib/dashboard/history-range';
-import { queueHref } from '@/lib/dashboard/queue-filters';
+import type { Latency, QueueLatency } from '@/dashboard/history/queue-history';
+import { formatLatency } from '@/dashboard/client/history-format';
+import { type HistoryRange, historyRangeHref } from '@/dashboard/client/history-range';
+import { queueHref } from '@/dashboard/client/queue-filters';
 import { formatCount, formatPercent } from '@/components/overview/format';
 import { Table } from '@/components/ui/table';
 

@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import { HISTORY_RANGES, type HistoryRange, historyRangeHref, RANGE_SPEC } from '@/lib/dashboard/history-range';
+import { HISTORY_RANGES, type HistoryRange, historyRangeHref, RANGE_SPEC } from '@/dashboard/client/history-range';
 
 /**
  * The range switch of the history charts: plain links that put the range in the URL

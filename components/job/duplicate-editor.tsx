@@ -8,9 +8,9 @@ import { Button } from '@/components/ui/button';
 import { DestructiveConfirmField, confirmationTyped } from '@/components/ui/destructive-confirm-field';
 import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
-import { payloadToText } from '@/lib/dashboard/dead-letters-payload';
-import { jobPageHref } from '@/lib/dashboard/schedules-view';
-import type { JobDetail } from '@/lib/dashboard/job-summary';
+import { payloadToText } from '@/dashboard/client/dead-letters-payload';
+import { jobPageHref } from '@/dashboard/client/schedules-view';
+import type { JobDetail } from '@/dashboard/jobs/job-summary';
 import type { JobActions } from './types';
 
 /**

@@ -6,11 +6,11 @@ import { usePayloadCheck } from '@/components/dead-letters/use-payload-check';
 import { Button } from '@/components/ui/button';
 import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
-import { payloadToText } from '@/lib/dashboard/dead-letters-payload';
-import type { JobDetail } from '@/lib/dashboard/job-summary';
+import { payloadToText } from '@/dashboard/client/dead-letters-payload';
+import type { JobDetail } from '@/dashboard/jobs/job-summary';
 import type { JobActions } from './types';
 
-/** States whose data may be edited (lib/dashboard/job-data-edit.ts EDITABLE_STATES; that module is server-side). */
+/** States whose data may be edited (dashboard/jobs/job-data-edit.ts EDITABLE_STATES; that module is server-side). */
 export const EDITABLE_JOB_STATES: ReadonlySet<string> = new Set(['waiting', 'delayed', 'prioritized']);
 
 /**

@@ -2,9 +2,9 @@
 
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
-import type { ActionResult } from '@/lib/dashboard/action-result';
-import type { JobDetail } from '@/lib/dashboard/job-summary';
-import type { RetryMark } from '@/lib/dashboard/retry-mark';
+import type { ActionResult } from '@/dashboard/client/action-result';
+import type { JobDetail } from '@/dashboard/jobs/job-summary';
+import type { RetryMark } from '@/dashboard/client/retry-mark';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { DestructiveConfirmField, confirmationTyped } from '@/components/ui/destructive-confirm-field';
@@ -46,7 +46,7 @@ export function JobActionBar({
   const input = { queue: job.queue, id: job.id };
   const finishedOrFailed = job.state === 'failed' || job.state === 'completed';
   const busy = retry.pending || promote.pending || remove.pending;
-  // A type that destroys data starts again only for an admin who types the org (the server's rule, lib/dashboard/job-start-rules.ts).
+  // A type that destroys data starts again only for an admin who types the org (the server's rule, dashboard/jobs/job-start-rules.ts).
   const destructive = confirmation !== undefined;
   const mayStart = !destructive || canAdmin;
   const retryLabel = job.state === 'failed' ? 'Retry' : 'Run again';

@@ -1,8 +1,9 @@
 import Link from 'next/link';
 import { StatusPill } from '@/components/ui/badge';
-import { FLOW_CHILDREN_SHOWN, type FlowNode, type JobFlow } from '@/lib/dashboard/job-flow';
-import { jobPageHref } from '@/lib/dashboard/schedules-view';
-import { plural } from '@/lib/dashboard/plural';
+import { FLOW_CHILDREN_SHOWN } from '@/dashboard/client/job-flow-limits';
+import type { FlowNode, JobFlow } from '@/dashboard/jobs/job-flow';
+import { jobPageHref } from '@/dashboard/client/schedules-view';
+import { plural } from '@/lib/text/plural';
 
 const DEPENDENCY_WORDS = { pending: 'not done yet', processed: 'done', failed: 'failed', ignored: 'failed, ignored' } as const;
 

@@ -2,14 +2,14 @@
 
 import Link from 'next/link';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import type { JobPage } from '@/lib/dashboard/job-page';
-import { liveUrls, queryKeys } from '@/lib/dashboard/query-keys';
+import type { JobPage } from '@/dashboard/jobs/job-page';
+import { liveUrls, queryKeys } from '@/dashboard/client/query-keys';
 import { fetchJson } from '@/components/live/fetch-json';
 import { LiveStatus } from '@/components/live/live-status';
 import { StatusPill } from '@/components/ui/badge';
 import { JsonView } from '@/components/ui/json-view';
 import { ProgressBar } from '@/components/ui/progress-bar';
-import { retryMarkSentence } from '@/lib/dashboard/retry-mark';
+import { retryMarkSentence } from '@/dashboard/client/retry-mark';
 import { JobActionBar } from './job-actions';
 import { RetryMarkBadge } from './retry-mark-badge';
 import { JobAttempts } from './job-attempts';

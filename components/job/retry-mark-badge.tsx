@@ -1,6 +1,6 @@
 import Link from 'next/link';
-import { type RetryMark, retryMarkSentence, retryMarkWords } from '@/lib/dashboard/retry-mark';
-import { jobPageHref } from '@/lib/dashboard/schedules-view';
+import { type RetryMark, retryMarkSentence, retryMarkWords } from '@/dashboard/client/retry-mark';
+import { jobPageHref } from '@/dashboard/client/schedules-view';
 
 /**
  * The mark of a failed job whose Retry would be refused: "replayed as <job>" (a link to

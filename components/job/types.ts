@@ -1,11 +1,11 @@
-import type { ActionResult } from '@/lib/dashboard/action-result';
-import type { PayloadChange } from '@/lib/dashboard/payload-changes';
+import type { ActionResult } from '@/dashboard/client/action-result';
+import type { PayloadChange } from '@/dashboard/jobs/payload-changes';
 
 type Action<T, I = { queue: string; id: string }> = (input: I) => Promise<ActionResult<T>>;
 
 /** The job page's server actions, handed down as props. */
 export interface JobActions {
-  /** `confirm`: a destructive type's typed org id (lib/dashboard/job-start-rules.ts). */
+  /** `confirm`: a destructive type's typed org id (dashboard/jobs/job-start-rules.ts). */
   retry: Action<{ jobId: string; from: 'failed' | 'completed' }, { queue: string; id: string; confirm?: string }>;
   promote: Action<{ jobId: string }>;
   /** With `payload` (JSON text), the copy carries that edit. */

@@ -3,7 +3,7 @@
 import { useRouter } from 'next/navigation';
 import { Fragment, useEffect, useId, useRef } from 'react';
 import { Button } from '@/components/ui/button';
-import { IDLE, isTypingTarget, readShortcut, SHORTCUT_HELP, type SequenceState } from '@/lib/dashboard/shortcuts';
+import { IDLE, isTypingTarget, readShortcut, SHORTCUT_HELP, type SequenceState } from '@/dashboard/client/shortcuts';
 import { ROW_SHORTCUT_EVENT, SHORTCUT_ROW_ATTR } from './row-shortcuts';
 
 /** The attribute that marks a page's search or filter field for `/` (the first one in the page wins). */
@@ -11,7 +11,7 @@ export const SHORTCUT_SEARCH_ATTR = 'data-shortcut-search';
 
 /**
  * The dashboard's keyboard shortcuts, mounted once for a signed-in user: one keydown
- * listener runs each press through `readShortcut` (lib/dashboard/shortcuts.ts) and
+ * listener runs each press through `readShortcut` (dashboard/client/shortcuts.ts) and
  * carries out its command: focus the search field, go to a section, hand a row command
  * to the page's results table (`useRowShortcuts`), or open the `?` dialog.
  */

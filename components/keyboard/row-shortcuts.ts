@@ -1,7 +1,7 @@
 'use client';
 
 import { useEffect, useRef } from 'react';
-import { nextRowIndex, type RowCommand } from '@/lib/dashboard/shortcuts';
+import { nextRowIndex, type RowCommand } from '@/dashboard/client/shortcuts';
 
 /** The window event `KeyboardShortcuts` sends for `j`, `k`, Enter on a row, and `r`. */
 export const ROW_SHORTCUT_EVENT = 'bullpen:row-shortcut';

@@ -1,7 +1,7 @@
 'use client';
 
 import { type FocusEvent, useCallback, useEffect, useReducer, useRef, useState } from 'react';
-import { type Held, holdRows, newIds } from '@/lib/dashboard/held-rows';
+import { type Held, holdRows, newIds } from '@/dashboard/client/held-rows';
 
 const NONE: ReadonlySet<string> = new Set();
 
@@ -22,7 +22,7 @@ export interface HeldRows<R> extends Held<R> {
 /**
  * A live list's rows, held still while the operator works on them: while the pointer or
  * the focus is in the list, or `selecting` is true, refreshes update rows in place and
- * hold new ones back (see lib/dashboard/held-rows.ts). Otherwise the fresh rows show as
+ * hold new ones back (see dashboard/client/held-rows.ts). Otherwise the fresh rows show as
  * they come, and the ones a refresh added are announced.
  */
 export function useHeldRows<R extends { id: string }>(

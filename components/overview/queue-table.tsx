@@ -1,9 +1,9 @@
 'use client';
 
 import Link from 'next/link';
-import type { Overview, QueueOverview } from '@/lib/dashboard/queue-overview';
-import { failureRates, jobsPerMinute } from '@/lib/dashboard/chart-series';
-import { queueHref } from '@/lib/dashboard/queue-filters';
+import type { Overview, QueueOverview } from '@/dashboard/queues/queue-overview';
+import { failureRates, jobsPerMinute } from '@/dashboard/client/chart-series';
+import { queueHref } from '@/dashboard/client/queue-filters';
 import { StatusPill } from '@/components/ui/badge';
 import { Sparkline } from '@/components/ui/sparkline';
 import { Table } from '@/components/ui/table';

@@ -1,8 +1,8 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import type { Overview } from '@/lib/dashboard/queue-overview';
-import { liveUrls, queryKeys } from '@/lib/dashboard/query-keys';
+import type { Overview } from '@/dashboard/queues/queue-overview';
+import { liveUrls, queryKeys } from '@/dashboard/client/query-keys';
 import { fetchJson } from '@/components/live/fetch-json';
 
 /** The overview, polled every 3 s while the tab is visible; every widget shares this one query. */

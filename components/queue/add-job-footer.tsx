@@ -4,8 +4,8 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { Button } from '@/components/ui/button';
 import { InlineResult } from '@/components/ui/inline-result';
-import type { ActionResult } from '@/lib/dashboard/action-result';
-import { jobPageHref } from '@/lib/dashboard/schedules-view';
+import type { ActionResult } from '@/dashboard/client/action-result';
+import { jobPageHref } from '@/dashboard/client/schedules-view';
 
 /**
  * The end of both add-a-job forms (the type's form and raw JSON): submit and close, then

@@ -10,8 +10,8 @@ import { AddJobFooter } from './add-job-footer';
 import { DestructiveConfirmField, confirmationTyped } from '@/components/ui/destructive-confirm-field';
 import { FieldErrors } from '@/components/ui/field-errors';
 import { useAction } from '@/components/ui/use-action';
-import { type AddJobDefaults, addJobRequestSchema, DELAY_UNIT_NAMES, type DelayUnit, maxDelayIn } from '@/lib/dashboard/add-job-form';
-import { queryKeys } from '@/lib/dashboard/query-keys';
+import { type AddJobDefaults, addJobRequestSchema, DELAY_UNIT_NAMES, type DelayUnit, maxDelayIn } from '@/dashboard/client/add-job-form';
+import { queryKeys } from '@/dashboard/client/query-keys';
 import { PRIORITY_NAMES, type PriorityName } from '@/lib/jobs/priority';
 import type { AddJobAction } from './types';
 
@@ -66,7 +66,7 @@ function AddJobForm({ queue, defaults, add, onClose }: AddJobPanelProps & { onCl
   const action = useAction(add);
 
   // A destructive type is an admin's, after typing the org it acts on; the server checks
-  // both (lib/dashboard/job-start-rules.ts), and names what it expected when they differ.
+  // both (dashboard/jobs/job-start-rules.ts), and names what it expected when they differ.
   const input = { queue, payload, priority, delay, delayUnit, orgId, workspaceId, ...(defaults.destructive ? { confirm } : {}) };
   const local = addJobRequestSchema.safeParse(input);
   const localErrors = local.success ? {} : (z.flattenError(local.error).fieldErrors as Partial<Record<Field, string[]>>);

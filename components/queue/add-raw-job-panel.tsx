@@ -7,9 +7,9 @@ import { Button } from '@/components/ui/button';
 import { AddJobFooter } from './add-job-footer';
 import { FieldErrors } from '@/components/ui/field-errors';
 import { useAction } from '@/components/ui/use-action';
-import { addRawJobSchema, MAX_BULLMQ_PRIORITY } from '@/lib/dashboard/add-raw-job';
-import { parseJsonText } from '@/lib/dashboard/dead-letters-payload';
-import { queryKeys } from '@/lib/dashboard/query-keys';
+import { addRawJobSchema, MAX_BULLMQ_PRIORITY } from '@/dashboard/client/add-raw-job';
+import { parseJsonText } from '@/dashboard/client/dead-letters-payload';
+import { queryKeys } from '@/dashboard/client/query-keys';
 import type { AddRawJobAction } from './types';
 
 type Field = 'name' | 'data' | 'delaySeconds' | 'priority' | 'attempts';

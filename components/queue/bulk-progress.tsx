@@ -2,8 +2,8 @@
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
-import { liveUrls, queryKeys } from '@/lib/dashboard/query-keys';
+import type { BulkOperation } from '@/dashboard/live/bulk-runner';
+import { liveUrls, queryKeys } from '@/dashboard/client/query-keys';
 import { fetchJson } from '@/components/live/fetch-json';
 import { ProgressBar } from '@/components/ui/progress-bar';
 

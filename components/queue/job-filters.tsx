@@ -1,5 +1,5 @@
 import Form from 'next/form';
-import { PAGE_SIZES, queueHref, type QueueFilters } from '@/lib/dashboard/queue-filters';
+import { PAGE_SIZES, queueHref, type QueueFilters } from '@/dashboard/client/queue-filters';
 
 /** Name and tenant filters as a GET form: the result is a shareable URL. */
 export function JobFilters({ queue, filters }: { queue: string; filters: QueueFilters }) {

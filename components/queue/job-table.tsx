@@ -3,8 +3,8 @@
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useRef, useState } from 'react';
-import type { JobSummary } from '@/lib/dashboard/job-summary';
-import type { JobStateName } from '@/lib/dashboard/job-states';
+import type { JobSummary } from '@/dashboard/jobs/job-summary';
+import type { JobStateName } from '@/dashboard/client/job-states';
 import { Badge, StatusPill } from '@/components/ui/badge';
 import { RESULTS_ID } from '@/components/layout/results-id';
 import { shortcutRowProps, useRowShortcuts } from '@/components/keyboard/row-shortcuts';
@@ -17,7 +17,7 @@ import { RelativeTime } from '@/components/ui/relative-time';
 import { Table } from '@/components/ui/table';
 import { useAction } from '@/components/ui/use-action';
 import type { QueueActions } from './types';
-import { jobPageHref } from '@/lib/dashboard/schedules-view';
+import { jobPageHref } from '@/dashboard/client/schedules-view';
 import { RetryMarkBadge } from '@/components/job/retry-mark-badge';
 
 export interface JobTableProps {

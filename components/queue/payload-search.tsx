@@ -5,12 +5,12 @@ import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { fetchJson, LiveFetchError } from '@/components/live/fetch-json';
 import { Button } from '@/components/ui/button';
 import { ProgressBar } from '@/components/ui/progress-bar';
-import type { SearchStep } from '@/lib/dashboard/payload-search';
-import { SEARCH_MAX_MATCHES, SEARCH_WINDOW, serializeSearchStep } from '@/lib/dashboard/payload-search-params';
-import { plural } from '@/lib/dashboard/plural';
-import type { JobSummary } from '@/lib/dashboard/job-summary';
-import type { JobStateName } from '@/lib/dashboard/job-states';
-import { liveUrls } from '@/lib/dashboard/query-keys';
+import type { SearchStep } from '@/dashboard/queues/payload-search';
+import { SEARCH_MAX_MATCHES, SEARCH_WINDOW, serializeSearchStep } from '@/dashboard/client/payload-search-params';
+import { plural } from '@/lib/text/plural';
+import type { JobSummary } from '@/dashboard/jobs/job-summary';
+import type { JobStateName } from '@/dashboard/client/job-states';
+import { liveUrls } from '@/dashboard/client/query-keys';
 
 interface Run {
   status: 'running' | 'done' | 'cancelled' | 'failed';

@@ -1,13 +1,13 @@
 'use client';
 
 import { useState } from 'react';
-import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
-import type { QueuePage } from '@/lib/dashboard/queue-page';
+import type { BulkOperation } from '@/dashboard/live/bulk-runner';
+import type { QueuePage } from '@/dashboard/queues/queue-page';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
-import { plural } from '@/lib/dashboard/plural';
+import { plural } from '@/lib/text/plural';
 import { CleanDialog } from './clean-dialog';
 import { RetryAllPreview, useRetryPreview } from './retry-all-preview';
 import type { QueueActions } from './types';

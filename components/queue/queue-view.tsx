@@ -2,10 +2,10 @@
 
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
-import type { QueuePage } from '@/lib/dashboard/queue-page';
-import { queueHref, serializeQueueFilters, type QueueFilters } from '@/lib/dashboard/queue-filters';
-import { exportUrls, queryKeys } from '@/lib/dashboard/query-keys';
+import type { BulkOperation } from '@/dashboard/live/bulk-runner';
+import type { QueuePage } from '@/dashboard/queues/queue-page';
+import { queueHref, serializeQueueFilters, type QueueFilters } from '@/dashboard/client/queue-filters';
+import { exportUrls, queryKeys } from '@/dashboard/client/query-keys';
 import { ExportLinks } from '@/components/export/export-links';
 import { LiveStatus } from '@/components/live/live-status';
 import { Badge, StatusPill } from '@/components/ui/badge';
@@ -19,7 +19,7 @@ import { StateTabs } from './state-tabs';
 import { ThroughputCard } from './throughput-card';
 import type { QueueActions } from './types';
 import { useQueuePage } from './use-queue-page';
-import { plural } from '@/lib/dashboard/plural';
+import { plural } from '@/lib/text/plural';
 
 export interface QueueViewProps {
   initial: QueuePage;

@@ -2,9 +2,9 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { fetchJson } from '@/components/live/fetch-json';
-import { liveUrls, queryKeys } from '@/lib/dashboard/query-keys';
-import type { RetryPreview } from '@/lib/dashboard/queue-operations';
-import { plural } from '@/lib/dashboard/plural';
+import { liveUrls, queryKeys } from '@/dashboard/client/query-keys';
+import type { RetryPreview } from '@/dashboard/queues/queue-operations';
+import { plural } from '@/lib/text/plural';
 
 /**
  * What "Retry all failed" will do, read each time its confirmation opens: how many it

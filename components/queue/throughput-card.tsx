@@ -1,7 +1,7 @@
 'use client';
 
 import { useId } from 'react';
-import { describeRateLimit, type Throughput } from '@/lib/dashboard/throughput-limits';
+import { describeRateLimit, type Throughput } from '@/dashboard/client/throughput-limits';
 import { ThroughputForms } from './throughput-forms';
 import type { ThroughputActions } from './types';
 

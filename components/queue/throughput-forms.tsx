@@ -1,14 +1,14 @@
 'use client';
 
 import { useId, useState } from 'react';
-import type { ActionResult } from '@/lib/dashboard/action-result';
+import type { ActionResult } from '@/dashboard/client/action-result';
 import {
   describeRateLimit,
   describeWindow,
   MAX_GLOBAL_CONCURRENCY,
   MAX_RATE_LIMIT_JOBS,
   type Throughput,
-} from '@/lib/dashboard/throughput-limits';
+} from '@/dashboard/client/throughput-limits';
 import { Button } from '@/components/ui/button';
 import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';

@@ -1,10 +1,10 @@
-import type { ActionResult } from '@/lib/dashboard/action-result';
-import type { AddedJob, AddJobRequest } from '@/lib/dashboard/add-job-form';
-import type { AddedRawJob, AddRawJobRequest } from '@/lib/dashboard/add-raw-job';
-import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
-import type { CleanableState } from '@/lib/dashboard/clean-states';
-import type { RetryCounts } from '@/lib/dashboard/queue-operations';
-import type { LimitChange, RateLimit } from '@/lib/dashboard/throughput-limits';
+import type { ActionResult } from '@/dashboard/client/action-result';
+import type { AddedJob, AddJobRequest } from '@/dashboard/client/add-job-form';
+import type { AddedRawJob, AddRawJobRequest } from '@/dashboard/client/add-raw-job';
+import type { BulkOperation } from '@/dashboard/live/bulk-runner';
+import type { CleanableState } from '@/dashboard/client/clean-states';
+import type { RetryCounts } from '@/dashboard/queues/queue-operations';
+import type { LimitChange, RateLimit } from '@/dashboard/client/throughput-limits';
 
 /** Number fields may go as typed: the server parses them and says why a value is refused. */
 type Action<I, T> = (input: I) => Promise<ActionResult<T>>;

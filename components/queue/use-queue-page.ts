@@ -1,8 +1,8 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import type { QueuePage } from '@/lib/dashboard/queue-page';
-import { liveUrls, queryKeys } from '@/lib/dashboard/query-keys';
+import type { QueuePage } from '@/dashboard/queues/queue-page';
+import { liveUrls, queryKeys } from '@/dashboard/client/query-keys';
 import { fetchJson } from '@/components/live/fetch-json';
 
 /** One queue page (state, page, filters in `search`), polled while visible. */

@@ -1,4 +1,4 @@
-import { formatFireTime, formatUntil } from '@/lib/dashboard/schedules-view';
+import { formatFireTime, formatUntil } from '@/dashboard/client/schedules-view';
 
 /**
  * Upcoming fire times in the schedule's own zone (UTC in the tooltip), with how far

@@ -1,5 +1,5 @@
-import type { ActionResult } from '@/lib/dashboard/action-result';
-import type { ScheduleFormInput } from '@/lib/dashboard/schedules-form';
+import type { ActionResult } from '@/dashboard/client/action-result';
+import type { ScheduleFormInput } from '@/dashboard/schedules/schedules-form';
 import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
 
 /** The schedules segment's server actions, passed down as props (components never import app/). */

@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useState } from 'react';
 import { Badge, StatusPill } from '@/components/ui/badge';
 import { RelativeTime } from '@/components/ui/relative-time';
-import { diffFromDefault, FIELD_LABEL, jobPageHref, scheduleState } from '@/lib/dashboard/schedules-view';
+import { diffFromDefault, FIELD_LABEL, jobPageHref, scheduleState } from '@/dashboard/client/schedules-view';
 import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
 import { NextRuns } from './next-runs';
 import type { ScheduleActions } from './schedule-actions';

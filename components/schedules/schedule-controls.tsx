@@ -6,8 +6,8 @@ import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
-import type { ActionResult } from '@/lib/dashboard/action-result';
-import { jobPageHref } from '@/lib/dashboard/schedules-view';
+import type { ActionResult } from '@/dashboard/client/action-result';
+import { jobPageHref } from '@/dashboard/client/schedules-view';
 import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
 import type { ScheduleActions } from './schedule-actions';
 

@@ -4,7 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
 import { fetchJson } from '@/components/live/fetch-json';
 import { LiveStatus } from '@/components/live/live-status';
-import { queryKeys } from '@/lib/dashboard/query-keys';
+import { queryKeys } from '@/dashboard/client/query-keys';
 import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
 import type { ScheduleActions } from './schedule-actions';
 import { ScheduleCard } from './schedule-card';

@@ -23,7 +23,7 @@ export interface DestructiveConfirmFieldProps {
  * The typed confirmation in front of every start of a type that destroys data (add,
  * replay, edit-and-replay, duplicate, retry): an admin types the org id it acts on
  * (docs/security.md, "Destructive job types"). The field only collects the text; the
- * server compares it (lib/dashboard/job-start-rules.ts) and names what it expected.
+ * server compares it (dashboard/jobs/job-start-rules.ts) and names what it expected.
  */
 export function DestructiveConfirmField({ type, expected, value, onChange, errors, testId }: DestructiveConfirmFieldProps) {
   const id = useId();

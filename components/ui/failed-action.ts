@@ -1,4 +1,4 @@
-import type { ActionResult } from '@/lib/dashboard/action-result';
+import type { ActionResult } from '@/dashboard/client/action-result';
 
 /** What the session probe answered: its HTTP status and, when signed in, the user; otherwise the server's words, if any. */
 export type SessionProbe = () => Promise<{ status: number; user?: { username: string; role: string }; message?: string }>;

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { ActionResult } from '@/lib/dashboard/action-result';
+import type { ActionResult } from '@/dashboard/client/action-result';
 
 /**
  * The outcome of an action in words, announced to screen readers: `role="status"` for

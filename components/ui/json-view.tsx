@@ -4,7 +4,7 @@ import { useState } from 'react';
 
 export interface JsonViewProps {
   value: unknown;
-  /** Set when the server already cut the value (see lib/dashboard/truncate). */
+  /** Set when the server already cut the value (see dashboard/jobs/truncate). */
   truncated?: boolean;
   /** Original size in bytes, shown with the truncation note. */
   originalBytes?: number;

@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import { pageWindow } from '@/lib/dashboard/pagination';
+import { pageWindow } from '@/dashboard/client/pagination';
 
 export interface PaginationProps {
   page: number;

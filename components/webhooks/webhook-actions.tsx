@@ -7,10 +7,11 @@ import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { ErrorResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
-import type { ActionResult } from '@/lib/dashboard/action-result';
-import { jobPageHref } from '@/lib/dashboard/schedules-view';
-import type { Reenabled, WebhookReplays } from '@/lib/dashboard/webhooks/webhook-operations';
-import { WEBHOOK_JOB_TYPE, type WebhookRow } from '@/lib/dashboard/webhooks/webhooks-read';
+import type { ActionResult } from '@/dashboard/client/action-result';
+import { jobPageHref } from '@/dashboard/client/schedules-view';
+import type { Reenabled, WebhookReplays } from '@/dashboard/webhooks/webhook-operations';
+import { WEBHOOK_JOB_TYPE } from '@/dashboard/client/webhook-job-type';
+import type { WebhookRow } from '@/dashboard/webhooks/webhooks-read';
 
 /** The server actions of app/webhooks/actions.ts, handed down by the page (operators only; each checks the role itself). */
 export interface WebhookActionSet {

@@ -3,8 +3,9 @@ import { StatusPill } from '@/components/ui/badge';
 import { Pagination } from '@/components/ui/pagination';
 import { RelativeTime } from '@/components/ui/relative-time';
 import { Table } from '@/components/ui/table';
-import { jobPageHref } from '@/lib/dashboard/schedules-view';
-import { WEBHOOK_JOB_TYPE, type DeliveryRow } from '@/lib/dashboard/webhooks/webhooks-read';
+import { jobPageHref } from '@/dashboard/client/schedules-view';
+import { WEBHOOK_JOB_TYPE } from '@/dashboard/client/webhook-job-type';
+import type { DeliveryRow } from '@/dashboard/webhooks/webhooks-read';
 
 /** A page of delivery records, newest first: one row per HTTP attempt, linked to its job and dead letter. */
 export function WebhookDeliveries(props: { webhookId: string; rows: DeliveryRow[]; page: number; hasNext: boolean }) {

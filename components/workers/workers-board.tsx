@@ -8,10 +8,10 @@ import { Badge, StatusPill } from '@/components/ui/badge';
 import { ProgressBar } from '@/components/ui/progress-bar';
 import { RelativeTime } from '@/components/ui/relative-time';
 import { Table } from '@/components/ui/table';
-import { plural } from '@/lib/dashboard/plural';
-import { queryKeys } from '@/lib/dashboard/query-keys';
-import { jobPageHref } from '@/lib/dashboard/schedules-view';
-import type { WorkersView } from '@/lib/dashboard/workers-view';
+import { plural } from '@/lib/text/plural';
+import { queryKeys } from '@/dashboard/client/query-keys';
+import { jobPageHref } from '@/dashboard/client/schedules-view';
+import type { WorkersView } from '@/dashboard/workers/workers-view';
 
 /** 75 s, 3 min 5 s, 1 h 2 min: how long a job has been running. */
 function duration(ms: number): string {

@@ -1,5 +1,5 @@
 import type { JobOutcome } from '@/lib/jobs/job-definition';
-import { plural } from '@/lib/dashboard/plural';
+import { plural } from '@/lib/text/plural';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);

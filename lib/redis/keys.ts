@@ -6,7 +6,7 @@
  */
 /**
  * The hash tags of the runtime's own structures (`<root>:{dlq}:…`): none is a queue, and
- * no queue reference may resolve into one (lib/dashboard/queue-ref.ts). Every literal tag
+ * no queue reference may resolve into one (dashboard/queues/queue-ref.ts). Every literal tag
  * lib/ passes to `tagged` is listed (tests/unit/runtime-tags.test.ts keeps it so).
  */
 export const RUNTIME_TAGS: ReadonlySet<string> = new Set(['audit', 'auth', 'dashboard', 'dlq', 'idem', 'schedules', 'webhooks', 'workers']);

@@ -5,7 +5,7 @@
  * round — once with the cache expired (what the server does for the first tab) and
  * once right after (what the other tabs get) — and rounds are spaced past the TTL.
  */
-import { LIVE_TTL_MS } from '@/lib/dashboard/live-cache';
+import { LIVE_TTL_MS } from '@/dashboard/live/live-cache';
 import type { RunningDashboard } from './dashboard-next';
 import type { Timing } from './dashboard-reads';
 

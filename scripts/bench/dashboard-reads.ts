@@ -5,9 +5,9 @@
  * fast wrong answer cannot pass for a fast page.
  */
 import type { Bullpen } from '@/lib/bullpen';
-import { readDeadLetterList } from '@/lib/dashboard/dead-letters-read';
-import { readOverview } from '@/lib/dashboard/queue-overview';
-import { readQueuePage } from '@/lib/dashboard/queue-page';
+import { readDeadLetterList } from '@/dashboard/dead-letters/dead-letters-read';
+import { readOverview } from '@/dashboard/queues/queue-overview';
+import { readQueuePage } from '@/dashboard/queues/queue-page';
 import type { ErrorClass } from '@/lib/errors/classify';
 import type { SourceJobName } from '@/jobs';
 

@@ -1,7 +1,7 @@
 /**
  * Child process of the retry-all benchmark (forked by dashboard-retry.ts with
  * `--expose-gc`): runs the queue page's "retry all" exactly as its server action
- * does — BulkOperations.start around QueueOperations.retryAllFailed — on a fresh
+ * does — BulkRunner.start around QueueOperations.retryAllFailed — on a fresh
  * process, so RSS and heap say what that operation costs and nothing else.
  * Input: argv[2] as JSON ({port, prefix, queue}). Output: one IPC message.
  */
@@ -9,8 +9,8 @@ import { z } from 'zod';
 import { createBullpen } from '@/lib/bullpen';
 import { shippedApp } from '@/jobs/shipped-app';
 import { loadConfig } from '@/lib/config';
-import { BulkOperations, type BulkOperation } from '@/lib/dashboard/bulk-operations';
-import { QueueOperations } from '@/lib/dashboard/queue-operations';
+import { BulkRunner, type BulkOperation } from '@/dashboard/live/bulk-runner';
+import { QueueOperations } from '@/dashboard/queues/queue-operations';
 import { SOURCE_JOB_NAMES, type SourceJobName } from '@/jobs';
 import { silentLogger } from '@/lib/logging/logger';
 import { readyClient } from '@/lib/redis/connection';
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   try {
     await readyClient(bullpen.redis);
     const ops = new QueueOperations(bullpen);
-    const bulk = new BulkOperations(bullpen.redis, bullpen.keys, bullpen.logger, bullpen.audit);
+    const bulk = new BulkRunner(bullpen.redis, bullpen.keys, bullpen.logger, bullpen.audit);
     // Load BullMQ's scripts and the queue object before the baseline.
     await bullpen.queues.get(args.queue).getJobCounts('failed');
     fullGc();

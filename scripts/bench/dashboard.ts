@@ -11,7 +11,7 @@ import { loadavg } from 'node:os';
 import { type Bullpen, createBullpen } from '@/lib/bullpen';
 import { shippedApp } from '@/jobs/shipped-app';
 import { loadConfig } from '@/lib/config';
-import { readDeadLetterList } from '@/lib/dashboard/dead-letters-read';
+import { readDeadLetterList } from '@/dashboard/dead-letters/dead-letters-read';
 import { ERROR_CLASSES } from '@/lib/errors/classify';
 import { SOURCE_JOB_NAMES } from '@/jobs';
 import { silentLogger } from '@/lib/logging/logger';

@@ -5,7 +5,7 @@
  * cookie; nothing here seals or opens a session itself, so the cookie is exactly the
  * one the product hands out, through its rate limiter and password check.
  */
-import { SESSION_COOKIE } from '@/lib/auth/session-options';
+import { SESSION_COOKIE } from '@/dashboard/auth/session-options';
 
 const ENTITIES: Record<string, string> = { '&quot;': '"', '&amp;': '&', '&#x27;': "'", '&#39;': "'", '&lt;': '<', '&gt;': '>' };
 

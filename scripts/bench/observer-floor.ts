@@ -12,7 +12,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { GZIP_HEADERS } from '@/lib/dashboard/live-fast-path';
+import { GZIP_HEADERS } from '@/dashboard/live/live-fast-path';
 
 const messageSchema = z.object({ bodies: z.record(z.string().startsWith('/'), z.string()) });
 

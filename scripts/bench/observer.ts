@@ -23,8 +23,8 @@ import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { SignInService } from '@/lib/auth/sign-in';
-import { LIVE_TTL_MS, LIVE_WATCH_MS } from '@/lib/dashboard/live-cache';
+import { SignInService } from '@/dashboard/auth/sign-in';
+import { LIVE_TTL_MS, LIVE_WATCH_MS } from '@/dashboard/live/live-cache';
 import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { closeChild } from './child';
@@ -46,13 +46,13 @@ const TARGET_LOSS = 0.05;
 const IDLE_MS = 5_000;
 /**
  * After its last poll the dashboard keeps the polled keys fresh for the watch window
- * (lib/dashboard/live-cache.ts): a round of another kind waits this long after a
+ * (dashboard/live/live-cache.ts): a round of another kind waits this long after a
  * dashboard round, so it does not carry the dashboard's background reads.
  */
 const COOL_DOWN_MS = LIVE_WATCH_MS + LIVE_TTL_MS + 500;
 const CHILD = path.join(__dirname, 'observer-clients.ts');
 const FLOOR = path.join(__dirname, 'observer-floor.ts');
-/** What a tab on each page polls: the live routes its refetch calls (lib/dashboard/query-keys.ts). */
+/** What a tab on each page polls: the live routes its refetch calls (dashboard/client/query-keys.ts). */
 const PATHS = { overview: '/api/live/overview', queue: `/api/live/queues/${TYPE}?state=prioritized` } as const;
 
 type Runner = Parameters<typeof throughput>[0];
@@ -205,7 +205,7 @@ export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<
         cookies[i] = await signInOverHttp(dashboard.url, v.username, v.password);
       }
     };
-    // Two at a time: the sign-in checks at most two passwords at once per process (lib/auth/sign-in.ts).
+    // Two at a time: the sign-in checks at most two passwords at once per process (dashboard/auth/sign-in.ts).
     await Promise.all([signInLane(), signInLane()]);
     const signInMs = performance.now() - t0;
     console.log(`  ${clients} sessions of ${viewers.length} viewers signed in through the form in ${fmt(signInMs / 1_000, 1)} s`);
@@ -399,7 +399,7 @@ export function observerSection(r: ObserverBenchResult): string {
     'Command: `node --import tsx scripts/bench/index.ts observer`. The worker is the runtime benchmark’s Bullpen side (the',
     `production worker process, \`WORKER_TYPES=${TYPE}\`, no-op handler, concurrency 50), ${r.jobs.toLocaleString('en-US')} jobs pre-filled per round.`,
     'The dashboard is its production server (`scripts/web-server.ts`: Next.js, with polls of live routes answered from the',
-    'live cache, `lib/dashboard/live-fast-path.ts`) on the same Redis and key prefix. In the dashboard rounds',
+    'live cache, `dashboard/live/live-fast-path.ts`) on the same Redis and key prefix. In the dashboard rounds',
     `${r.clients} clients — ${r.viewers} viewers, each signed in ${perViewer} time${perViewer === 1 ? '' : 's'} through the sign-in form, so the rate limiter and password`,
     `check run as for people — each GET \`${PATHS.overview}\` and \`${PATHS.queue}\` once a second, what an`,
     'open overview tab and an open queue tab poll, over a keep-alive connection each, asking for gzip as a browser does, from a',

@@ -2,7 +2,7 @@
  * Peer benchmark (issue 11, item 7): the overview's server time beside Bull Board's on
  * the same Redis holding a million jobs (peer-seed.ts). Each side is asked what its own
  * UI polls for its overview:
- * - Bullpen: GET /api/live/overview with a viewer's session (lib/dashboard/query-keys.ts),
+ * - Bullpen: GET /api/live/overview with a viewer's session (dashboard/client/query-keys.ts),
  *   from `next start`;
  * - Bull Board: GET /api/queues?page=1&jobsPerPage=10, what its UI's queue list polls
  *   with its default settings (no queue open: no activeQueue, no status), from express
@@ -11,8 +11,8 @@
  * body, the same number of samples after the same warm-up, interleaved with the side
  * going first alternating. Our timed requests come as one tab polls, 3 s apart: while
  * a tab polls, the dashboard keeps the overview fresh in the background
- * (lib/dashboard/live-cache.ts) and its server answers from memory
- * (lib/dashboard/live-fast-path.ts). The cold case — the first poll after nobody
+ * (dashboard/live/live-cache.ts) and its server answers from memory
+ * (dashboard/live/live-fast-path.ts). The cold case — the first poll after nobody
  * polled for longer than the watch window, when the read runs inside the request — is
  * timed on its own afterwards and shown beside. Target: ours ≤ 0.5× theirs (medians).
  *
@@ -27,9 +27,9 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { queuesHandler } from '@bull-board/api/dist/handlers/queues.js';
-import { LIVE_TTL_MS, LIVE_WATCH_MS } from '@/lib/dashboard/live-cache';
-import { LIVE_REFETCH_MS } from '@/lib/dashboard/query-keys';
-import { type Overview, readOverview } from '@/lib/dashboard/queue-overview';
+import { LIVE_TTL_MS, LIVE_WATCH_MS } from '@/dashboard/live/live-cache';
+import { LIVE_REFETCH_MS } from '@/dashboard/client/query-keys';
+import { type Overview, readOverview } from '@/dashboard/queues/queue-overview';
 import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { closeChild } from './child';
@@ -316,8 +316,8 @@ export function peerSection(r: PeerBenchResult): string {
     'What each side computes per request:',
     `- **Bullpen**, \`GET ${OURS_PATH}\` from the dashboard’s server (\`scripts/web-server.ts\`, Next.js behind it) with a signed-in`,
     '  viewer’s cookie, what the overview tab polls. While any tab polls the overview, the dashboard reads it again in the',
-    `  background just before its ${fmt(LIVE_TTL_MS / 1_000, 1)} s lifetime ends (\`lib/dashboard/live-cache.ts\`), and the server answers a poll from`,
-    '  memory (`lib/dashboard/live-fast-path.ts`): it checks the cookie (unsealed once per cookie, then remembered), asks Redis',
+    `  background just before its ${fmt(LIVE_TTL_MS / 1_000, 1)} s lifetime ends (\`dashboard/live/live-cache.ts\`), and the server answers a poll from`,
+    '  memory (`dashboard/live/live-fast-path.ts`): it checks the cookie (unsealed once per cookie, then remembered), asks Redis',
     '  whether the session is still open (every request) and reads the user (cached 1 s), then writes the JSON serialised and',
     '  gzipped once per read. A poll thus gets data at most 1.5 s old, as before, without waiting for the read. The read',
     `  itself — the in-process row — is for each of the ${q.length} queues its counts of the 7 states, the paused flag, its workers`,

@@ -9,7 +9,7 @@ import { expect, saveScreenshot, test } from './fixtures';
 
 /*
  * Issue 21: the server wants an admin and the typed org for every start of a type that
- * destroys data (lib/dashboard/job-start-rules.ts); the browser asks for it on each path
+ * destroys data (dashboard/jobs/job-start-rules.ts); the browser asks for it on each path
  * that can start one, and offers none of them to anyone else.
  */
 const TYPE = 'data-deletion';

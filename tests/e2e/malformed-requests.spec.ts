@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { APIRequestContext, APIResponse } from '@playwright/test';
-import { CLIENT_TOKEN_ENV } from '@/lib/http/client-header';
-import { FORWARDED_STATUS_HEADER } from '@/lib/http/forwarded-action';
+import { CLIENT_TOKEN_ENV } from '@/dashboard/http/client-header';
+import { FORWARDED_STATUS_HEADER } from '@/dashboard/http/forwarded-action';
 import { freePort } from '@/lib/redis/embedded-server';
 import { expect, test } from './fixtures';
 import { buildActions } from './support/fuzz-targets';

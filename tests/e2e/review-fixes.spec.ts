@@ -122,7 +122,7 @@ test("a queue's job list holds still under the pointer; new jobs wait behind Sho
 test('a foreign queue shows on the overview, and its history and attempts say what happened', async ({ page, signIn, e2e }) => {
   const name = `e2e-foreign-${randomBytes(3).toString('hex')}`;
   const prefix = `${e2e.prefix}:{${name}}`;
-  // How the dashboard names a queue under Bullpen's own layout that the job table lacks (lib/dashboard/queue-ref.ts).
+  // How the dashboard names a queue under Bullpen's own layout that the job table lacks (dashboard/queues/queue-ref.ts).
   const ref = `${prefix}~${name}`;
   const connection = new IORedis({ host: '127.0.0.1', port: e2e.redisPort, maxRetriesPerRequest: null });
   const queue = new Queue(name, { connection, prefix });

@@ -5,7 +5,7 @@
  */
 import { shippedApp } from '@/jobs/shipped-app';
 import { createBullpen } from '@/lib/bullpen';
-import { readDeadLetterDetail, readDeadLetterList } from '@/lib/dashboard/dead-letters-read';
+import { readDeadLetterDetail, readDeadLetterList } from '@/dashboard/dead-letters/dead-letters-read';
 import { loadConfig } from '@/lib/config';
 
 export async function main(ids: string[]): Promise<number> {

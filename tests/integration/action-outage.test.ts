@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { shippedApp } from '@/jobs/shipped-app';
 import { createBullpen, type Bullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
-import { QueueOperations } from '@/lib/dashboard/queue-operations';
+import { QueueOperations } from '@/dashboard/queues/queue-operations';
 import { isAppError } from '@/lib/errors/app-error';
 import { silentLogger } from '@/lib/logging/logger';
 import { PRODUCER_COMMAND_TIMEOUT_MS, readyClient } from '@/lib/redis/connection';

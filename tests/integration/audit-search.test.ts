@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readAuditPage } from '@/lib/dashboard/audit-page';
+import { readAuditPage } from '@/dashboard/audit/audit-page';
 import { useTestRedis } from '../helpers/use-test-redis';
 
 const T0 = Date.UTC(2026, 10, 1);

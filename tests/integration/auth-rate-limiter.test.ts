@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SignInRateLimiter } from '@/lib/auth/rate-limiter';
+import { SignInRateLimiter } from '@/dashboard/auth/rate-limiter';
 import { useTestRedis } from '../helpers/use-test-redis';
 
 /**

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { ensureFirstAdmin } from '@/lib/auth/first-admin';
-import { resolveSessionSecret } from '@/lib/auth/session-secret';
-import { SignInRateLimiter } from '@/lib/auth/rate-limiter';
-import { SignInService } from '@/lib/auth/sign-in';
+import { ensureFirstAdmin } from '@/dashboard/auth/first-admin';
+import { resolveSessionSecret } from '@/dashboard/auth/session-secret';
+import { SignInRateLimiter } from '@/dashboard/auth/rate-limiter';
+import { SignInService } from '@/dashboard/auth/sign-in';
 import { readyClient } from '@/lib/redis/connection';
 import type { AppError } from '@/lib/errors/app-error';
-import { UserStore } from '@/lib/auth/user-store';
+import { UserStore } from '@/dashboard/auth/user-store';
 import { makeBullpen } from '../helpers/bullpen';
 
 let bullpen: Bullpen;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { addJobDefaults, type AddJobRequest } from '@/lib/dashboard/add-job-form';
-import { JobOperations } from '@/lib/dashboard/job-operations';
+import { addJobDefaults, type AddJobRequest } from '@/dashboard/client/add-job-form';
+import { JobOperations } from '@/dashboard/jobs/job-operations';
 import { PRIORITY } from '@/lib/jobs/priority';
 import { useTestRedis } from '../helpers/use-test-redis';
 

@@ -1,8 +1,8 @@
 import { useTestRedis } from '../helpers/use-test-redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { BulkOperations } from '@/lib/dashboard/bulk-operations';
-import { discardSelected, replaySelected, startPurge, startReplayAll } from '@/lib/dashboard/dead-letters-bulk';
+import { BulkRunner } from '@/dashboard/live/bulk-runner';
+import { discardSelected, replaySelected, startPurge, startReplayAll } from '@/dashboard/dead-letters/dead-letters-bulk';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import { makeBullpen } from '../helpers/bullpen';
 
@@ -95,7 +95,7 @@ describe('startReplayAll', () => {
     bullpen = makeBullpen(server.redis);
     await seed(230, 'org-1');
     await seed(5, 'org-2', 1_000);
-    const bulk = new BulkOperations(bullpen.redis, bullpen.keys, bullpen.logger, bullpen.audit);
+    const bulk = new BulkRunner(bullpen.redis, bullpen.keys, bullpen.logger, bullpen.audit);
     const { operation, finished } = await startReplayAll(bullpen, bulk, { tenant: 'org-1' }, { by: 'alice', limit: 150, now: Date.now() });
     expect(operation).toMatchObject({ kind: 'dlq.replay-all', status: 'running', total: 150, by: 'alice' });
     const done = await finished;
@@ -117,7 +117,7 @@ describe('startReplayAll', () => {
   it('refuses statuses that cannot be replayed, and an empty match, before starting anything', async () => {
     bullpen = makeBullpen(server.redis);
     await seed(2);
-    const bulk = new BulkOperations(bullpen.redis, bullpen.keys, bullpen.logger);
+    const bulk = new BulkRunner(bullpen.redis, bullpen.keys, bullpen.logger);
     const now = Date.now();
     await expect(startReplayAll(bullpen, bulk, { status: 'discarded' }, { by: 'a', limit: 10, now })).rejects.toMatchObject({
       code: 'VALIDATION',
@@ -136,7 +136,7 @@ describe('startPurge', () => {
     bullpen = makeBullpen(server.redis);
     await seed(120, 'org-1');
     const keep = await seed(3, 'org-2', 1_000);
-    const bulk = new BulkOperations(bullpen.redis, bullpen.keys, bullpen.logger, bullpen.audit);
+    const bulk = new BulkRunner(bullpen.redis, bullpen.keys, bullpen.logger, bullpen.audit);
     const { operation, finished } = await startPurge(bullpen, bulk, { tenant: 'org-1' }, { by: 'root', now: Date.now() });
     expect(operation).toMatchObject({ kind: 'dlq.purge', total: 120 });
     expect(await finished).toMatchObject({ status: 'done', succeeded: 120, message: 'Purged 120 dead letters.' });
@@ -147,7 +147,7 @@ describe('startPurge', () => {
   it('refuses to purge without a filter', async () => {
     bullpen = makeBullpen(server.redis);
     await seed(2);
-    const bulk = new BulkOperations(bullpen.redis, bullpen.keys, bullpen.logger);
+    const bulk = new BulkRunner(bullpen.redis, bullpen.keys, bullpen.logger);
     await expect(startPurge(bullpen, bulk, {}, { by: 'root', now: Date.now() })).rejects.toMatchObject({ code: 'VALIDATION' });
     expect((await bullpen.dlq.counts()).total).toBe(2);
   });

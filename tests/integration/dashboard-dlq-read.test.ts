@@ -1,8 +1,8 @@
 import { useTestRedis } from '../helpers/use-test-redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { parseDeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
-import { readDeadLetterDetail, readDeadLetterList } from '@/lib/dashboard/dead-letters-read';
+import { parseDeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
+import { readDeadLetterDetail, readDeadLetterList } from '@/dashboard/dead-letters/dead-letters-read';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import { makeBullpen } from '../helpers/bullpen';
 

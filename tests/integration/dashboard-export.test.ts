@@ -1,11 +1,11 @@
 import { useTestRedis } from '../helpers/use-test-redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { parseDeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
-import { exportDeadLetterPages } from '@/lib/dashboard/export-dead-letters';
-import type { ExportEnd } from '@/lib/dashboard/export-format';
-import { exportJobPages } from '@/lib/dashboard/export-jobs';
-import { parseQueueFilters } from '@/lib/dashboard/queue-filters';
+import { parseDeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
+import { exportDeadLetterPages } from '@/dashboard/exports/export-dead-letters';
+import type { ExportEnd } from '@/dashboard/client/export-format';
+import { exportJobPages } from '@/dashboard/exports/export-jobs';
+import { parseQueueFilters } from '@/dashboard/client/queue-filters';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import { makeBullpen } from '../helpers/bullpen';
 

@@ -1,8 +1,8 @@
 import { useTestRedis } from '../helpers/use-test-redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { createDashboardMetrics } from '@/lib/dashboard/health-metrics';
-import { healthHttpStatus } from '@/lib/dashboard/health-view';
+import { createDashboardMetrics } from '@/dashboard/health/health-metrics';
+import { healthHttpStatus } from '@/dashboard/client/health-view';
 import { makeBullpen } from '../helpers/bullpen';
 
 let bullpen: Bullpen;

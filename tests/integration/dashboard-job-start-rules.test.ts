@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { BulkOperations } from '@/lib/dashboard/bulk-operations';
-import { replaySelected, startReplayAll } from '@/lib/dashboard/dead-letters-bulk';
-import { replayDeadLetter } from '@/lib/dashboard/dead-letters-replay';
-import { JobOperations } from '@/lib/dashboard/job-operations';
-import { QueueOperations } from '@/lib/dashboard/queue-operations';
+import { BulkRunner } from '@/dashboard/live/bulk-runner';
+import { replaySelected, startReplayAll } from '@/dashboard/dead-letters/dead-letters-bulk';
+import { replayDeadLetter } from '@/dashboard/dead-letters/dead-letters-replay';
+import { JobOperations } from '@/dashboard/jobs/job-operations';
+import { QueueOperations } from '@/dashboard/queues/queue-operations';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import { useTestRedis } from '../helpers/use-test-redis';
 
@@ -105,7 +105,7 @@ describe('destructive job types from the dashboard', () => {
     expect(selected.skipped).toEqual([{ id: two, reason: expect.stringContaining('destroys data') }]);
     const all = await startReplayAll(
       b,
-      new BulkOperations(b.redis, b.keys, b.logger, b.audit),
+      new BulkRunner(b.redis, b.keys, b.logger, b.audit),
       {},
       { by: 'olivia', limit: 100, now: Date.now() },
     );

@@ -1,8 +1,8 @@
 import { useTestRedis } from '../helpers/use-test-redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { LiveCache } from '@/lib/dashboard/live-cache';
-import { readOverview } from '@/lib/dashboard/queue-overview';
+import { LiveCache } from '@/dashboard/live/live-cache';
+import { readOverview } from '@/dashboard/queues/queue-overview';
 import { readyClient } from '@/lib/redis/connection';
 import { makeBullpen } from '../helpers/bullpen';
 

@@ -2,10 +2,10 @@ import { useTestRedis } from '../helpers/use-test-redis';
 import { UnrecoverableError, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { BulkOperations } from '@/lib/dashboard/bulk-operations';
-import { JobOperations } from '@/lib/dashboard/job-operations';
-import { QueueOperations } from '@/lib/dashboard/queue-operations';
-import { readOverview } from '@/lib/dashboard/queue-overview';
+import { BulkRunner } from '@/dashboard/live/bulk-runner';
+import { JobOperations } from '@/dashboard/jobs/job-operations';
+import { QueueOperations } from '@/dashboard/queues/queue-operations';
+import { readOverview } from '@/dashboard/queues/queue-overview';
 import { deadLetterId } from '@/lib/dlq/entry';
 import { readyClient } from '@/lib/redis/connection';
 import { backoffStrategy } from '@/lib/runtime/worker-pool';
@@ -233,7 +233,7 @@ describe('bulk operations and the overview', () => {
   it('runs a bulk operation in the background with its progress in Redis and an audit entry at the end', async () => {
     bullpen = makeBullpen(server.redis);
     await readyClient(bullpen.redis);
-    const bulk = new BulkOperations(bullpen.redis, bullpen.keys, bullpen.logger, bullpen.audit);
+    const bulk = new BulkRunner(bullpen.redis, bullpen.keys, bullpen.logger, bullpen.audit);
     const { operation, finished } = await bulk.start(
       { kind: 'queue.retry-all', target: { kind: 'queue', id: 'q' }, by: 'olivia' },
       async (report) => {

@@ -1,8 +1,8 @@
 import { useTestRedis } from '../helpers/use-test-redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { readSearchStep } from '@/lib/dashboard/payload-search';
-import { parseSearchStep, SEARCH_STEP, SEARCH_WINDOW, type SearchStepParams } from '@/lib/dashboard/payload-search-params';
+import { readSearchStep } from '@/dashboard/queues/payload-search';
+import { parseSearchStep, SEARCH_STEP, SEARCH_WINDOW, type SearchStepParams } from '@/dashboard/client/payload-search-params';
 import { makeBullpen } from '../helpers/bullpen';
 
 let bullpen: Bullpen;

@@ -1,9 +1,9 @@
 import { useTestRedis } from '../helpers/use-test-redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { readJobPage } from '@/lib/dashboard/job-page';
-import { parseQueueFilters } from '@/lib/dashboard/queue-filters';
-import { readQueuePage } from '@/lib/dashboard/queue-page';
+import { readJobPage } from '@/dashboard/jobs/job-page';
+import { parseQueueFilters } from '@/dashboard/client/queue-filters';
+import { readQueuePage } from '@/dashboard/queues/queue-page';
 import type { JobTypeName } from '../helpers/source-jobs';
 import { makeBullpen } from '../helpers/bullpen';
 

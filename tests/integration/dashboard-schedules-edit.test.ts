@@ -1,7 +1,7 @@
 import { useTestRedis } from '../helpers/use-test-redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { saveScheduleForm } from '@/lib/dashboard/schedules-edit';
+import { saveScheduleForm } from '@/dashboard/schedules/schedules-edit';
 import { makeBullpen } from '../helpers/bullpen';
 
 let bullpen: Bullpen;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { readDeadLetterDetail } from '@/lib/dashboard/dead-letters-read';
+import { readDeadLetterDetail } from '@/dashboard/dead-letters/dead-letters-read';
 import { replayJobId } from '@/lib/dlq/entry';
 import { useTestRedis } from '../helpers/use-test-redis';
 

@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { BulkOperations } from '@/lib/dashboard/bulk-operations';
-import { replaySelected, startReplayAll } from '@/lib/dashboard/dead-letters-bulk';
+import { BulkRunner } from '@/dashboard/live/bulk-runner';
+import { replaySelected, startReplayAll } from '@/dashboard/dead-letters/dead-letters-bulk';
 import type { DeadLetterEntry } from '@/lib/dlq/entry';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
 import { createWebhookDispatchHandler } from '@/jobs/integration/webhook-dispatch';
@@ -121,7 +121,7 @@ describe('bulk replays report what their jobs did', () => {
 
   it('replay all counts them as failed, and its message says they failed at once', async () => {
     const { disabled } = await scene();
-    const bulk = new BulkOperations(bullpen.redis, bullpen.keys, bullpen.logger);
+    const bulk = new BulkRunner(bullpen.redis, bullpen.keys, bullpen.logger);
     const { finished } = await startReplayAll(bullpen, bulk, { type: TYPE }, { by: 'op', limit: 100, now: Date.now() });
     const op = await finished;
     expect(op).toMatchObject({ status: 'done', succeeded: 1, failed: 2, skipped: 0 });

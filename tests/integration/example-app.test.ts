@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { MAILER_JOBS, MAILER_SCHEDULES, type MailerJobs } from '@/examples/mailer/jobs';
 import { Outbox } from '@/examples/mailer/outbox';
-import { readDeadLetterList } from '@/lib/dashboard/dead-letters-read';
-import { parseDeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
-import { readJobPage } from '@/lib/dashboard/job-page';
-import { readOverview } from '@/lib/dashboard/queue-overview';
+import { readDeadLetterList } from '@/dashboard/dead-letters/dead-letters-read';
+import { parseDeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
+import { readJobPage } from '@/dashboard/jobs/job-page';
+import { readOverview } from '@/dashboard/queues/queue-overview';
 import type { TypedDispatcher } from '@/lib/jobs/dispatcher';
 import { freePort } from '@/lib/redis/embedded-server';
 import { uniquePrefix } from '../helpers/redis';

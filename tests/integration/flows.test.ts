@@ -1,10 +1,10 @@
 import { FlowProducer } from 'bullmq';
 import IORedis from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readJobPage } from '@/lib/dashboard/job-page';
-import { parseJobKey } from '@/lib/dashboard/job-flow';
-import { parseQueueFilters } from '@/lib/dashboard/queue-filters';
-import { readQueuePage } from '@/lib/dashboard/queue-page';
+import { readJobPage } from '@/dashboard/jobs/job-page';
+import { parseJobKey } from '@/dashboard/jobs/job-flow';
+import { parseQueueFilters } from '@/dashboard/client/queue-filters';
+import { readQueuePage } from '@/dashboard/queues/queue-page';
 import { useTestRedis } from '../helpers/use-test-redis';
 
 /** A BullMQ flow added with plain `bullmq`, as another service would: a parent that waits on two children. */

@@ -1,9 +1,9 @@
 import { Queue, Worker } from 'bullmq';
 import IORedis from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readQueueHistory } from '@/lib/dashboard/queue-history';
-import { readQueuePage } from '@/lib/dashboard/queue-page';
-import { parseQueueFilters } from '@/lib/dashboard/queue-filters';
+import { readQueueHistory } from '@/dashboard/history/queue-history';
+import { readQueuePage } from '@/dashboard/queues/queue-page';
+import { parseQueueFilters } from '@/dashboard/client/queue-filters';
 import { useTestRedis } from '../helpers/use-test-redis';
 
 /**

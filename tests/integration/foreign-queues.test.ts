@@ -1,14 +1,14 @@
 import { Queue, Worker } from 'bullmq';
 import IORedis from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readForeignQueues } from '@/lib/dashboard/foreign-queues';
-import { JobOperations } from '@/lib/dashboard/job-operations';
-import { readJobPage } from '@/lib/dashboard/job-page';
-import { discoverQueues, forgetDiscovery } from '@/lib/dashboard/queue-discovery';
-import { parseQueueFilters } from '@/lib/dashboard/queue-filters';
-import { QueueOperations } from '@/lib/dashboard/queue-operations';
-import { readQueuePage } from '@/lib/dashboard/queue-page';
-import { resolveQueue } from '@/lib/dashboard/queue-ref';
+import { readForeignQueues } from '@/dashboard/queues/foreign-queues';
+import { JobOperations } from '@/dashboard/jobs/job-operations';
+import { readJobPage } from '@/dashboard/jobs/job-page';
+import { discoverQueues, forgetDiscovery } from '@/dashboard/queues/queue-discovery';
+import { parseQueueFilters } from '@/dashboard/client/queue-filters';
+import { QueueOperations } from '@/dashboard/queues/queue-operations';
+import { readQueuePage } from '@/dashboard/queues/queue-page';
+import { resolveQueue } from '@/dashboard/queues/queue-ref';
 import { useTestRedis } from '../helpers/use-test-redis';
 
 /** Queues another service made with plain `bullmq`, seen and operated through the dashboard's read models. */

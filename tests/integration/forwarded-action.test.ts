@@ -1,11 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTION_FORWARDED_HEADER, FORWARDED_STATUS_HEADER, relayForwardedActionStatus } from '@/lib/http/forwarded-action';
+import { ACTION_FORWARDED_HEADER, FORWARDED_STATUS_HEADER, relayForwardedActionStatus } from '@/dashboard/http/forwarded-action';
 
 /*
  * The dashboard's server relays the status of a server action Next forwarded to another
- * page (lib/http/forwarded-action.ts). This server does what Next does with such an
+ * page (dashboard/http/forwarded-action.ts). This server does what Next does with such an
  * action, on real loopback sockets: the first request posts it again to the same server
  * with x-action-forwarded, copies the answer's headers into its own response and sends
  * its body with the default status. No Redis is involved, so none is started.

@@ -16,9 +16,9 @@ import { makeBullpen } from '../helpers/bullpen';
 import { makeJobContext } from '../helpers/job-context';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
 import { silentLogger } from '@/lib/logging/logger';
-import { readJobPage } from '@/lib/dashboard/job-page';
-import { readQueuePage } from '@/lib/dashboard/queue-page';
-import { parseQueueFilters } from '@/lib/dashboard/queue-filters';
+import { readJobPage } from '@/dashboard/jobs/job-page';
+import { readQueuePage } from '@/dashboard/queues/queue-page';
+import { parseQueueFilters } from '@/dashboard/client/queue-filters';
 
 const acme: Tenant = { orgId: 'acme' };
 const items = (n: number, prefix = 'i') =>

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
-import { JobOperations } from '@/lib/dashboard/job-operations';
-import { readOverallHistory, readQueueHistory } from '@/lib/dashboard/queue-history';
-import { readOverview } from '@/lib/dashboard/queue-overview';
+import { JobOperations } from '@/dashboard/jobs/job-operations';
+import { readOverallHistory, readQueueHistory } from '@/dashboard/history/queue-history';
+import { readOverview } from '@/dashboard/queues/queue-overview';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { silentLogger } from '@/lib/logging/logger';
 import { bucketOf, HISTOGRAM_BUCKETS } from '@/lib/metrics/history-buckets';

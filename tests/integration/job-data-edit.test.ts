@@ -1,7 +1,7 @@
 import { Worker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { editJobData } from '@/lib/dashboard/job-data-edit';
+import { editJobData } from '@/dashboard/jobs/job-data-edit';
 import { useTestRedis } from '../helpers/use-test-redis';
 
 const server = useTestRedis();

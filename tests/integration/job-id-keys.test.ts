@@ -1,8 +1,8 @@
 import { useTestRedis } from '../helpers/use-test-redis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { JobOperations } from '@/lib/dashboard/job-operations';
-import { readJobPage } from '@/lib/dashboard/job-page';
+import { JobOperations } from '@/dashboard/jobs/job-operations';
+import { readJobPage } from '@/dashboard/jobs/job-page';
 import { AppError } from '@/lib/errors/app-error';
 import { readyClient } from '@/lib/redis/connection';
 import { makeBullpen } from '../helpers/bullpen';

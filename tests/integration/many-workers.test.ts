@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shippedApp } from '@/jobs/shipped-app';
 import { type Bullpen, createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
-import { readWorkersView, STALE_HEARTBEAT_MS } from '@/lib/dashboard/workers-view';
+import { readWorkersView, STALE_HEARTBEAT_MS } from '@/dashboard/workers/workers-view';
 import { HEARTBEAT_INTERVAL_MS, HEARTBEAT_TTL_MS } from '@/lib/runtime/worker-heartbeat';
 import { silentLogger } from '@/lib/logging/logger';
 import { makeBullpen } from '../helpers/bullpen';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { shippedApp } from '@/jobs/shipped-app';
 import { createBullpen, type Bullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
-import { createDashboardMetrics } from '@/lib/dashboard/health-metrics';
+import { createDashboardMetrics } from '@/dashboard/health/health-metrics';
 import { silentLogger } from '@/lib/logging/logger';
 import { readyClient } from '@/lib/redis/connection';
 import { freePort } from '@/lib/redis/embedded-server';

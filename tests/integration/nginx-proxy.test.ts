@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TrustedProxies, resolveClient } from '@/lib/http/client-address';
+import { TrustedProxies, resolveClient } from '@/dashboard/http/client-address';
 import { freePort } from '@/lib/redis/embedded-server';
 import { requestFrom } from '../helpers/http-from';
 import { NginxProxy } from '../helpers/nginx-proxy';

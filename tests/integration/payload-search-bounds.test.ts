@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { readSearchStep } from '@/lib/dashboard/payload-search';
-import { parseSearchStep, SEARCH_STEP_BYTES } from '@/lib/dashboard/payload-search-params';
+import { readSearchStep } from '@/dashboard/queues/payload-search';
+import { parseSearchStep, SEARCH_STEP_BYTES } from '@/dashboard/client/payload-search-params';
 import type { Bullpen } from '@/lib/bullpen';
 import { useTestRedis } from '../helpers/use-test-redis';
 

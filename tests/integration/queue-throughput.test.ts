@@ -1,9 +1,9 @@
 import { useTestRedis } from '../helpers/use-test-redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { readQueuePage } from '@/lib/dashboard/queue-page';
-import { QueueThroughput } from '@/lib/dashboard/queue-throughput';
-import { parseQueueFilters } from '@/lib/dashboard/queue-filters';
+import { readQueuePage } from '@/dashboard/queues/queue-page';
+import { QueueThroughput } from '@/dashboard/queues/queue-throughput';
+import { parseQueueFilters } from '@/dashboard/client/queue-filters';
 import type { JobHandler } from '@/lib/runtime/handler';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
 import { poolOf } from '../helpers/bullpen';

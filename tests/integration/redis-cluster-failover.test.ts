@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shippedApp } from '@/jobs/shipped-app';
 import { type Bullpen, createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
-import { readOverview, readQueueOverview } from '@/lib/dashboard/queue-overview';
+import { readOverview, readQueueOverview } from '@/dashboard/queues/queue-overview';
 import { silentLogger } from '@/lib/logging/logger';
 import { uniquePrefix } from '../helpers/redis';
 import { startReplicatedCluster, type ReplicatedCluster } from '../helpers/redis-cluster-replicas';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { JobOperations } from '@/lib/dashboard/job-operations';
-import { parseQueueFilters } from '@/lib/dashboard/queue-filters';
-import { QueueOperations } from '@/lib/dashboard/queue-operations';
-import { readJobPage } from '@/lib/dashboard/job-page';
-import { readQueuePage } from '@/lib/dashboard/queue-page';
+import { JobOperations } from '@/dashboard/jobs/job-operations';
+import { parseQueueFilters } from '@/dashboard/client/queue-filters';
+import { QueueOperations } from '@/dashboard/queues/queue-operations';
+import { readJobPage } from '@/dashboard/jobs/job-page';
+import { readQueuePage } from '@/dashboard/queues/queue-page';
 import { deadLetterId, replayJobId } from '@/lib/dlq/entry';
 import { useTestRedis } from '../helpers/use-test-redis';
 

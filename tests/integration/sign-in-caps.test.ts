@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SignInService } from '@/lib/auth/sign-in';
+import { SignInService } from '@/dashboard/auth/sign-in';
 import type { AppError } from '@/lib/errors/app-error';
 import { useTestRedis } from '../helpers/use-test-redis';
 

@@ -1,13 +1,8 @@
 import { useTestRedis } from '../helpers/use-test-redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import {
-  findPendingDeadLetters,
-  reenableWebhook,
-  replayWebhookDeadLetters,
-  sendTestEvent,
-} from '@/lib/dashboard/webhooks/webhook-operations';
-import { readWebhookDetail, readWebhookList } from '@/lib/dashboard/webhooks/webhooks-read';
+import { findPendingDeadLetters, reenableWebhook, replayWebhookDeadLetters, sendTestEvent } from '@/dashboard/webhooks/webhook-operations';
+import { readWebhookDetail, readWebhookList } from '@/dashboard/webhooks/webhooks-read';
 import { deadLetterId } from '@/lib/dlq/entry';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import { WEBHOOK_TEST_EVENT } from '@/lib/webhooks/webhook-schema';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { readWorkersView } from '@/lib/dashboard/workers-view';
+import { readWorkersView } from '@/dashboard/workers/workers-view';
 import { silentLogger } from '@/lib/logging/logger';
 import type { JobContext } from '@/lib/runtime/handler';
 import { heartbeatKeys } from '@/lib/runtime/worker-heartbeat';

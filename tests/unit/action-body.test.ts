@@ -5,7 +5,7 @@ import {
   MAX_ACTION_VALUES,
   isMultipartActionBody,
   isPlainActionBody,
-} from '@/lib/http/action-body';
+} from '@/dashboard/http/action-body';
 
 /*
  * What proxy.ts lets through to React's decoder: what the dashboard's pages send, and

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { actionFailure } from '@/lib/dashboard/action-failure';
+import { actionFailure } from '@/dashboard/action-failure';
 import { AppError } from '@/lib/errors/app-error';
 import type { Logger } from '@/lib/logging/logger';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addJobRequestSchema, MAX_ADD_DELAY_MS, maxDelayIn, toDispatchOptions } from '@/lib/dashboard/add-job-form';
+import { addJobRequestSchema, MAX_ADD_DELAY_MS, maxDelayIn, toDispatchOptions } from '@/dashboard/client/add-job-form';
 
 const parse = (fields: Record<string, unknown>) => addJobRequestSchema.parse({ queue: 'q', payload: '{}', ...fields });
 

@@ -8,7 +8,7 @@ import {
   matchesAudit,
   parseAuditFilters,
   serializeAuditFilters,
-} from '@/lib/dashboard/audit-filters';
+} from '@/dashboard/client/audit-filters';
 
 const entry = (actor: string, action: string, kind: string, id: string) => ({ actor, action, target: { kind, id } });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { generatePassword, hashPassword, verifyPassword } from '@/lib/auth/password';
-import { roleAtLeast } from '@/lib/auth/roles';
+import { generatePassword, hashPassword, verifyPassword } from '@/dashboard/auth/password';
+import { roleAtLeast } from '@/dashboard/auth/roles';
 import { safeNextPath } from '@/app/sign-in/safe-next-path';
 
 describe('password hashing (scrypt)', () => {
@@ -91,7 +91,7 @@ describe('password hashing: the stored format and its checks', () => {
   });
 
   it('generates 18 random bytes by default, or as many as asked, URL-safe', async () => {
-    const { MIN_PASSWORD_LENGTH } = await import('@/lib/auth/password');
+    const { MIN_PASSWORD_LENGTH } = await import('@/dashboard/auth/password');
     expect(MIN_PASSWORD_LENGTH).toBe(10);
     expect(Buffer.from(generatePassword(), 'base64url')).toHaveLength(18);
     expect(Buffer.from(generatePassword(3), 'base64url')).toHaveLength(3);
@@ -101,7 +101,7 @@ describe('password hashing: the stored format and its checks', () => {
 
 describe('roles', () => {
   it('each role may do what the ones below it may, and nothing above', async () => {
-    const { ROLES, roleSchema } = await import('@/lib/auth/roles');
+    const { ROLES, roleSchema } = await import('@/dashboard/auth/roles');
     expect(ROLES).toEqual(['viewer', 'operator', 'admin']);
     const table = ROLES.map((role) => ROLES.map((min) => roleAtLeast(role, min)));
     expect(table).toEqual([
@@ -113,7 +113,7 @@ describe('roles', () => {
   });
 
   it('describes in words what each role adds (ROLE_GRANTS, exported for display)', async () => {
-    const { ROLE_GRANTS } = await import('@/lib/auth/roles');
+    const { ROLE_GRANTS } = await import('@/dashboard/auth/roles');
     expect(ROLE_GRANTS.viewer).toMatch(/read/);
     expect(ROLE_GRANTS.operator).toMatch(/retry, replay/);
     expect(ROLE_GRANTS.admin).toMatch(/manage users/);

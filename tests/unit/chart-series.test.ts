@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failureRates, jobsPerMinute, summarise, sumSeries, toCounts, toSeries, type MetricsLike } from '@/lib/dashboard/chart-series';
+import { failureRates, jobsPerMinute, summarise, sumSeries, toCounts, toSeries, type MetricsLike } from '@/dashboard/client/chart-series';
 
 const MIN = 60_000;
 // A fixed "now": 12:30:20 on some day, i.e. 20 s into minute M.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TrustedProxies, resolveClient } from '@/lib/http/client-address';
-import { decodeClientHeader, encodeClientHeader } from '@/lib/http/client-header';
+import { TrustedProxies, resolveClient } from '@/dashboard/http/client-address';
+import { decodeClientHeader, encodeClientHeader } from '@/dashboard/http/client-header';
 
 describe('resolveClient', () => {
   const none = new TrustedProxies([]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConcurrencyGate } from '@/lib/auth/concurrency-gate';
+import { ConcurrencyGate } from '@/dashboard/auth/concurrency-gate';
 
 function deferred() {
   let resolve!: () => void;

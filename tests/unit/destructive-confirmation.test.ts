@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { leftOutSentence, splitBulkReplay } from '@/lib/dashboard/bulk-replay-selection';
-import { confirmationAsked, destructiveTypes } from '@/lib/dashboard/job-start-rules';
+import { leftOutSentence, splitBulkReplay } from '@/dashboard/client/bulk-replay-selection';
+import { confirmationAsked, destructiveTypes } from '@/dashboard/jobs/job-start-rules';
 import { JobCatalog } from '@/lib/jobs/job-catalog';
 import { defineJob } from '@/lib/jobs/job-definition';
 

@@ -7,7 +7,7 @@ import {
   locateJsonError,
   parseJsonText,
   payloadToText,
-} from '@/lib/dashboard/dead-letters-payload';
+} from '@/dashboard/client/dead-letters-payload';
 
 // The payload editor of a dead letter: JSON errors with their position, then the job
 // type's schema, as the operator types (the server checks the schema again).

@@ -11,7 +11,7 @@ import {
   serializeDeadLetterFilters,
   toStoreFilter,
   withoutPaging,
-} from '@/lib/dashboard/dead-letters-filters';
+} from '@/dashboard/client/dead-letters-filters';
 import { deadLetterFilterSchema } from '@/lib/dlq/filter';
 
 const T = Date.UTC(2025, 0, 31, 4, 5); // 2025-01-31T04:05Z

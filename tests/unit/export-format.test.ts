@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { csvCell, csvLine, exportFileName, exportTrailer, ndjsonLine, parseExportFormat } from '@/lib/dashboard/export-format';
-import { encodeExport } from '@/lib/dashboard/export-stream';
-import type { ExportEnd } from '@/lib/dashboard/export-format';
+import { csvCell, csvLine, exportFileName, exportTrailer, ndjsonLine, parseExportFormat } from '@/dashboard/client/export-format';
+import { encodeExport } from '@/dashboard/exports/export-stream';
+import type { ExportEnd } from '@/dashboard/client/export-format';
 
 /** A minimal RFC 4180 reader, to check that what csvLine writes reads back as the same cells. */
 function parseCsv(text: string): string[][] {

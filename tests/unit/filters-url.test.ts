@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pageWindow, pageCountOf } from '@/lib/dashboard/pagination';
+import { pageWindow, pageCountOf } from '@/dashboard/client/pagination';
 import {
   DEFAULT_STATE,
   hasStateParam,
@@ -9,7 +9,7 @@ import {
   parseQueueFilters,
   queueHref,
   serializeQueueFilters,
-} from '@/lib/dashboard/queue-filters';
+} from '@/dashboard/client/queue-filters';
 
 describe('the tab a queue page opens on', () => {
   it('is the first of failed, waiting and active that holds jobs, else active', () => {

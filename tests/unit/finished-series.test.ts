@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countFinished, isEmptySeries } from '@/lib/dashboard/finished-series';
+import { countFinished, isEmptySeries } from '@/dashboard/history/finished-series';
 
 const MINUTE = 60_000;
 const series = [0, 1, 2].map((i) => ({ t: 1_000 * MINUTE + i * MINUTE, completed: 0, failed: 0 }));

@@ -1,7 +1,7 @@
 import { SOURCE_CATALOG } from '../helpers/source-jobs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkPayloadText, checkPayloadValue } from '@/lib/dashboard/dead-letters-payload';
+import { checkPayloadText, checkPayloadValue } from '@/dashboard/client/dead-letters-payload';
 import { AppError } from '@/lib/errors/app-error';
 import { Dispatcher } from '@/lib/jobs/dispatcher';
 import type { QueueRegistry } from '@/lib/jobs/queues';

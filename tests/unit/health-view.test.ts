@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bearerChallenge, checkBearer } from '@/lib/dashboard/health-metrics-auth';
+import { bearerChallenge, checkBearer } from '@/dashboard/health/health-metrics-auth';
 import {
   formatDurationMs,
   healthHttpStatus,
@@ -7,7 +7,7 @@ import {
   queueHealthRows,
   toCheckView,
   withRedisState,
-} from '@/lib/dashboard/health-view';
+} from '@/dashboard/client/health-view';
 import type { CheckResult, HealthReport } from '@/lib/health/health-status';
 
 const at = '2025-01-31T04:05:00.000Z';

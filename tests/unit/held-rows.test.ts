@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { holdRows, newIds } from '@/lib/dashboard/held-rows';
+import { holdRows, newIds } from '@/dashboard/client/held-rows';
 
 const row = (id: string, status = 'pending') => ({ id, status });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatLatency, formatMs } from '@/lib/dashboard/history-format';
+import { formatLatency, formatMs } from '@/dashboard/client/history-format';
 
 describe('formatMs / formatLatency', () => {
   it('uses the unit that fits, with two significant digits', () => {

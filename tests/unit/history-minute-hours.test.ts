@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MinuteHours, type MinuteReader } from '@/lib/dashboard/history-minute-hours';
-import { minutesByHour } from '@/lib/dashboard/history-series';
+import { MinuteHours, type MinuteReader } from '@/dashboard/history/history-minute-hours';
+import { minutesByHour } from '@/dashboard/history/history-series';
 import { MINUTE_POINTS } from '@/lib/metrics/history-layout';
 
 const MIN = 60_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_HISTORY_RANGE, historyRangeHref, parseHistoryRange, RANGE_SPEC } from '@/lib/dashboard/history-range';
+import { DEFAULT_HISTORY_RANGE, historyRangeHref, parseHistoryRange, RANGE_SPEC } from '@/dashboard/client/history-range';
 
 describe('parseHistoryRange', () => {
   it('reads each range', () => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { latencyFromHour, mergeHourCounts, minutesByHour, minutesNeeded, rangeHours, toHourlySeries } from '@/lib/dashboard/history-series';
+import {
+  latencyFromHour,
+  mergeHourCounts,
+  minutesByHour,
+  minutesNeeded,
+  rangeHours,
+  toHourlySeries,
+} from '@/dashboard/history/history-series';
 
 const HOUR = 3_600_000;
 const MIN = 60_000;

@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { summarizeEmbeddingBatch, summarizeEmbeddingReindex } from '@/jobs/embedding/summaries';
-import { formatJob } from '@/lib/dashboard/job-summary';
+import { formatJob } from '@/dashboard/jobs/job-summary';
 import { JobCatalog } from '@/lib/jobs/job-catalog';
 import { defineJob } from '@/lib/jobs/job-definition';
 

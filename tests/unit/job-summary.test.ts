@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { formatJob, formatJobDetail, jobDetailSchema, jobSummarySchema, normalizeProgress } from '@/lib/dashboard/job-summary';
-import { MAX_VALUE_BYTES, truncateText, truncateValue } from '@/lib/dashboard/truncate';
+import { formatJob, formatJobDetail, jobDetailSchema, jobSummarySchema, normalizeProgress } from '@/dashboard/jobs/job-summary';
+import { MAX_VALUE_BYTES, truncateText, truncateValue } from '@/dashboard/jobs/truncate';
 
 /** A BullMQ-Job-shaped object: only the fields formatJob reads. */
 function makeJob(overrides: Partial<Record<keyof Job, unknown>> = {}): Job {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FailureRecord, ReplayRecord } from '@/lib/dlq/entry';
-import { lastReplayOf, payloadSource } from '@/lib/dashboard/last-replay';
+import { lastReplayOf, payloadSource } from '@/dashboard/dead-letters/last-replay';
 
 const failure = (jobId: string, at: number, message = 'HTTP 400'): FailureRecord => ({
   at,

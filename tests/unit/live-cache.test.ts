@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LiveCache, sharedLiveCache } from '@/lib/dashboard/live-cache';
+import { LiveCache, sharedLiveCache } from '@/dashboard/live/live-cache';
 
 /** A load whose calls are counted and whose promises the test settles. */
 function deferredLoads() {

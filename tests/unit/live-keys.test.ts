@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseDeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
-import { liveKeyOfPath, liveKeys } from '@/lib/dashboard/live-keys';
-import { parseQueueFilters } from '@/lib/dashboard/queue-filters';
+import { parseDeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
+import { liveKeyOfPath, liveKeys } from '@/dashboard/live/live-keys';
+import { parseQueueFilters } from '@/dashboard/client/queue-filters';
 
 const key = (url: string) => {
   const u = new URL(url, 'http://x');

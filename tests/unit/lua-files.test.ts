@@ -13,7 +13,7 @@ function luaFiles(dir: string): string[] {
 }
 
 describe('the Lua scripts', () => {
-  const files = [...luaFiles('lib'), ...luaFiles('jobs')];
+  const files = [...luaFiles('lib'), ...luaFiles('dashboard'), ...luaFiles('jobs')];
 
   it('live in .lua files, each plain Lua (no template left from a TypeScript string)', () => {
     expect(files.length).toBeGreaterThanOrEqual(35);
@@ -23,6 +23,7 @@ describe('the Lua scripts', () => {
   it('are all run through LuaCommand: no raw EVAL is left in the TypeScript', () => {
     const ts = [
       ...readdirSync(path.join(root, 'lib'), { recursive: true }),
+      ...readdirSync(path.join(root, 'dashboard'), { recursive: true }).map((f) => `../dashboard/${f}`),
       ...readdirSync(path.join(root, 'jobs'), { recursive: true }).map((f) => `../jobs/${f}`),
     ]
       .map(String)
@@ -31,7 +32,9 @@ describe('the Lua scripts', () => {
   });
 
   it('are bundled into each folder’s lua/index.ts as they are (npm run lua), in every folder that has them', () => {
-    expect(luaDirs(root)).toEqual(expect.arrayContaining(['lib/dlq/lua', 'lib/redis/lua', 'jobs/memory/memories/lua']));
+    expect(luaDirs(root)).toEqual(
+      expect.arrayContaining(['lib/dlq/lua', 'lib/redis/lua', 'dashboard/auth/lua', 'jobs/memory/memories/lua']),
+    );
     expect(staleLuaModules(root)).toEqual([]);
   });
 

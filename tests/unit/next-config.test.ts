@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_ACTION_BODY_BYTES } from '@/lib/http/action-body';
-import { CLIENT_TOKEN_ENV } from '@/lib/http/client-header';
+import { MAX_ACTION_BODY_BYTES } from '@/dashboard/http/action-body';
+import { CLIENT_TOKEN_ENV } from '@/dashboard/http/client-header';
 
 /*
  * next.config.js as Next.js loads it: a function of the phase. A bare `next start` (the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_CHANGE_TEXT, MAX_CHANGES, payloadChanges } from '@/lib/dashboard/payload-changes';
+import { MAX_CHANGE_TEXT, MAX_CHANGES, payloadChanges } from '@/dashboard/jobs/payload-changes';
 
 describe('payloadChanges: an edit as before/after pairs for the audit', () => {
   it('walks objects key by key and compares the rest whole', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { payloadMatcher } from '@/lib/dashboard/payload-match';
+import { payloadMatcher } from '@/dashboard/queues/payload-match';
 
 const job = (payload: unknown, orgId = 'org-a') => JSON.stringify({ payload, tenant: { orgId }, requestId: 'r1' });
 

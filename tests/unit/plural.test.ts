@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { plural } from '@/lib/dashboard/plural';
+import { plural } from '@/lib/text/plural';
 
 describe('plural', () => {
   it('puts the noun in the number of the count', () => {

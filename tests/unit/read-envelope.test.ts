@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readEnvelope } from '@/lib/jobs/envelope';
-import { formatJob } from '@/lib/dashboard/job-summary';
+import { formatJob } from '@/dashboard/jobs/job-summary';
 import type { Job } from 'bullmq';
 
 describe("reading a job's data: Bullpen's envelope or a plain producer's bare payload", () => {

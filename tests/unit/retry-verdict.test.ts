@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type ChainState, retryVerdict } from '@/lib/dlq/retry-verdict';
-import { retryMarkOf, retryMarkSentence, retryMarkWords } from '@/lib/dashboard/retry-mark';
+import { retryMarkOf, retryMarkSentence, retryMarkWords } from '@/dashboard/client/retry-mark';
 
 const chain = (over: Partial<ChainState> = {}): ChainState => ({
   id: 'dlq-000000000000000000000001',

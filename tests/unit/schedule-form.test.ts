@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formFieldOf, formToEdit, formValuesOf, previewQuerySchema, scheduleFormSchema } from '@/lib/dashboard/schedules-form';
-import { diffFromDefault, formatFireTime, formatUntil, jobPageHref, sameJson, scheduleState } from '@/lib/dashboard/schedules-view';
+import { formFieldOf, formToEdit, formValuesOf, previewQuerySchema, scheduleFormSchema } from '@/dashboard/schedules/schedules-form';
+import { diffFromDefault, formatFireTime, formatUntil, jobPageHref, sameJson, scheduleState } from '@/dashboard/client/schedules-view';
 
 const current = { pattern: '0 */15 * * * *', tz: 'UTC', data: {} };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SEARCHES_PER_PROCESS, SEARCHES_PER_USER, SearchSlots } from '@/lib/dashboard/search-slots';
+import { SEARCHES_PER_PROCESS, SEARCHES_PER_USER, SearchSlots } from '@/dashboard/queues/search-slots';
 
 /** A step that runs until `finish` is called. */
 function held() {

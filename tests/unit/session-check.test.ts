@@ -1,7 +1,7 @@
 import { sealData } from 'iron-session';
 import { describe, expect, it } from 'vitest';
-import { CookieSessions, sealExpiry, sessionCookieOf, sessionUser, type SessionLookups } from '@/lib/auth/session-check';
-import type { User } from '@/lib/auth/user-store';
+import { CookieSessions, sealExpiry, sessionCookieOf, sessionUser, type SessionLookups } from '@/dashboard/auth/session-check';
+import type { User } from '@/dashboard/auth/user-store';
 
 const SECRET = 'a-unit-test-secret-of-more-than-32-characters';
 const alice: User = { username: 'alice', role: 'operator', sessionEpoch: 3 } as User;

@@ -10,7 +10,7 @@ import {
   SECTION_PREFIX_TIMEOUT_MS,
   SHORTCUT_HELP,
   type SequenceState,
-} from '@/lib/dashboard/shortcuts';
+} from '@/dashboard/client/shortcuts';
 
 const free: KeyContext = { typing: false, modalOpen: false, onRow: false };
 const press = (key: string, mods: Partial<KeyPress> = {}): KeyPress => ({ key, ctrlKey: false, metaKey: false, altKey: false, ...mods });

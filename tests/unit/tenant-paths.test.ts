@@ -1,7 +1,7 @@
 import { SOURCE_CATALOG } from '../helpers/source-jobs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkPayloadValue } from '@/lib/dashboard/dead-letters-payload';
+import { checkPayloadValue } from '@/dashboard/client/dead-letters-payload';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { resolveInside } from '@/lib/fs/resolve-inside';
 import { changedLockedFields } from '@/lib/jobs/locked-fields';

@@ -5,7 +5,7 @@ import {
   describeWindow,
   effectiveRateLimit,
   rateLimitInputSchema,
-} from '@/lib/dashboard/throughput-limits';
+} from '@/dashboard/client/throughput-limits';
 
 describe('throughput limits', () => {
   it('takes the global maximum and the job table’s window, as BullMQ’s moveToActive does', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactWebhookUrl } from '@/lib/dashboard/webhooks/webhook-url';
+import { redactWebhookUrl } from '@/dashboard/webhooks/webhook-url';
 
 describe('redactWebhookUrl: a webhook URL without its secrets', () => {
   it('removes userinfo credentials', () => {

@@ -1,6 +1,6 @@
 import { NextResponse } from 'next/server';
 import { getBullpen } from '@/app/_lib/dashboard-process';
-import { healthHttpStatus } from '@/lib/dashboard/health-view';
+import { healthHttpStatus } from '@/dashboard/client/health-view';
 import type { PublicHealth } from '@/lib/health/health-status';
 
 export const runtime = 'nodejs';

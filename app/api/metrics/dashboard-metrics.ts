@@ -1,6 +1,6 @@
 import 'server-only';
 import { processScoped } from '@/app/_lib/dashboard-process';
-import { createDashboardMetrics } from '@/lib/dashboard/health-metrics';
+import { createDashboardMetrics } from '@/dashboard/health/health-metrics';
 import type { WorkerMetrics } from '@/lib/metrics/worker-metrics';
 
 /** One registry per process, so concurrent scrapes share the depth cache. */

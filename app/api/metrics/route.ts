@@ -1,5 +1,5 @@
 import { getBullpen } from '@/app/_lib/dashboard-process';
-import { bearerChallenge, checkBearer } from '@/lib/dashboard/health-metrics-auth';
+import { bearerChallenge, checkBearer } from '@/dashboard/health/health-metrics-auth';
 import { dashboardMetrics } from './dashboard-metrics';
 
 export const runtime = 'nodejs';

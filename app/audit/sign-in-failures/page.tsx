@@ -4,7 +4,7 @@ import { Suspense } from 'react';
 import { requireUser } from '@/app/_lib/require-user';
 import type { RouteProps } from '@/app/_lib/route-props';
 import { readyBullpen } from '@/app/_lib/dashboard-process';
-import { STREAM_ID } from '@/lib/dashboard/audit-filters';
+import { STREAM_ID } from '@/dashboard/client/audit-filters';
 import { SignInFailuresTable } from '@/components/audit/sign-in-failures-table';
 import { CardSkeleton } from '@/components/ui/skeleton';
 

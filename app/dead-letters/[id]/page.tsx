@@ -12,9 +12,9 @@ import { PayloadEditor } from '@/components/dead-letters/payload-editor';
 import { RefreshWhile } from '@/components/dead-letters/refresh-while';
 import { StatusPill } from '@/components/ui/badge';
 import { CardSkeleton } from '@/components/ui/skeleton';
-import { roleAtLeast } from '@/lib/auth/roles';
+import { roleAtLeast } from '@/dashboard/auth/roles';
 import { getBullpen } from '@/app/_lib/dashboard-process';
-import { readDeadLetterDetail } from '@/lib/dashboard/dead-letters-read';
+import { readDeadLetterDetail } from '@/dashboard/dead-letters/dead-letters-read';
 import { discardDeadLetter, replayDeadLetter } from '../actions';
 
 export const metadata: Metadata = { title: 'Dead letter' };
@@ -41,7 +41,7 @@ async function Entry({ id, canOperate, canConfirm, edit }: { id: string; canOper
   if (!entry) notFound();
   // Over the limit, only the payload's start was kept: nothing to replay (docs/dead-letters.md#payloads).
   const replayable = entry.knownType && !entry.payloadTooLarge && (entry.status === 'pending' || entry.status === 'replayed');
-  // A type that destroys data is an admin's to replay (lib/dashboard/job-start-rules.ts): no editor for anyone else.
+  // A type that destroys data is an admin's to replay (dashboard/jobs/job-start-rules.ts): no editor for anyone else.
   const mayReplay = replayable && (entry.confirmation === undefined || canConfirm);
   return (
     <>

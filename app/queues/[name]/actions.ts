@@ -3,14 +3,14 @@
 import { z } from 'zod';
 import { runAction, type ActionSpec } from '@/app/_lib/action';
 import { dashboardServices } from '@/app/_lib/dashboard-services';
-import type { BulkOperation } from '@/lib/dashboard/bulk-operations';
-import { cleanableStateSchema, MAX_SELECTED_JOBS, RETRY_PREVIEW_LIMIT, type RetryCounts } from '@/lib/dashboard/queue-operations';
-import { jobIdSchema } from '@/lib/dashboard/find-job';
+import type { BulkOperation } from '@/dashboard/live/bulk-runner';
+import { cleanableStateSchema, MAX_SELECTED_JOBS, RETRY_PREVIEW_LIMIT, type RetryCounts } from '@/dashboard/queues/queue-operations';
+import { jobIdSchema } from '@/dashboard/jobs/find-job';
 import { queueNameSchema } from '@/app/_lib/queue-name';
 import { withPayloadFieldErrors } from '@/app/_lib/payload-field-errors';
-import { type AddedJob, addJobFields, refineAddJob } from '@/lib/dashboard/add-job-form';
-import { type AddedRawJob, addRawJobSchema } from '@/lib/dashboard/add-raw-job';
-import { concurrencyInputSchema, type LimitChange, type RateLimit, rateLimitInputSchema } from '@/lib/dashboard/throughput-limits';
+import { type AddedJob, addJobFields, refineAddJob } from '@/dashboard/client/add-job-form';
+import { type AddedRawJob, addRawJobSchema } from '@/dashboard/client/add-raw-job';
+import { concurrencyInputSchema, type LimitChange, type RateLimit, rateLimitInputSchema } from '@/dashboard/client/throughput-limits';
 
 const queueName = queueNameSchema;
 const queueInput = z.object({ queue: queueName });
@@ -145,7 +145,7 @@ const addJobSpec: ActionSpec<typeof addJobInput, AddedJob> = {
 const addRawJobSpec: ActionSpec<typeof addRawJobSchema, AddedRawJob> = {
   name: 'job.add-raw',
   minRole: 'operator',
-  // The reference's prefix and existence are checked where it is used (lib/dashboard/queue-ref.ts).
+  // The reference's prefix and existence are checked where it is used (dashboard/queues/queue-ref.ts).
   schema: addRawJobSchema,
   run: (i) => dashboardServices().jobs.addRaw(i),
   audit: (i, d) => ({

@@ -5,9 +5,9 @@ import { Suspense } from 'react';
 import { requireUser } from '@/app/_lib/require-user';
 import { loadQueueCounts, loadQueueHistory, loadQueuePage, queueExists } from '@/app/_lib/reads';
 import { decodeSegment, type RouteProps } from '@/app/_lib/route-props';
-import { roleAtLeast } from '@/lib/auth/roles';
-import { hasStateParam, landingState, parseQueueFilters, serializeQueueFilters, type QueueFilters } from '@/lib/dashboard/queue-filters';
-import { addJobDefaults } from '@/lib/dashboard/add-job-form';
+import { roleAtLeast } from '@/dashboard/auth/roles';
+import { hasStateParam, landingState, parseQueueFilters, serializeQueueFilters, type QueueFilters } from '@/dashboard/client/queue-filters';
+import { addJobDefaults } from '@/dashboard/client/add-job-form';
 import { AddJobPanel } from '@/components/queue/add-job-panel';
 import { OpenJobForm } from '@/components/queue/open-job-form';
 import { AddRawJobPanel } from '@/components/queue/add-raw-job-panel';
@@ -15,7 +15,7 @@ import { QueueView } from '@/components/queue/queue-view';
 import { CardSkeleton } from '@/components/ui/skeleton';
 import { HistoryPanel } from '@/components/history/history-panel';
 import { HistorySection } from '@/components/history/history-section';
-import { type HistoryRange, parseHistoryRange } from '@/lib/dashboard/history-range';
+import { type HistoryRange, parseHistoryRange } from '@/dashboard/client/history-range';
 import { retryJob } from './jobs/[id]/actions';
 import {
   addJob,

@@ -9,9 +9,9 @@ import { decodeSegment, firstParam, type RouteProps } from '@/app/_lib/route-pro
 import { CardSkeleton } from '@/components/ui/skeleton';
 import type { WebhookActionSet } from '@/components/webhooks/webhook-actions';
 import { WebhookView } from '@/components/webhooks/webhook-view';
-import { roleAtLeast } from '@/lib/auth/roles';
-import { truncateText } from '@/lib/dashboard/truncate';
-import { findPendingDeadLetters, MAX_WEBHOOK_REPLAYS } from '@/lib/dashboard/webhooks/webhook-operations';
+import { roleAtLeast } from '@/dashboard/auth/roles';
+import { truncateText } from '@/dashboard/jobs/truncate';
+import { findPendingDeadLetters, MAX_WEBHOOK_REPLAYS } from '@/dashboard/webhooks/webhook-operations';
 import { isAppError } from '@/lib/errors/app-error';
 import { webhookIdSchema } from '@/lib/webhooks/webhook-schema';
 import { enableWebhook, replayWebhookPending, sendWebhookTest } from '../actions';

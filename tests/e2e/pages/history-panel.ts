@@ -1,5 +1,5 @@
 import type { Locator, Page } from '@playwright/test';
-import type { HistoryRange } from '@/lib/dashboard/history-range';
+import type { HistoryRange } from '@/dashboard/client/history-range';
 
 /** The history card (`#history`) of the overview or a queue page: range links, chart, percentiles. */
 export class HistoryPanel {

@@ -1,8 +1,8 @@
 import type { NextRequest } from 'next/server';
 import { exportResponse } from '@/app/_lib/export-route';
-import { parseDeadLetterFilters, toStoreFilter, withoutPaging } from '@/lib/dashboard/dead-letters-filters';
-import { DEAD_LETTER_EXPORT_COLUMNS, exportDeadLetterPages } from '@/lib/dashboard/export-dead-letters';
-import { parseExportFormat } from '@/lib/dashboard/export-format';
+import { parseDeadLetterFilters, toStoreFilter, withoutPaging } from '@/dashboard/client/dead-letters-filters';
+import { DEAD_LETTER_EXPORT_COLUMNS, exportDeadLetterPages } from '@/dashboard/exports/export-dead-letters';
+import { parseExportFormat } from '@/dashboard/client/export-format';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

@@ -1,6 +1,6 @@
 import type { NextRequest } from 'next/server';
 import { liveJson } from '@/app/_lib/live-route';
-import { parseDeadLetterFilters } from '@/lib/dashboard/dead-letters-filters';
+import { parseDeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
 import { loadDeadLetterList } from '@/app/_lib/reads';
 
 export const runtime = 'nodejs';

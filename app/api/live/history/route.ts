@@ -1,5 +1,5 @@
 import type { NextRequest } from 'next/server';
-import { parseHistoryRange } from '@/lib/dashboard/history-range';
+import { parseHistoryRange } from '@/dashboard/client/history-range';
 import { liveJson } from '@/app/_lib/live-route';
 import { loadOverallHistory } from '@/app/_lib/reads';
 

@@ -1,7 +1,7 @@
 import type { NextRequest } from 'next/server';
 import { getBullpen } from '@/app/_lib/dashboard-process';
 import { liveJson } from '@/app/_lib/live-route';
-import { answerPayloadCheck, payloadCheckRequestSchema } from '@/lib/dashboard/dead-letters-payload';
+import { answerPayloadCheck, payloadCheckRequestSchema } from '@/dashboard/client/dead-letters-payload';
 import { AppError } from '@/lib/errors/app-error';
 
 export const runtime = 'nodejs';

@@ -1,7 +1,7 @@
 import { NextResponse } from 'next/server';
 import { redisWatch } from '@/app/_lib/dashboard-process';
 import { getSession } from '@/app/_lib/session';
-import { sessionDataSchema } from '@/lib/auth/session-options';
+import { sessionDataSchema } from '@/dashboard/auth/session-options';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

@@ -1,8 +1,8 @@
 import type { NextRequest } from 'next/server';
 import { exportResponse } from '@/app/_lib/export-route';
-import { parseExportFormat } from '@/lib/dashboard/export-format';
-import { exportJobPages, JOB_EXPORT_COLUMNS } from '@/lib/dashboard/export-jobs';
-import { parseQueueFilters } from '@/lib/dashboard/queue-filters';
+import { parseExportFormat } from '@/dashboard/client/export-format';
+import { exportJobPages, JOB_EXPORT_COLUMNS } from '@/dashboard/exports/export-jobs';
+import { parseQueueFilters } from '@/dashboard/client/queue-filters';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

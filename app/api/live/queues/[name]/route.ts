@@ -1,5 +1,5 @@
 import type { NextRequest } from 'next/server';
-import { parseQueueFilters } from '@/lib/dashboard/queue-filters';
+import { parseQueueFilters } from '@/dashboard/client/queue-filters';
 import { liveJson } from '@/app/_lib/live-route';
 import { loadQueuePage } from '@/app/_lib/reads';
 

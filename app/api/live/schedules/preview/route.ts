@@ -1,7 +1,7 @@
 import type { NextRequest } from 'next/server';
 import { liveJson } from '@/app/_lib/live-route';
 import { getBullpen } from '@/app/_lib/dashboard-process';
-import { previewQuerySchema } from '@/lib/dashboard/schedules-form';
+import { previewQuerySchema } from '@/dashboard/schedules/schedules-form';
 import { AppError } from '@/lib/errors/app-error';
 
 export const runtime = 'nodejs';

@@ -3,12 +3,12 @@
 import { z } from 'zod';
 import { runAction, type ActionSpec } from '@/app/_lib/action';
 import { dashboardServices } from '@/app/_lib/dashboard-services';
-import { jobIdSchema } from '@/lib/dashboard/find-job';
+import { jobIdSchema } from '@/dashboard/jobs/find-job';
 import { queueNameSchema } from '@/app/_lib/queue-name';
 import { withPayloadFieldErrors } from '@/app/_lib/payload-field-errors';
-import { MAX_PAYLOAD_TEXT, parseJsonText } from '@/lib/dashboard/dead-letters-payload';
+import { MAX_PAYLOAD_TEXT, parseJsonText } from '@/dashboard/client/dead-letters-payload';
 import { AppError, isAppError } from '@/lib/errors/app-error';
-import { editJobData, type JobDataEdit } from '@/lib/dashboard/job-data-edit';
+import { editJobData, type JobDataEdit } from '@/dashboard/jobs/job-data-edit';
 
 const jobInput = z.object({
   queue: queueNameSchema,
@@ -16,7 +16,7 @@ const jobInput = z.object({
 });
 type JobInput = z.output<typeof jobInput>;
 
-/** A destructive type's typed confirmation (lib/dashboard/job-start-rules.ts). */
+/** A destructive type's typed confirmation (dashboard/jobs/job-start-rules.ts). */
 const confirmField = z.string().max(200).optional();
 const retryInput = jobInput.extend({ confirm: confirmField }).strict();
 
@@ -102,7 +102,7 @@ const editDataSpec: ActionSpec<typeof editDataInput, JobDataEdit> = {
     const original = jsonField(i.original, 'original');
     return withPayloadFieldErrors(() => editJobData(bullpen, i.queue, i.id, { payload, original, by: user.username, role: user.role }));
   },
-  // Before and after of each changed value (bounded, lib/dashboard/payload-changes.ts): the operators' record of the mend.
+  // Before and after of each changed value (bounded, dashboard/jobs/payload-changes.ts): the operators' record of the mend.
   audit: (i, d) => ({ target: target(i), details: { state: d.state, changes: d.changes } }),
   revalidate: paths,
 };

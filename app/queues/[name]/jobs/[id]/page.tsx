@@ -4,7 +4,7 @@ import { notFound } from 'next/navigation';
 import { requireUser } from '@/app/_lib/require-user';
 import { loadJobPage, queueExists } from '@/app/_lib/reads';
 import { decodeSegment, firstParam, type RouteProps } from '@/app/_lib/route-props';
-import { roleAtLeast } from '@/lib/auth/roles';
+import { roleAtLeast } from '@/dashboard/auth/roles';
 import { JobView } from '@/components/job/job-view';
 import { duplicateJob, editJobDataAction, promoteJob, removeJob, retryJob } from './actions';
 

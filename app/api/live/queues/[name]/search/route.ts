@@ -1,7 +1,7 @@
 import { type NextRequest, NextResponse } from 'next/server';
 import { liveJson } from '@/app/_lib/live-route';
 import { loadSearchStep } from '@/app/_lib/reads';
-import { parseSearchStep } from '@/lib/dashboard/payload-search-params';
+import { parseSearchStep } from '@/dashboard/client/payload-search-params';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
