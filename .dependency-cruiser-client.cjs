@@ -1,24 +1,58 @@
 /**
  * The browser's side of the import rules (`npm run deps` runs it after
  * .dependency-cruiser.cjs). components/ ship to the browser, so what they import at run
- * time (type-only imports are erased, hence `tsPreCompilationDeps: false`) may not lead,
- * however indirectly, to Redis, BullMQ, a job table or a server-only module: the
- * client-safe types and constants live in modules of their own.
+ * time (type-only imports are erased, hence `tsPreCompilationDeps: false`) comes from the
+ * dashboard's client-safe part, dashboard/client/, or from the few lib/ modules both the
+ * runtime and the browser use; and nothing they import leads, however indirectly, to
+ * Redis, BullMQ, a job table or a server-only module. A read model's type may be named
+ * with `import type` (erased before the browser sees it).
  * @type {import('dependency-cruiser').IConfiguration}
  */
 const base = require('./.dependency-cruiser.cjs');
 
+/** Server code and server-only packages: what no client-safe module may reach. */
+const SERVER =
+  '^(node_modules/(bullmq|ioredis|server-only|pino|prom-client)/|jobs/|examples/|app/_lib/|dashboard/(?!client/)|lib/redis/|lib/bullpen\\.ts$)';
+
+/**
+ * lib/ modules the runtime (or a CLI) uses too, whose run-time imports are client-safe,
+ * and whose constants or pure functions components use as they are.
+ */
+const CLIENT_SAFE_LIB = [
+  'lib/text/plural.ts',
+  'lib/jobs/priority.ts',
+  'lib/errors/classify.ts',
+  'lib/dlq/dead-letter-id.ts',
+  'lib/dlq/replay-outcomes.ts',
+  'lib/health/redis-watch.ts',
+];
+
 module.exports = {
   forbidden: [
+    {
+      name: 'components-import-only-the-client-part',
+      severity: 'error',
+      comment:
+        'components/ take the dashboard through dashboard/client/ (and the few client-safe lib/ modules listed here): move the constant, parser or pure function a component needs there.',
+      from: { path: '^components/' },
+      to: {
+        path: '^(dashboard|lib)/',
+        pathNot: `^(dashboard/client/|${CLIENT_SAFE_LIB.map((p) => p.replace(/[.]/g, '\\.')).join('|')})`,
+      },
+    },
     {
       name: 'components-stay-client-safe',
       severity: 'error',
       comment: 'A client component reached server code: move the constant or type it needs into a client-safe module.',
       from: { path: '^components/' },
-      to: {
-        path: '^(node_modules/(bullmq|ioredis|server-only|pino|prom-client)/|jobs/|examples/|app/_lib/|lib/redis/|lib/bullpen\\.ts$)',
-        reachable: true,
-      },
+      to: { path: SERVER, reachable: true },
+    },
+    {
+      name: 'client-part-stays-client-safe',
+      severity: 'error',
+      comment: 'dashboard/client/ ships to the browser: it reaches no server module, however indirectly.',
+      from: { path: '^dashboard/client/' },
+      to: { path: SERVER, reachable: true },
     },
   ],
   options: { ...base.options, tsPreCompilationDeps: false },

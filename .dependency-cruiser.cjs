@@ -1,8 +1,10 @@
 /**
  * The import rules `npm test` checks (`npm run deps`): no cycle anywhere, and imports
- * run one way — app/, components/, worker/, scripts/ → the registry of applications
- * (applications.ts) → the applications (jobs/, examples/mailer/) → lib/ — with only
- * lib/ talking to BullMQ and Redis and nothing in lib/ knowing Next.js or any job type. docs/architecture.md draws them.
+ * run one way — app/, components/, worker/, scripts/ → the dashboard's server code
+ * (dashboard/) and the registry of applications (applications.ts) → the applications
+ * (jobs/, examples/mailer/) → lib/ — with only lib/ and dashboard/ talking to BullMQ and
+ * Redis and nothing in lib/ knowing Next.js, the dashboard or any job type.
+ * docs/architecture.md draws them; .dependency-cruiser-client.cjs holds the browser's side.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -17,9 +19,9 @@ module.exports = {
     {
       name: 'lib-not-upward',
       severity: 'error',
-      comment: 'lib/ is the runtime the processes are built from; it never imports them.',
+      comment: 'lib/ is the runtime the processes are built from; it never imports them, nor the dashboard.',
       from: { path: '^lib/' },
-      to: { path: '^((app|components|worker|scripts)/|proxy\\.ts$|applications\\.ts$)' },
+      to: { path: '^((app|components|dashboard|worker|scripts)/|proxy\\.ts$|applications\\.ts$)' },
     },
     {
       name: 'lib-knows-no-application',
@@ -32,9 +34,16 @@ module.exports = {
       name: 'application-not-upward',
       severity: 'error',
       comment:
-        'An application (jobs/, examples/*) is built on lib/ and chosen from applications.ts by app/, worker/ and scripts/; it never imports them.',
+        'An application (jobs/, examples/*) is built on lib/ and chosen from applications.ts by app/, dashboard/, worker/ and scripts/; it never imports them.',
       from: { path: '^(jobs|examples)/' },
-      to: { path: '^((app|components|worker|scripts)/|proxy\\.ts$|applications\\.ts$)' },
+      to: { path: '^((app|components|dashboard|worker|scripts)/|proxy\\.ts$|applications\\.ts$)' },
+    },
+    {
+      name: 'dashboard-not-upward',
+      severity: 'error',
+      comment: "dashboard/ is the dashboard's server code that app/ routes and pages call; it never imports them, the worker or the CLIs.",
+      from: { path: '^dashboard/' },
+      to: { path: '^((app|components|worker|scripts)/|proxy\\.ts$)' },
     },
     {
       name: 'examples-not-to-source-app',
@@ -53,7 +62,7 @@ module.exports = {
     {
       name: 'only-lib-drives-redis',
       severity: 'error',
-      comment: 'BullMQ and ioredis are reached through lib/ only; no BullMQ object past lib/.',
+      comment: 'BullMQ and ioredis are reached through lib/ (and the read models of dashboard/) only; no BullMQ object past them.',
       from: { path: '^(app|components|worker|jobs|examples)/|^proxy\\.ts$' },
       to: { path: '^node_modules/(bullmq|ioredis)/' },
     },

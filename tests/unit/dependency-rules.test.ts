@@ -32,17 +32,26 @@ beforeAll(() => {
   write('jobs/app.ts', "import { ok } from '../lib/ok';\nexport const app = ok;\n");
   write('jobs/upward.ts', "import { w } from '../worker/main';\nexport const u = w;\n");
   write('lib/knows-app.ts', "import { app } from '../jobs/app';\nexport const k = app;\n");
+  write('lib/knows-dashboard.ts', "import { read } from '../dashboard/queues/read';\nexport const k = read;\n");
+  write('jobs/knows-dashboard.ts', "import { PAGE } from '../dashboard/client/view';\nexport const j = PAGE;\n");
+  write('dashboard/upward.ts', "import { page } from '../app/page';\nexport const d = page;\n");
+  write('app/dashboard-page.ts', "import { read } from '../dashboard/queues/read';\nexport const p = read;\n");
   write('lib/redis/connection.ts', 'export type RedisClient = { ping(): Promise<string> };\nexport const connect = () => 1;\n');
   write(
-    'lib/dashboard/view.ts',
-    "import type { RedisClient } from '../redis/connection';\nexport type View = { client?: RedisClient };\nexport const PAGE = 50;\n",
+    'dashboard/client/view.ts',
+    "import type { RedisClient } from '../../lib/redis/connection';\nexport type View = { client?: RedisClient };\nexport const PAGE = 50;\n",
   );
-  write('lib/dashboard/read.ts', "import { connect } from '../redis/connection';\nexport const read = () => connect();\n");
+  write(
+    'dashboard/queues/read.ts',
+    "import { connect } from '../../lib/redis/connection';\nexport type Row = { id: string };\nexport const read = () => connect();\n",
+  );
   write(
     'components/safe.tsx',
-    "import type { View } from '../lib/dashboard/view';\nimport { PAGE } from '../lib/dashboard/view';\nexport const s: View | number = PAGE;\n",
+    "import type { View } from '../dashboard/client/view';\nimport type { Row } from '../dashboard/queues/read';\nimport { PAGE } from '../dashboard/client/view';\nexport const s: View | Row | number = PAGE;\n",
   );
-  write('components/leaky.tsx', "import { read } from '../lib/dashboard/read';\nexport const l = read;\n");
+  write('components/leaky.tsx', "import { read } from '../dashboard/queues/read';\nexport const l = read;\n");
+  write('components/past-the-client-part.tsx', "import { ok } from '../lib/ok';\nexport const p = ok;\n");
+  write('dashboard/client/leaky.ts', "import { read } from '../queues/read';\nexport const c = read;\n");
   write(
     'examples/mini/jobs.ts',
     "import { app } from '../../jobs/app';\nimport { ok } from '../../lib/ok';\nexport const m = [app, ok];\n",
@@ -59,7 +68,7 @@ async function violations(): Promise<string[]> {
   const cwd = process.cwd();
   process.chdir(dir);
   try {
-    const result = await cruise(['lib', 'app', 'worker', 'jobs', 'examples', 'applications.ts'], {
+    const result = await cruise(['lib', 'app', 'dashboard', 'worker', 'jobs', 'examples', 'applications.ts'], {
       ruleSet: { forbidden: config.forbidden } as never,
       validate: true,
     });
@@ -74,7 +83,7 @@ async function clientViolations(): Promise<string[]> {
   const cwd = process.cwd();
   process.chdir(dir);
   try {
-    const result = await cruise(['components'], {
+    const result = await cruise(['components', 'dashboard/client'], {
       ruleSet: { forbidden: clientConfig.forbidden } as never,
       validate: true,
       tsPreCompilationDeps: false,
@@ -110,8 +119,23 @@ describe('the dependency rules', () => {
     expect(found.filter((v) => v.includes('worker/choose.ts') || v.includes(': applications.ts →'))).toEqual([]);
   });
 
-  it('refuse a client component that reaches Redis at run time, and allow one that only names its types', async () => {
+  it('refuse lib/ or an application importing the dashboard, and the dashboard importing app/; app/ may use it', async () => {
+    const found = await violations();
+    expect(found).toContain('lib-not-upward: lib/knows-dashboard.ts → dashboard/queues/read.ts');
+    expect(found).toContain('application-not-upward: jobs/knows-dashboard.ts → dashboard/client/view.ts');
+    expect(found).toContain('dashboard-not-upward: dashboard/upward.ts → app/page.ts');
+    expect(found.filter((v) => v.includes('app/dashboard-page.ts →') || v.includes(': dashboard/queues/'))).toEqual([]);
+  });
+
+  it('keep components to the client-safe part at run time, and let them name a read model’s type', async () => {
     const found = await clientViolations();
-    expect(found).toEqual(['components-stay-client-safe: components/leaky.tsx → lib/redis/connection.ts']);
+    expect(found).toEqual([
+      'client-part-stays-client-safe: dashboard/client/leaky.ts → dashboard/queues/read.ts',
+      'client-part-stays-client-safe: dashboard/client/leaky.ts → lib/redis/connection.ts',
+      'components-import-only-the-client-part: components/leaky.tsx → dashboard/queues/read.ts',
+      'components-import-only-the-client-part: components/past-the-client-part.tsx → lib/ok.ts',
+      'components-stay-client-safe: components/leaky.tsx → dashboard/queues/read.ts',
+      'components-stay-client-safe: components/leaky.tsx → lib/redis/connection.ts',
+    ]);
   });
 });
