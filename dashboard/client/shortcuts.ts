@@ -1,7 +1,8 @@
 /**
  * The dashboard's keyboard shortcuts as pure policy (client-safe: no DOM, no I/O):
  * which key, or `g` then a letter, means what, and when a key press is not a shortcut
- * at all. `components/layout/keyboard-shortcuts.tsx` feeds it key presses with "now".
+ * at all. `components/keyboard/keyboard-shortcuts.tsx` feeds it key presses with "now",
+ * and `components/keyboard/row-shortcuts.ts` carries out a results table's row commands.
  */
 
 /**
@@ -10,7 +11,7 @@
  */
 export const SECTION_PREFIX_TIMEOUT_MS = 1_500;
 
-/** `g` then a letter: the sections of the nav (components/layout/nav-links.tsx). */
+/** `g` then a letter: the sections of the nav (components/layout/nav-links.tsx) but Webhooks, which has no letter. */
 export const SECTION_KEYS = [
   { key: 'o', href: '/', label: 'Overview' },
   { key: 'q', href: '/queues', label: 'Queues' },
