@@ -1,4 +1,4 @@
-import { SOURCE_CATALOG } from '../helpers/source-jobs';
+import { TEST_CATALOG } from '../helpers/test-jobs';
 import { describe, expect, it } from 'vitest';
 import {
   MAX_PAYLOAD_TEXT,
@@ -49,12 +49,12 @@ describe('checkPayloadValue / checkPayloadText', () => {
   const valid = { webhookId: 'wh_1', event: 'memory.created', payload: { id: 7 } };
 
   it('accepts a payload the job type’s schema accepts', () => {
-    expect(checkPayloadValue(SOURCE_CATALOG, 'webhook-dispatch', valid)).toEqual({ ok: true, value: valid });
-    expect(checkPayloadText(SOURCE_CATALOG, 'webhook-dispatch', payloadToText(valid))).toEqual({ ok: true, value: valid });
+    expect(checkPayloadValue(TEST_CATALOG, 'notify', valid)).toEqual({ ok: true, value: valid });
+    expect(checkPayloadText(TEST_CATALOG, 'notify', payloadToText(valid))).toEqual({ ok: true, value: valid });
   });
 
   it('lists each schema issue with its field path', () => {
-    const r = checkPayloadValue(SOURCE_CATALOG, 'webhook-dispatch', { webhookId: '', payload: 'nope' });
+    const r = checkPayloadValue(TEST_CATALOG, 'notify', { webhookId: '', payload: 'nope' });
     expect(r.ok).toBe(false);
     if (r.ok || r.stage !== 'schema') throw new Error('expected schema issues');
     expect(r.issues.map((i) => i.path).sort()).toEqual(['event', 'payload', 'webhookId']);
@@ -62,11 +62,11 @@ describe('checkPayloadValue / checkPayloadText', () => {
   });
 
   it('reports broken JSON before looking at the schema', () => {
-    expect(checkPayloadText(SOURCE_CATALOG, 'webhook-dispatch', '{"webhookId": }')).toMatchObject({ ok: false, stage: 'json' });
+    expect(checkPayloadText(TEST_CATALOG, 'notify', '{"webhookId": }')).toMatchObject({ ok: false, stage: 'json' });
   });
 
   it('refuses a type the build does not know', () => {
-    expect(checkPayloadValue(SOURCE_CATALOG, 'fax-dispatch', {})).toMatchObject({ ok: false, stage: 'type' });
+    expect(checkPayloadValue(TEST_CATALOG, 'fax-dispatch', {})).toMatchObject({ ok: false, stage: 'type' });
   });
 
   it('pretty-prints what the editor starts with', () => {

@@ -4,25 +4,25 @@ import { NO_HANDLER_REASON, resolveSchedule } from '@/lib/schedules/resolve-sche
 import { editChange, pauseChange, resetChange, resumeChange, type ChangeContext } from '@/lib/schedules/schedule-changes';
 import type { ScheduleDefinition } from '@/lib/schedules/schedule-definition';
 import type { StoredOverride } from '@/lib/schedules/schedule-store';
-import { SOURCE_CATALOG } from '../helpers/source-jobs';
+import { TEST_CATALOG } from '../helpers/test-jobs';
 
 /** The schedules' pure core: what BullMQ is given, and what each operator change stores and audits. */
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 const def: ScheduleDefinition = {
-  name: 'slack-hourly',
-  jobType: 'slack-sync',
+  name: 'sync-hourly',
+  jobType: 'sync',
   pattern: '0 0 * * * *',
   tz: 'UTC',
   data: { channelId: 'C1' },
   description: 'test schedule',
 };
-const handled = new Set(['slack-sync']);
+const handled = new Set(['sync']);
 const ok = (value: Record<string, unknown>): StoredOverride => ({ ok: true, value: { updatedAt: 1, updatedBy: 'ann', ...value } });
 const unreadable: StoredOverride = { ok: false, reason: 'stored override is not valid JSON' };
 
 describe('resolveSchedule', () => {
   it('without an override: the code default, active, its payload with the schema’s defaults', () => {
-    expect(resolveSchedule(SOURCE_CATALOG, def, undefined, handled, NOW)).toEqual({
+    expect(resolveSchedule(TEST_CATALOG, def, undefined, handled, NOW)).toEqual({
       definition: def,
       override: undefined,
       overridden: false,
@@ -30,14 +30,14 @@ describe('resolveSchedule', () => {
       tz: 'UTC',
       data: { channelId: 'C1' },
       paused: false,
-      payload: { channelId: 'C1', postSummary: false, limit: 200 },
+      payload: { channelId: 'C1', limit: 200 },
       active: true,
     });
   });
 
   it('an override wins field by field; the pattern is stored as BullMQ gets it', () => {
     const stored = ok({ pattern: '0  30 2 * * *', paused: true });
-    const r = resolveSchedule(SOURCE_CATALOG, def, stored, handled, NOW);
+    const r = resolveSchedule(TEST_CATALOG, def, stored, handled, NOW);
     expect(r).toMatchObject({
       overridden: true,
       pattern: '0 30 2 * * *',
@@ -47,41 +47,39 @@ describe('resolveSchedule', () => {
       active: true,
     });
     expect(r.override).toEqual((stored as { value: unknown }).value);
-    const r2 = resolveSchedule(SOURCE_CATALOG, def, ok({ tz: 'Europe/Berlin', data: { channelId: 'C9', limit: 5 } }), handled, NOW);
+    const r2 = resolveSchedule(TEST_CATALOG, def, ok({ tz: 'Europe/Berlin', data: { channelId: 'C9', limit: 5 } }), handled, NOW);
     expect(r2).toMatchObject({
       pattern: '0 0 * * * *',
       tz: 'Europe/Berlin',
       paused: false,
-      payload: { channelId: 'C9', postSummary: false, limit: 5 },
+      payload: { channelId: 'C9', limit: 5 },
     });
   });
 
   it('an unreadable override makes it inactive with the reason, rather than falling back', () => {
-    const r = resolveSchedule(SOURCE_CATALOG, def, unreadable, handled, NOW);
+    const r = resolveSchedule(TEST_CATALOG, def, unreadable, handled, NOW);
     expect(r).toMatchObject({ overridden: true, override: undefined, pattern: def.pattern, active: false });
     expect(r.inactiveReason).toBe('stored override is not valid JSON; edit or reset the schedule');
     expect(r.payload).toBeUndefined();
   });
 
   it('an invalid override or default is inactive, saying which and why', () => {
-    const bad = resolveSchedule(SOURCE_CATALOG, def, ok({ data: { channelId: 'not a channel!' } }), handled, NOW);
+    const bad = resolveSchedule(TEST_CATALOG, def, ok({ data: { channelId: 'not a channel!' } }), handled, NOW);
     expect(bad.active).toBe(false);
-    expect(bad.inactiveReason).toMatch(
-      /^the stored override is invalid: invalid slack-sync data: .*channelId.*; edit or reset the schedule$/s,
-    );
-    const badDefault = resolveSchedule(SOURCE_CATALOG, { ...def, pattern: '0 0 * * *' }, undefined, handled, NOW);
+    expect(bad.inactiveReason).toMatch(/^the stored override is invalid: invalid sync data: .*channelId.*; edit or reset the schedule$/s);
+    const badDefault = resolveSchedule(TEST_CATALOG, { ...def, pattern: '0 0 * * *' }, undefined, handled, NOW);
     expect(badDefault.active).toBe(false);
     expect(badDefault.inactiveReason).toMatch(/^the code default is invalid: expected 6 fields/);
   });
 
   it('a valid schedule of a type without a handler in this build is inactive for that reason', () => {
-    const r = resolveSchedule(SOURCE_CATALOG, def, undefined, new Set(), NOW);
+    const r = resolveSchedule(TEST_CATALOG, def, undefined, new Set(), NOW);
     expect(r).toMatchObject({ active: false, inactiveReason: NO_HANDLER_REASON, payload: { channelId: 'C1' } });
     expect(NO_HANDLER_REASON).toBe('no handler in this build');
   });
 });
 
-const ctx = (stored: StoredOverride | undefined): ChangeContext => ({ jobs: SOURCE_CATALOG, def, stored, now: NOW, actor: 'bob' });
+const ctx = (stored: StoredOverride | undefined): ChangeContext => ({ jobs: TEST_CATALOG, def, stored, now: NOW, actor: 'bob' });
 
 describe('editChange', () => {
   it('stores the edited fields, normalised, with who and when; audits from → to and the data’s field names only', () => {
@@ -122,7 +120,7 @@ describe('editChange', () => {
     const pattern = refusal(() => editChange(ctx(undefined), { pattern: '61 * * * * *' }));
     expect(pattern).toBeInstanceOf(AppError);
     expect(pattern.code).toBe('INVALID_SCHEDULE');
-    expect(pattern.message).toBe('Schedule "slack-hourly" was not changed: seconds field 61 is out of range 0-59');
+    expect(pattern.message).toBe('Schedule "sync-hourly" was not changed: seconds field 61 is out of range 0-59');
     expect(pattern.details).toEqual({ field: 'seconds', reason: 'seconds field 61 is out of range 0-59' });
     const data = refusal(() => editChange(ctx(ok({ tz: 'Europe/Berlin' })), { data: { channelId: '' } }));
     expect(data.code).toBe('VALIDATION');
@@ -168,8 +166,8 @@ describe('pause, resume and reset', () => {
       expect(err).toBeInstanceOf(AppError);
       expect(err).toMatchObject({
         code: 'INVALID_SCHEDULE',
-        message: 'Schedule "slack-hourly": stored override is not valid JSON; edit or reset it first',
-        details: { name: 'slack-hourly' },
+        message: 'Schedule "sync-hourly": stored override is not valid JSON; edit or reset it first',
+        details: { name: 'sync-hourly' },
       });
     }
   });

@@ -1,4 +1,4 @@
-import { useTestRedis } from '../helpers/use-test-redis';
+import { useTestRedis } from '../../helpers/use-test-redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { VectorService } from '@/jobs/embedding/vectors/vector-service';
@@ -6,7 +6,7 @@ import { VectorStore, type VectorInput } from '@/jobs/embedding/vectors/vector-s
 import { VectorTenantStore } from '@/jobs/embedding/vectors/vector-tenant-store';
 import { exactNearest } from '@/jobs/embedding/vectors/vector-math';
 import { readyClient } from '@/lib/redis/connection';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../../helpers/bullpen';
 import { seededRandom } from '@/jobs/shared/seeded-random';
 
 const random = seededRandom(11);

@@ -1,10 +1,10 @@
-import { useTestRedis } from '../helpers/use-test-redis';
+import { useTestRedis } from '../../helpers/use-test-redis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { MemoryStore } from '@/jobs/memory/memories/memory-store';
 import { MemoryTenantStore } from '@/jobs/memory/memories/memory-tenant-store';
 import { readyClient } from '@/lib/redis/connection';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../../helpers/bullpen';
 
 const acme = { orgId: 'acme', workspaceId: 'w1' };
 

@@ -1,11 +1,11 @@
-import { SOURCE_CATALOG } from '../helpers/source-jobs';
+import { SOURCE_CATALOG } from '../../helpers/source-jobs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkPayloadText, checkPayloadValue } from '@/dashboard/client/dead-letters-payload';
 import { AppError } from '@/lib/errors/app-error';
 import { Dispatcher } from '@/lib/jobs/dispatcher';
 import type { QueueRegistry } from '@/lib/jobs/queues';
-import { JOB_TYPE_NAMES, jobType, type JobTypeName } from '../helpers/source-jobs';
+import { JOB_TYPE_NAMES, jobType, type JobTypeName } from '../../helpers/source-jobs';
 import { parseCliArgs, UsageError } from '@/scripts/dlq';
 
 /*

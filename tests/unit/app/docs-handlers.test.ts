@@ -7,7 +7,7 @@ import { handlersReference, replaceBetweenMarkers } from '@/scripts/docs-table';
 
 describe('docs/handlers.md', () => {
   it('states the job table as it is (run `npm run docs:handlers` after changing it)', () => {
-    const doc = readFileSync(path.resolve(__dirname, '../../docs/handlers.md'), 'utf8');
+    const doc = readFileSync(path.resolve(__dirname, '../../../docs/handlers.md'), 'utf8');
     expect(replaceBetweenMarkers(doc, handlersReference())).toBe(doc);
   });
 

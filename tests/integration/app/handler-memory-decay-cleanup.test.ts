@@ -1,21 +1,21 @@
-import { useTestRedis } from '../helpers/use-test-redis';
+import { useTestRedis } from '../../helpers/use-test-redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import type { DeadLetterInput, DeadLetterSink } from '@/lib/dlq/sink';
 import { MEMORY_VECTOR_NAMESPACE, embeddingRef, type Memory } from '@/jobs/memory/memories/memory';
 import { MemoryStore } from '@/jobs/memory/memories/memory-store';
 import { VectorStore } from '@/jobs/embedding/vectors/vector-store';
-import { jobType, storesOf } from '../helpers/source-jobs';
+import { jobType, storesOf } from '../../helpers/source-jobs';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { silentLogger } from '@/lib/logging/logger';
 import { LexicalHashEmbedder } from '@/jobs/shared/ports/embedder/lexical-hash-embedder';
 import { readyClient } from '@/lib/redis/connection';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
-import { createHandlers } from '../helpers/source-jobs';
+import { createHandlers } from '../../helpers/source-jobs';
 import { createMemoryCleanupHandler } from '@/jobs/memory/memory-cleanup';
 import { createMemoryImportanceDecayHandler } from '@/jobs/memory/memory-importance-decay';
-import { makeBullpen } from '../helpers/bullpen';
-import { makeJobContext } from '../helpers/job-context';
+import { makeBullpen } from '../../helpers/bullpen';
+import { makeJobContext } from '../../helpers/job-context';
 
 const acme: Tenant = { orgId: 'acme' };
 const globex: Tenant = { orgId: 'globex' };

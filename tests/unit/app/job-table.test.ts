@@ -6,7 +6,7 @@ import { defineJob } from '@/lib/jobs/job-definition';
 import { PRIORITY } from '@/lib/jobs/priority';
 import { QueueRegistry } from '@/lib/jobs/queues';
 import { Keyspace } from '@/lib/redis/keys';
-import { JOB_TYPE_NAMES, jobType } from '../helpers/source-jobs';
+import { JOB_TYPE_NAMES, jobType } from '../../helpers/source-jobs';
 
 const minimal = {
   group: 'g',

@@ -1,14 +1,14 @@
-import { useTestRedis } from '../helpers/use-test-redis';
+import { useTestRedis } from '../../helpers/use-test-redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { planTransfers, shardOf } from '@/jobs/embedding/vectors/shards';
 import type { VectorStore } from '@/jobs/embedding/vectors/vector-store';
-import { jobType, storesOf } from '../helpers/source-jobs';
+import { jobType, storesOf } from '../../helpers/source-jobs';
 import { readyClient } from '@/lib/redis/connection';
 import { createIndexOptimizationHandler } from '@/jobs/index-ops/index-optimization';
 import { createIndexRebalanceHandler } from '@/jobs/index-ops/index-rebalance';
-import { makeBullpen } from '../helpers/bullpen';
-import { makeJobContext } from '../helpers/job-context';
+import { makeBullpen } from '../../helpers/bullpen';
+import { makeJobContext } from '../../helpers/job-context';
 
 const optimization = (d: Record<string, unknown> = {}) => jobType('index-optimization').schema.parse(d);
 const rebalance = (d: Record<string, unknown> = {}) => jobType('index-rebalance').schema.parse(d);

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDataDeletionHandler } from '@/jobs/maintenance/data-deletion';
 import type { Bullpen } from '@/lib/bullpen';
-import { storesOf } from '../helpers/source-jobs';
-import { makeJobContext } from '../helpers/job-context';
-import { useTestRedis } from '../helpers/use-test-redis';
+import { storesOf } from '../../helpers/source-jobs';
+import { makeJobContext } from '../../helpers/job-context';
+import { useTestRedis } from '../../helpers/use-test-redis';
 
 /**
  * Issue 21 item 2: a data-deletion erased the tenant's audit entries, the operator's own

@@ -1,5 +1,5 @@
-import { useTestRedis } from '../helpers/use-test-redis';
-import { storesOf } from '../helpers/source-jobs';
+import { useTestRedis } from '../../helpers/use-test-redis';
+import { storesOf } from '../../helpers/source-jobs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,9 +13,9 @@ import type { TenantScopedStore } from '@/lib/jobs/tenant-scoped-store';
 import { tenantStores } from '@/jobs/tenant-stores';
 import { createDataDeletionHandler } from '@/jobs/maintenance/data-deletion';
 import { createDataExportHandler } from '@/jobs/maintenance/data-export';
-import { makeBullpen } from '../helpers/bullpen';
-import { makeJobContext } from '../helpers/job-context';
-import { seedTenantData } from '../fixtures/tenant-data';
+import { makeBullpen } from '../../helpers/bullpen';
+import { makeJobContext } from '../../helpers/job-context';
+import { seedTenantData } from '../../fixtures/tenant-data';
 
 const acme = { orgId: 'acme' };
 const globex = { orgId: 'globex' };

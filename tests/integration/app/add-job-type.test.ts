@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
-const root = path.resolve(__dirname, '../..');
+const root = path.resolve(__dirname, '../../..');
 
 /*
  * docs/guide.md promises that a job type is three files: its schema and handler, one
@@ -20,7 +20,7 @@ const root = path.resolve(__dirname, '../..');
 /** The three files of a new type, `job-type-probe`, in the maintenance group. */
 const HANDLER = 'jobs/maintenance/job-type-probe.ts';
 const TABLE = 'jobs/maintenance/jobs.ts';
-const TEST = 'tests/unit/job-type-probe.test.ts';
+const TEST = 'tests/unit/app/job-type-probe.test.ts';
 
 const handlerFile = `import { z } from 'zod';
 import type { JobHandler } from '@/lib/runtime/handler';
@@ -55,7 +55,7 @@ const entry = `  defineJob({
 const testFile = `import { describe, expect, it } from 'vitest';
 import { createJobTypeProbeHandler } from '@/jobs/maintenance/job-type-probe';
 import { silentLogger } from '@/lib/logging/logger';
-import { makeJobContext } from '../helpers/job-context';
+import { makeJobContext } from '../../helpers/job-context';
 
 describe('job-type-probe', () => {
   it('reports each step', async () => {

@@ -1,5 +1,5 @@
-import { useTestRedis } from '../helpers/use-test-redis';
-import { storesOf } from '../helpers/source-jobs';
+import { useTestRedis } from '../../helpers/use-test-redis';
+import { storesOf } from '../../helpers/source-jobs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { PermanentError } from '@/lib/errors/permanent-error';
@@ -11,10 +11,10 @@ import { TrajectoryStore } from '@/jobs/learning/trajectories/trajectory-store';
 import { createEwcConsolidationHandler } from '@/jobs/learning/ewc-consolidation';
 import { createPatternTrainingHandler } from '@/jobs/learning/pattern-training';
 import { createTrajectoryProcessHandler } from '@/jobs/learning/trajectory-process';
-import { makeBullpen } from '../helpers/bullpen';
-import { makeJobContext } from '../helpers/job-context';
-import { makeTrajectories } from '../fixtures/trajectories';
-import { twoTasks } from '../fixtures/learning-data';
+import { makeBullpen } from '../../helpers/bullpen';
+import { makeJobContext } from '../../helpers/job-context';
+import { makeTrajectories } from '../../fixtures/trajectories';
+import { twoTasks } from '../../fixtures/learning-data';
 
 const acme = { orgId: 'acme' };
 const globex = { orgId: 'globex', workspaceId: 'lab' };

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { JobCatalog } from '@/lib/jobs/job-catalog';
+import { defineJob } from '@/lib/jobs/job-definition';
+
+/*
+ * The runtime's own tests run on this table, not on the shipped application's: three
+ * generic types that between them use every kind of declaration the runtime reads
+ * (a critical type with owned resource fields and a high priority, a rate-limited type
+ * with schema defaults, a destructive one at CRITICAL priority). A team that replaces
+ * jobs/ keeps these tests as they are.
+ */
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+
+export const notifySchema = z.object({
+  webhookId: z.string().min(1).max(128),
+  event: z.string().min(1).max(128),
+  payload: z.record(z.string(), z.unknown()),
+});
+
+export const syncSchema = z.object({
+  channelId: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Z0-9]+$/i, 'a channel id such as C0123ABCD'),
+  limit: z.number().int().min(1).max(1_000).default(200),
+});
+
+export const eraseSchema = z.object({
+  orgId: z.string().min(1),
+  workspaceId: z.string().min(1).optional(),
+});
+
+export const TEST_JOBS = [
+  defineJob({
+    name: 'notify',
+    group: 'outbound',
+    description: 'Post an event to a receiver.',
+    schema: notifySchema,
+    example: { webhookId: 'wh-1', event: 'order.created', payload: { orderId: 1 } },
+    attempts: 10,
+    backoff: { type: 'exponential', delayMs: SECOND },
+    timeoutMs: 30 * SECOND,
+    priority: 'HIGH',
+    concurrency: 20,
+    critical: true,
+    resourceFields: ['webhookId'],
+    resourceKinds: { webhookId: 'webhook' },
+    handler: (_deps: unknown) => async () => ({ delivered: true }),
+  }),
+  defineJob({
+    name: 'sync',
+    group: 'inbound',
+    description: 'Fetch what a channel has new.',
+    schema: syncSchema,
+    example: { channelId: 'C1' },
+    attempts: 5,
+    backoff: { type: 'exponential', delayMs: 5 * SECOND },
+    timeoutMs: 2 * MINUTE,
+    rateLimit: { max: 50, durationMs: MINUTE },
+    handler: (_deps: unknown) => async () => ({ fetched: 0 }),
+  }),
+  defineJob({
+    name: 'erase',
+    group: 'maintenance',
+    description: 'Delete a tenant’s data.',
+    schema: eraseSchema,
+    example: { orgId: 'acme' },
+    attempts: 5,
+    backoff: { type: 'exponential', delayMs: 30 * SECOND },
+    timeoutMs: 60 * MINUTE,
+    priority: 'CRITICAL',
+    critical: true,
+    destructive: true,
+    handler: (_deps: unknown) => async () => ({ erased: 0 }),
+  }),
+] as const;
+
+export type TestJobs = typeof TEST_JOBS;
+export const TEST_CATALOG = new JobCatalog(TEST_JOBS);
