@@ -3,7 +3,16 @@ import { generatePassword, hashPassword, verifyPassword } from '@/dashboard/auth
 import { roleAtLeast } from '@/dashboard/auth/roles';
 import { safeNextPath } from '@/app/sign-in/safe-next-path';
 
-describe('password hashing (scrypt)', () => {
+/*
+ * Each hash and verify here is a real scrypt at the production cost (N=2^15, 32 MiB,
+ * dashboard/auth/password.ts): about 100 ms on an idle core, many times that when the
+ * unit project runs beside the integration suite (tests/integration/app/add-job-type.test.ts
+ * runs it) on a busy 2-core machine. The unit project's 5 s default is for logic that
+ * waits on nothing; these tests do CPU-bound work by design, so they get their own limit.
+ */
+const SCRYPT_TEST_MS = 60_000;
+
+describe('password hashing (scrypt)', { timeout: SCRYPT_TEST_MS }, () => {
   it('verifies the right password and refuses a wrong one', async () => {
     const hash = await hashPassword('correct horse battery');
     expect(hash).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
@@ -50,7 +59,7 @@ describe('roles and redirects', () => {
   });
 });
 
-describe('password hashing: the stored format and its checks', () => {
+describe('password hashing: the stored format and its checks', { timeout: SCRYPT_TEST_MS }, () => {
   /** A stored hash with cheap parameters, made the way the format says: scrypt$N$r$p$salt$key. */
   async function cheapHash(password: string, N = 1024, r = 8, p = 1): Promise<string> {
     const { scryptSync } = await import('node:crypto');
