@@ -12,7 +12,7 @@ const base = require('./.dependency-cruiser.cjs');
 
 /** Server code and server-only packages: what no client-safe module may reach. */
 const SERVER =
-  '^(node_modules/(bullmq|ioredis|server-only|pino|prom-client)/|jobs/|examples/|app/_lib/|dashboard/(?!client/)|lib/redis/|lib/bullpen\\.ts$)';
+  '^(node_modules/(bullmq|ioredis|server-only|pino|prom-client)/|jobs/|examples/|applications\\.ts$|app/|dashboard/(?!client/)|lib/redis/|lib/bullpen\\.ts$)';
 
 /**
  * lib/ modules the runtime (or a CLI) uses too, whose run-time imports are client-safe,

@@ -8,7 +8,7 @@ import { RedisBanner, RedisStatusProvider } from '@/components/live/redis-status
 import { SkipLinks } from '@/components/layout/skip-links';
 import { THEME_COOKIE, parseTheme } from '@/components/layout/theme';
 import { Providers } from './providers';
-import { currentUser } from '@/app/_lib/session';
+import { currentUser } from '@/dashboard/auth/session';
 import { roleAtLeast } from '@/dashboard/auth/roles';
 import { signOut } from './sign-in/actions';
 import './globals.css';

@@ -6,8 +6,8 @@ import { QueueTable } from '@/components/overview/queue-table';
 import { HistoryPanel } from '@/components/history/history-panel';
 import { HistorySection } from '@/components/history/history-section';
 import { ForeignQueueTable } from '@/components/overview/foreign-queue-table';
-import { loadForeignQueues, loadOverallHistory, loadOverview } from '@/app/_lib/reads';
-import { requireUser } from '@/app/_lib/require-user';
+import { loadForeignQueues, loadOverallHistory, loadOverview } from '@/dashboard/reads';
+import { requireUser } from '@/dashboard/auth/require-user';
 import type { RouteProps } from '@/app/_lib/route-props';
 import { type HistoryRange, parseHistoryRange } from '@/dashboard/client/history-range';
 

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const host = process.env.HOST ?? '127.0.0.1';
   const trusted = new TrustedProxies(config.TRUSTED_PROXIES);
   const token = randomBytes(24).toString('base64url');
-  // Read by app/_lib/session.ts and proxy.ts in this same process.
+  // Read by dashboard/auth/session.ts and proxy.ts in this same process.
   process.env[CLIENT_TOKEN_ENV] = token;
 
   const app = next({ dev: false, dir: process.cwd(), hostname: host, port: config.PORT });
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   await app.prepare();
 
   // The fast path's own connection for the session checks (the dashboard's Bullpen lives in
-  // Next's copy of lib/, app/_lib/dashboard-process.ts); it shares its live cache through globalThis.
+  // Next's copy of lib/, dashboard/dashboard-process.ts); it shares its live cache through globalThis.
   const redis = createRedis(redisTarget(config), 'producer');
   const cache = sharedLiveCache();
   const users = new UserStore(redis, new Keyspace(config.BULLPEN_PREFIX));
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   const fastPath = createLiveFastPath({
     cache,
     userOf: (cookie) => sessions.userOf(cookie),
-    // The dashboard's watch (app/_lib/dashboard-process.ts), once it made it: every tab's banner polls it.
+    // The dashboard's watch (dashboard/dashboard-process.ts), once it made it: every tab's banner polls it.
     redisWatch: () => sharedRedisWatch(),
     sealed: (cookie) => sessions.sealed(cookie),
   });

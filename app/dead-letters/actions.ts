@@ -1,8 +1,8 @@
 'use server';
 
 import { z } from 'zod';
-import { runAction, type ActionSpec } from '@/app/_lib/action';
-import { dashboardServices } from '@/app/_lib/dashboard-services';
+import { runAction, type ActionSpec } from '@/dashboard/action';
+import { dashboardServices } from '@/dashboard/dashboard-services';
 import type { ActionResult } from '@/dashboard/client/action-result';
 import { MAX_REPLAY_ALL, MAX_SELECTED_DEAD_LETTERS } from '@/dashboard/client/dead-letters-limits';
 import {
@@ -17,7 +17,7 @@ import { deadLetterIdSchema } from '@/lib/dlq/dead-letter-id';
 import { awaitReplayOutcome, type ReplayResult } from '@/dashboard/dead-letters/dead-letters-replay-outcome';
 import { describeFilters, parseDeadLetterFilters, withoutPaging } from '@/dashboard/client/dead-letters-filters';
 import { MAX_PAYLOAD_TEXT, parseJsonText } from '@/dashboard/client/dead-letters-payload';
-import { withPayloadFieldErrors } from '@/app/_lib/payload-field-errors';
+import { withPayloadFieldErrors } from '@/dashboard/payload-field-errors';
 import { replayDeadLetter as replayOne } from '@/dashboard/dead-letters/dead-letters-replay';
 import { AppError } from '@/lib/errors/app-error';
 import type { DeadLetterActions } from '@/components/dead-letters/dlq-actions';

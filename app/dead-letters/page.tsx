@@ -1,7 +1,7 @@
-import { getBullpen } from '@/app/_lib/dashboard-process';
+import { getBullpen } from '@/dashboard/dashboard-process';
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
-import { requireUser } from '@/app/_lib/require-user';
+import { requireUser } from '@/dashboard/auth/require-user';
 import type { RouteProps } from '@/app/_lib/route-props';
 import { DeadLetterFiltersForm } from '@/components/dead-letters/dead-letter-filters-form';
 import { DeadLetterTable } from '@/components/dead-letters/dead-letter-table';
@@ -17,7 +17,7 @@ import {
   replayDeadLetter,
   replaySelectedDeadLetters,
 } from './actions';
-import { loadDeadLetterList } from '@/app/_lib/reads';
+import { loadDeadLetterList } from '@/dashboard/reads';
 import { liveUrls } from '@/dashboard/client/query-keys';
 import { destructiveTypes } from '@/dashboard/jobs/job-start-rules';
 

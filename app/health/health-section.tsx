@@ -1,6 +1,6 @@
 import 'server-only';
 import { HealthBoard } from '@/components/health/health-board';
-import { loadHealth } from '@/app/_lib/reads';
+import { loadHealth } from '@/dashboard/reads';
 import { liveUrls } from '@/dashboard/client/query-keys';
 
 /** Reads the health report (the checker shares one evaluation between callers) and hands it to the live board. */

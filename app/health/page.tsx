@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
-import { requireUser } from '@/app/_lib/require-user';
+import { requireUser } from '@/dashboard/auth/require-user';
 import { CardSkeleton } from '@/components/ui/skeleton';
 import { HealthSection } from './health-section';
 

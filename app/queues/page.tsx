@@ -4,9 +4,9 @@ import { CardSkeleton } from '@/components/ui/skeleton';
 import { QueueTable } from '@/components/overview/queue-table';
 import { ForeignQueueTable } from '@/components/overview/foreign-queue-table';
 import { OpenJobForm } from '@/components/queue/open-job-form';
-import { getBullpen } from '@/app/_lib/dashboard-process';
-import { loadForeignQueues, loadOverview } from '@/app/_lib/reads';
-import { requireUser } from '@/app/_lib/require-user';
+import { getBullpen } from '@/dashboard/dashboard-process';
+import { loadForeignQueues, loadOverview } from '@/dashboard/reads';
+import { requireUser } from '@/dashboard/auth/require-user';
 
 export const metadata: Metadata = { title: 'Queues' };
 

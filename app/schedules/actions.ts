@@ -1,7 +1,7 @@
 'use server';
 
 import { z } from 'zod';
-import { runAction, type ActionSpec } from '@/app/_lib/action';
+import { runAction, type ActionSpec } from '@/dashboard/action';
 import type { ActionResult } from '@/dashboard/client/action-result';
 import { saveScheduleForm } from '@/dashboard/schedules/schedules-edit';
 import { scheduleFormSchema, type ScheduleFormInput } from '@/dashboard/schedules/schedules-form';

@@ -1,11 +1,11 @@
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
-import { requireUser } from '@/app/_lib/require-user';
+import { requireUser } from '@/dashboard/auth/require-user';
 import { ScheduleList } from '@/components/schedules/schedule-list';
 import { CardSkeleton } from '@/components/ui/skeleton';
 import { roleAtLeast } from '@/dashboard/auth/roles';
 import { editSchedule, pauseSchedule, resetSchedule, resumeSchedule, triggerSchedule } from './actions';
-import { loadSchedules } from '@/app/_lib/reads';
+import { loadSchedules } from '@/dashboard/reads';
 import { liveUrls } from '@/dashboard/client/query-keys';
 
 export const metadata: Metadata = { title: 'Schedules' };

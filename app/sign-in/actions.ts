@@ -3,10 +3,10 @@
 import { redirect, unstable_rethrow } from 'next/navigation';
 import { z } from 'zod';
 import type { ActionResult } from '@/dashboard/client/action-result';
-import { getBullpen, readyBullpen } from '@/app/_lib/dashboard-process';
+import { getBullpen, readyBullpen } from '@/dashboard/dashboard-process';
 import { isAppError } from '@/lib/errors/app-error';
-import { signInService } from '@/app/_lib/auth-services';
-import { getSession, requestClient } from '@/app/_lib/session';
+import { signInService } from '@/dashboard/auth/auth-services';
+import { getSession, requestClient } from '@/dashboard/auth/session';
 import { safeNextPath } from './safe-next-path';
 
 const signInSchema = z.object({

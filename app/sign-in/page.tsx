@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
-import { currentUser } from '@/app/_lib/session';
+import { currentUser } from '@/dashboard/auth/session';
 import { SignInForm } from '@/components/auth/sign-in-form';
 import { signIn } from './actions';
 import { safeNextPath } from './safe-next-path';

@@ -1,7 +1,7 @@
 'use server';
 
 import { z } from 'zod';
-import { runAction, type ActionSpec } from '@/app/_lib/action';
+import { runAction, type ActionSpec } from '@/dashboard/action';
 import type { ActionResult } from '@/dashboard/client/action-result';
 import {
   MAX_WEBHOOK_REPLAYS,

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
-import { loadWebhookList } from '@/app/_lib/reads';
-import { requireUser } from '@/app/_lib/require-user';
+import { loadWebhookList } from '@/dashboard/reads';
+import { requireUser } from '@/dashboard/auth/require-user';
 import { firstParam, type RouteProps } from '@/app/_lib/route-props';
 import { CardSkeleton } from '@/components/ui/skeleton';
 import { WebhookTable } from '@/components/webhooks/webhook-table';

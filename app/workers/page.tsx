@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
-import { loadWorkers } from '@/app/_lib/reads';
-import { requireUser } from '@/app/_lib/require-user';
+import { loadWorkers } from '@/dashboard/reads';
+import { requireUser } from '@/dashboard/auth/require-user';
 import { WorkersBoard } from '@/components/workers/workers-board';
 import { CardSkeleton } from '@/components/ui/skeleton';
 import { liveUrls } from '@/dashboard/client/query-keys';

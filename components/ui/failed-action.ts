@@ -41,7 +41,7 @@ export async function explainFailedAction(err: unknown, probe: SessionProbe = pr
     return { ok: false, code: 'UNAUTHENTICATED', message: 'Your session has ended, so nothing was changed. Sign in again, then retry.' };
   }
   if (session.status === 503) {
-    // The session check could not reach Redis: the server's sentence says since when (app/_lib/bounded-read.ts).
+    // The session check could not reach Redis: the server's sentence says since when (dashboard/live/bounded-read.ts).
     return {
       ok: false,
       code: 'UNAVAILABLE',

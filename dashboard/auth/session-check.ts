@@ -6,7 +6,7 @@ import type { User } from './user-store';
 
 /**
  * The user record is read through the process's live cache under this key for this
- * long, so many tabs do not multiply reads: the app (app/_lib/session.ts) and the
+ * long, so many tabs do not multiply reads: the app (dashboard/auth/session.ts) and the
  * dashboard's server (scripts/web-server.ts) share one read.
  */
 export const userCacheKey = (username: string) => `user:${username}`;
@@ -25,7 +25,7 @@ export interface SessionLookups {
  * be open (sign-out closes it at once, dashboard/auth/session-registry.ts) and the user's
  * record is the one used, with its current role; a removed user, or one whose password
  * or role changed since sign-in (another session epoch), counts as signed out. One rule
- * for the app's pages and actions (app/_lib/session.ts) and the server's answer to a
+ * for the app's pages and actions (dashboard/auth/session.ts) and the server's answer to a
  * poll (dashboard/live/live-fast-path.ts).
  */
 export async function sessionUser(data: unknown, lookups: SessionLookups): Promise<User | null> {

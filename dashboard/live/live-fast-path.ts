@@ -40,7 +40,7 @@ function encode(value: unknown): Body {
 
 /**
  * Headers of every answer, as the app's route would send them: `Cache-Control: no-store`
- * (app/_lib/live-route.ts) and next.config.js's security headers. A JSON answer runs no
+ * (dashboard/live/live-route.ts) and next.config.js's security headers. A JSON answer runs no
  * script, so its policy forbids everything rather than carry a page's nonce.
  */
 const HEADERS = {

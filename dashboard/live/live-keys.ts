@@ -5,8 +5,8 @@ import { parseQueueFilters, serializeQueueFilters, type QueueFilters } from '@/d
 
 /**
  * The live cache's keys, one builder per read. Everything under `live:` is cleared by
- * an action (app/_lib/action.ts). The Next.js app reads through these keys
- * (app/_lib/reads.ts) and the dashboard's server answers a poll from the same entry
+ * an action (dashboard/action.ts). The Next.js app reads through these keys
+ * (dashboard/reads.ts) and the dashboard's server answers a poll from the same entry
  * (dashboard/live/live-fast-path.ts), so both must build a key the same way: here.
  */
 export const liveKeys = {

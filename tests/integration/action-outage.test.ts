@@ -12,7 +12,7 @@ import { useOutageRedis } from '../helpers/redis-outage';
 
 /*
  * docs/decisions/0006-connection-roles.md, "Actions never land late": every dashboard
- * action runs through guardedWrite (app/_lib/action.ts). A "Pause queue" pressed while
+ * action runs through guardedWrite (dashboard/action.ts). A "Pause queue" pressed while
  * Redis hung was applied about 100 s later, when Redis resumed, with no word to the
  * operator; now it fails within the gate, and nothing happens after Redis returns.
  */

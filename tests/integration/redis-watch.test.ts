@@ -31,7 +31,7 @@ const redisCheck = (r: HealthReport) => r.checks.find((c) => c.name === 'redis')
 describe('RedisWatch and the health report during an outage', () => {
   let bullpen: Bullpen | undefined;
   let own: EmbeddedRedis | undefined;
-  /** A Bullpen whose health checker reads a watch PINGing on its connection, as the dashboard builds them (app/_lib/bullpen.ts). */
+  /** A Bullpen whose health checker reads a watch PINGing on its connection, as the dashboard builds them (dashboard/dashboard-process.ts). */
   function watched(redis: EmbeddedRedis): RedisWatch {
     const watch = new RedisWatch(async () => (await readyClient(b.redis, 1_100)).ping());
     const b = makeBullpen(redis, { redisWatch: watch });

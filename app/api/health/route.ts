@@ -1,5 +1,5 @@
 import { NextResponse } from 'next/server';
-import { getBullpen } from '@/app/_lib/dashboard-process';
+import { getBullpen } from '@/dashboard/dashboard-process';
 import { healthHttpStatus } from '@/dashboard/client/health-view';
 import type { PublicHealth } from '@/lib/health/health-status';
 

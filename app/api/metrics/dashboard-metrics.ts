@@ -1,5 +1,5 @@
 import 'server-only';
-import { processScoped } from '@/app/_lib/dashboard-process';
+import { processScoped } from '@/dashboard/dashboard-process';
 import { createDashboardMetrics } from '@/dashboard/health/health-metrics';
 import type { WorkerMetrics } from '@/lib/metrics/worker-metrics';
 

@@ -1,4 +1,4 @@
-import { getBullpen } from '@/app/_lib/dashboard-process';
+import { getBullpen } from '@/dashboard/dashboard-process';
 import { bearerChallenge, checkBearer } from '@/dashboard/health/health-metrics-auth';
 import { dashboardMetrics } from './dashboard-metrics';
 

@@ -1,9 +1,9 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { Suspense } from 'react';
-import { requireUser } from '@/app/_lib/require-user';
+import { requireUser } from '@/dashboard/auth/require-user';
 import type { RouteProps } from '@/app/_lib/route-props';
-import { readyBullpen } from '@/app/_lib/dashboard-process';
+import { readyBullpen } from '@/dashboard/dashboard-process';
 import { STREAM_ID } from '@/dashboard/client/audit-filters';
 import { SignInFailuresTable } from '@/components/audit/sign-in-failures-table';
 import { CardSkeleton } from '@/components/ui/skeleton';

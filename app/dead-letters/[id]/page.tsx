@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { Suspense } from 'react';
-import { requireUser } from '@/app/_lib/require-user';
+import { requireUser } from '@/dashboard/auth/require-user';
 import { firstParam, type RouteProps } from '@/app/_lib/route-props';
 import { DeadLetterDetailView } from '@/components/dead-letters/dead-letter-detail';
 import { DeadLetterEntryActions } from '@/components/dead-letters/dead-letter-entry-actions';
@@ -13,7 +13,7 @@ import { RefreshWhile } from '@/components/dead-letters/refresh-while';
 import { StatusPill } from '@/components/ui/badge';
 import { CardSkeleton } from '@/components/ui/skeleton';
 import { roleAtLeast } from '@/dashboard/auth/roles';
-import { getBullpen } from '@/app/_lib/dashboard-process';
+import { getBullpen } from '@/dashboard/dashboard-process';
 import { readDeadLetterDetail } from '@/dashboard/dead-letters/dead-letters-read';
 import { discardDeadLetter, replayDeadLetter } from '../actions';
 

@@ -1,13 +1,13 @@
 'use server';
 
 import { z } from 'zod';
-import { runAction, type ActionSpec } from '@/app/_lib/action';
-import { dashboardServices } from '@/app/_lib/dashboard-services';
+import { runAction, type ActionSpec } from '@/dashboard/action';
+import { dashboardServices } from '@/dashboard/dashboard-services';
 import type { BulkOperation } from '@/dashboard/live/bulk-runner';
 import { cleanableStateSchema, MAX_SELECTED_JOBS, RETRY_PREVIEW_LIMIT, type RetryCounts } from '@/dashboard/queues/queue-operations';
 import { jobIdSchema } from '@/dashboard/jobs/find-job';
-import { queueNameSchema } from '@/app/_lib/queue-name';
-import { withPayloadFieldErrors } from '@/app/_lib/payload-field-errors';
+import { queueNameSchema } from '@/dashboard/queues/queue-name';
+import { withPayloadFieldErrors } from '@/dashboard/payload-field-errors';
 import { type AddedJob, addJobFields, refineAddJob } from '@/dashboard/client/add-job-form';
 import { type AddedRawJob, addRawJobSchema } from '@/dashboard/client/add-raw-job';
 import { concurrencyInputSchema, type LimitChange, type RateLimit, rateLimitInputSchema } from '@/dashboard/client/throughput-limits';

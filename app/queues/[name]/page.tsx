@@ -2,8 +2,8 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { Suspense } from 'react';
-import { requireUser } from '@/app/_lib/require-user';
-import { loadQueueCounts, loadQueueHistory, loadQueuePage, queueExists } from '@/app/_lib/reads';
+import { requireUser } from '@/dashboard/auth/require-user';
+import { loadQueueCounts, loadQueueHistory, loadQueuePage, queueExists } from '@/dashboard/reads';
 import { decodeSegment, type RouteProps } from '@/app/_lib/route-props';
 import { roleAtLeast } from '@/dashboard/auth/roles';
 import { hasStateParam, landingState, parseQueueFilters, serializeQueueFilters, type QueueFilters } from '@/dashboard/client/queue-filters';
@@ -31,7 +31,7 @@ import {
   setGlobalConcurrency,
   setGlobalRateLimit,
 } from './actions';
-import { getBullpen } from '@/app/_lib/dashboard-process';
+import { getBullpen } from '@/dashboard/dashboard-process';
 
 export async function generateMetadata({ params }: RouteProps<{ name: string }>): Promise<Metadata> {
   return { title: decodeSegment((await params).name) };

@@ -1,5 +1,5 @@
 import type { NextRequest } from 'next/server';
-import { exportResponse } from '@/app/_lib/export-route';
+import { exportResponse } from '@/dashboard/exports/export-route';
 import { parseDeadLetterFilters, toStoreFilter, withoutPaging } from '@/dashboard/client/dead-letters-filters';
 import { DEAD_LETTER_EXPORT_COLUMNS, exportDeadLetterPages } from '@/dashboard/exports/export-dead-letters';
 import { parseExportFormat } from '@/dashboard/client/export-format';

@@ -1,7 +1,7 @@
 import type { NextRequest } from 'next/server';
-import { liveJson } from '@/app/_lib/live-route';
+import { liveJson } from '@/dashboard/live/live-route';
 import { parseDeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
-import { loadDeadLetterList } from '@/app/_lib/reads';
+import { loadDeadLetterList } from '@/dashboard/reads';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

@@ -1,7 +1,7 @@
 import type { NextRequest } from 'next/server';
 import { parseHistoryRange } from '@/dashboard/client/history-range';
-import { liveJson } from '@/app/_lib/live-route';
-import { loadOverallHistory } from '@/app/_lib/reads';
+import { liveJson } from '@/dashboard/live/live-route';
+import { loadOverallHistory } from '@/dashboard/reads';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,5 +1,5 @@
-import { liveJson } from '@/app/_lib/live-route';
-import { loadOverview } from '@/app/_lib/reads';
+import { liveJson } from '@/dashboard/live/live-route';
+import { loadOverview } from '@/dashboard/reads';
 
 export const dynamic = 'force-dynamic';
 

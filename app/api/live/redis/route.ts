@@ -1,6 +1,6 @@
 import { NextResponse } from 'next/server';
-import { redisWatch } from '@/app/_lib/dashboard-process';
-import { getSession } from '@/app/_lib/session';
+import { redisWatch } from '@/dashboard/dashboard-process';
+import { getSession } from '@/dashboard/auth/session';
 import { sessionDataSchema } from '@/dashboard/auth/session-options';
 
 export const runtime = 'nodejs';

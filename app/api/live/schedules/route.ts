@@ -1,5 +1,5 @@
-import { liveJson } from '@/app/_lib/live-route';
-import { loadSchedules } from '@/app/_lib/reads';
+import { liveJson } from '@/dashboard/live/live-route';
+import { loadSchedules } from '@/dashboard/reads';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

@@ -1,4 +1,4 @@
-import { liveJson } from '@/app/_lib/live-route';
+import { liveJson } from '@/dashboard/live/live-route';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

@@ -1,5 +1,5 @@
 import type { NextRequest } from 'next/server';
-import { exportResponse } from '@/app/_lib/export-route';
+import { exportResponse } from '@/dashboard/exports/export-route';
 import { parseExportFormat } from '@/dashboard/client/export-format';
 import { exportJobPages, JOB_EXPORT_COLUMNS } from '@/dashboard/exports/export-jobs';
 import { parseQueueFilters } from '@/dashboard/client/queue-filters';

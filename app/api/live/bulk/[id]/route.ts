@@ -1,6 +1,6 @@
 import { AppError } from '@/lib/errors/app-error';
-import { dashboardServices } from '@/app/_lib/dashboard-services';
-import { liveJson } from '@/app/_lib/live-route';
+import { dashboardServices } from '@/dashboard/dashboard-services';
+import { liveJson } from '@/dashboard/live/live-route';
 
 export const dynamic = 'force-dynamic';
 

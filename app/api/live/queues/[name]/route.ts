@@ -1,7 +1,7 @@
 import type { NextRequest } from 'next/server';
 import { parseQueueFilters } from '@/dashboard/client/queue-filters';
-import { liveJson } from '@/app/_lib/live-route';
-import { loadQueuePage } from '@/app/_lib/reads';
+import { liveJson } from '@/dashboard/live/live-route';
+import { loadQueuePage } from '@/dashboard/reads';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,6 +1,6 @@
 import type { NextRequest } from 'next/server';
-import { liveJson } from '@/app/_lib/live-route';
-import { getBullpen } from '@/app/_lib/dashboard-process';
+import { liveJson } from '@/dashboard/live/live-route';
+import { getBullpen } from '@/dashboard/dashboard-process';
 import { previewQuerySchema } from '@/dashboard/schedules/schedules-form';
 import { AppError } from '@/lib/errors/app-error';
 

@@ -1,6 +1,6 @@
 import type { NextRequest } from 'next/server';
-import { liveJson } from '@/app/_lib/live-route';
-import { loadWebhookDetail } from '@/app/_lib/reads';
+import { liveJson } from '@/dashboard/live/live-route';
+import { loadWebhookDetail } from '@/dashboard/reads';
 import { webhookIdSchema } from '@/lib/webhooks/webhook-schema';
 import { AppError } from '@/lib/errors/app-error';
 

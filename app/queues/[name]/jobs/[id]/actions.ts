@@ -1,11 +1,11 @@
 'use server';
 
 import { z } from 'zod';
-import { runAction, type ActionSpec } from '@/app/_lib/action';
-import { dashboardServices } from '@/app/_lib/dashboard-services';
+import { runAction, type ActionSpec } from '@/dashboard/action';
+import { dashboardServices } from '@/dashboard/dashboard-services';
 import { jobIdSchema } from '@/dashboard/jobs/find-job';
-import { queueNameSchema } from '@/app/_lib/queue-name';
-import { withPayloadFieldErrors } from '@/app/_lib/payload-field-errors';
+import { queueNameSchema } from '@/dashboard/queues/queue-name';
+import { withPayloadFieldErrors } from '@/dashboard/payload-field-errors';
 import { MAX_PAYLOAD_TEXT, parseJsonText } from '@/dashboard/client/dead-letters-payload';
 import { AppError, isAppError } from '@/lib/errors/app-error';
 import { editJobData, type JobDataEdit } from '@/dashboard/jobs/job-data-edit';

@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { requireUser } from '@/app/_lib/require-user';
-import { loadJobPage, queueExists } from '@/app/_lib/reads';
+import { requireUser } from '@/dashboard/auth/require-user';
+import { loadJobPage, queueExists } from '@/dashboard/reads';
 import { decodeSegment, firstParam, type RouteProps } from '@/app/_lib/route-props';
 import { roleAtLeast } from '@/dashboard/auth/roles';
 import { JobView } from '@/components/job/job-view';

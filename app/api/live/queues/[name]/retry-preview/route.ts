@@ -1,5 +1,5 @@
-import { dashboardServices } from '@/app/_lib/dashboard-services';
-import { liveJson } from '@/app/_lib/live-route';
+import { dashboardServices } from '@/dashboard/dashboard-services';
+import { liveJson } from '@/dashboard/live/live-route';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

@@ -1,6 +1,6 @@
 import { type NextRequest, NextResponse } from 'next/server';
-import { liveJson } from '@/app/_lib/live-route';
-import { loadSearchStep } from '@/app/_lib/reads';
+import { liveJson } from '@/dashboard/live/live-route';
+import { loadSearchStep } from '@/dashboard/reads';
 import { parseSearchStep } from '@/dashboard/client/payload-search-params';
 
 export const runtime = 'nodejs';

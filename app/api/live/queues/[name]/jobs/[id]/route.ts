@@ -1,7 +1,7 @@
 import type { NextRequest } from 'next/server';
 import { AppError } from '@/lib/errors/app-error';
-import { liveJson } from '@/app/_lib/live-route';
-import { loadJobPage } from '@/app/_lib/reads';
+import { liveJson } from '@/dashboard/live/live-route';
+import { loadJobPage } from '@/dashboard/reads';
 
 export const dynamic = 'force-dynamic';
 

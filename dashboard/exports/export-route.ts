@@ -1,6 +1,6 @@
 import 'server-only';
 import { NextResponse } from 'next/server';
-import { getBullpen, readyBullpen } from '@/app/_lib/dashboard-process';
+import { getBullpen, readyBullpen } from '@/dashboard/dashboard-process';
 import { roleAtLeast, type Role } from '@/dashboard/auth/roles';
 import type { User } from '@/dashboard/auth/user-store';
 import type { Bullpen } from '@/lib/bullpen';
@@ -8,7 +8,7 @@ import { EXPORT_FORMATS, EXPORT_MAX_ROWS, type ExportEnd, exportFileName, type E
 import { encodeExport } from '@/dashboard/exports/export-stream';
 import { isAppError } from '@/lib/errors/app-error';
 import { errorReference } from '@/lib/errors/error-reference';
-import { currentUser } from './session';
+import { currentUser } from '@/dashboard/auth/session';
 
 /**
  * Who may export: operators and up. An export carries every payload of the list in one

@@ -1,5 +1,5 @@
 import 'server-only';
-import { forgetProcessScoped, processScoped } from '@/app/_lib/dashboard-process';
+import { forgetProcessScoped, processScoped } from '@/dashboard/dashboard-process';
 import { resolveSessionSecret } from '@/dashboard/auth/session-secret';
 import { SignInService } from '@/dashboard/auth/sign-in';
 

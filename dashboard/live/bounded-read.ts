@@ -1,5 +1,5 @@
 import 'server-only';
-import { redisWatch } from '@/app/_lib/dashboard-process';
+import { redisWatch } from '@/dashboard/dashboard-process';
 import { AppError } from '@/lib/errors/app-error';
 import { TimeoutError } from '@/lib/errors/timeout-error';
 import { unreachableSentence } from '@/lib/health/redis-watch';

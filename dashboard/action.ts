@@ -4,7 +4,7 @@ import { forbidden, unstable_rethrow } from 'next/navigation';
 import { headers } from 'next/headers';
 import { z } from 'zod';
 import type { Bullpen } from '@/lib/bullpen';
-import { getBullpen } from '@/app/_lib/dashboard-process';
+import { getBullpen } from '@/dashboard/dashboard-process';
 import type { AuditInput } from '@/lib/audit/audit-log';
 import type { Role } from '@/dashboard/auth/roles';
 import type { User } from '@/dashboard/auth/user-store';
@@ -12,8 +12,8 @@ import { actionFailure } from '@/dashboard/action-failure';
 import type { ActionResult } from '@/dashboard/client/action-result';
 import { withTimeLimit } from '@/lib/health/time-limit';
 import { guardedWrite } from '@/lib/redis/guarded-write';
-import { liveCache } from '@/app/_lib/dashboard-process';
-import { authorize } from './require-user';
+import { liveCache } from '@/dashboard/dashboard-process';
+import { authorize } from './auth/require-user';
 
 /** The audit entry of a change that is done: written within this, or logged as missing. */
 const AUDIT_BOUND_MS = 2_000;

@@ -1,5 +1,5 @@
 import 'server-only';
-import { processScoped } from '@/app/_lib/dashboard-process';
+import { processScoped } from '@/dashboard/dashboard-process';
 import { BulkRunner } from '@/dashboard/live/bulk-runner';
 import { JobOperations } from '@/dashboard/jobs/job-operations';
 import { QueueOperations } from '@/dashboard/queues/queue-operations';

@@ -1,7 +1,7 @@
 import 'server-only';
 import { z } from 'zod';
 import { isQueueRefShape } from '@/dashboard/queues/queue-ref';
-import { getBullpen } from './dashboard-process';
+import { getBullpen } from '@/dashboard/dashboard-process';
 
 /**
  * A queue named in an action's input: one of the job table's types, or a foreign

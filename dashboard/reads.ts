@@ -1,6 +1,6 @@
 import 'server-only';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { getBullpen, liveCache, processScoped, readyBullpen } from '@/app/_lib/dashboard-process';
+import { getBullpen, liveCache, processScoped, readyBullpen } from '@/dashboard/dashboard-process';
 import type { Bullpen } from '@/lib/bullpen';
 import type { DeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
 import { readDeadLetterList, type DeadLetterList } from '@/dashboard/dead-letters/dead-letters-read';

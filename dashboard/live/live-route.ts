@@ -4,10 +4,10 @@ import { roleAtLeast, type Role } from '@/dashboard/auth/roles';
 import type { User } from '@/dashboard/auth/user-store';
 import { isAppError } from '@/lib/errors/app-error';
 import { errorReference } from '@/lib/errors/error-reference';
-import { getBullpen } from '@/app/_lib/dashboard-process';
-import { asPoll } from './reads';
+import { getBullpen } from '@/dashboard/dashboard-process';
+import { asPoll } from '@/dashboard/reads';
 import { boundedRead, LIVE_READ_MS } from './bounded-read';
-import { currentUser } from './session';
+import { currentUser } from '@/dashboard/auth/session';
 
 const noStore = { 'Cache-Control': 'no-store' };
 
@@ -31,7 +31,7 @@ export async function liveJson(load: (user: User) => Promise<unknown>, minRole: 
     return NextResponse.json({ code: 'FORBIDDEN', message: `Requires the ${minRole} role` }, { status: 403, headers: noStore });
   }
   try {
-    // A tab's poll: what it reads is kept fresh for its next one (app/_lib/reads.ts).
+    // A tab's poll: what it reads is kept fresh for its next one (dashboard/reads.ts).
     return NextResponse.json(await asPoll(() => boundedRead('live read', () => load(user), LIVE_READ_MS)), { headers: noStore });
   } catch (err) {
     if (isAppError(err)) {

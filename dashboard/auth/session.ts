@@ -5,11 +5,11 @@ import { cache } from 'react';
 import { type SessionLookups, sessionUser, USER_CACHE_MS, userCacheKey } from '@/dashboard/auth/session-check';
 import { sessionOptions, type SessionData } from '@/dashboard/auth/session-options';
 import type { User } from '@/dashboard/auth/user-store';
-import { readyBullpen } from '@/app/_lib/dashboard-process';
-import { liveCache } from '@/app/_lib/dashboard-process';
+import { readyBullpen } from '@/dashboard/dashboard-process';
+import { liveCache } from '@/dashboard/dashboard-process';
 import { CLIENT_HEADER, CLIENT_TOKEN_ENV, decodeClientHeader, type ClientAddress } from '@/dashboard/http/client-header';
 import { sessionSecret, signInService } from './auth-services';
-import { boundedRead, SESSION_READ_MS } from './bounded-read';
+import { boundedRead, SESSION_READ_MS } from '@/dashboard/live/bounded-read';
 
 /**
  * The client of this request as the dashboard's server resolved it (scripts/web-server.ts:
