@@ -12,15 +12,40 @@ import { actionFailure } from '@/dashboard/action-failure';
 import type { ActionResult } from '@/dashboard/client/action-result';
 import { withTimeLimit } from '@/lib/health/time-limit';
 import { guardedWrite } from '@/lib/redis/guarded-write';
-import { liveCache } from '@/dashboard/dashboard-process';
+import { liveCache, processScoped } from '@/dashboard/dashboard-process';
+import { JobOperations } from '@/dashboard/jobs/job-operations';
+import { BulkRunner } from '@/dashboard/live/bulk-runner';
+import { QueueOperations } from '@/dashboard/queues/queue-operations';
+import { QueueThroughput } from '@/dashboard/queues/queue-throughput';
 import { authorize } from './auth/require-user';
 
 /** The audit entry of a change that is done: written within this, or logged as missing. */
 const AUDIT_BOUND_MS = 2_000;
 
+/**
+ * What an action's `run` is given: the signed-in user, the process's Bullpen and the
+ * dashboard's operations on it. The one way an action reaches a service.
+ */
 export interface ActionContext {
   user: User;
   bullpen: Bullpen;
+  queues: QueueOperations;
+  jobs: JobOperations;
+  throughput: QueueThroughput;
+  /** Long operations that go on in the background (retry all, clean, replay all, purge). */
+  bulk: BulkRunner;
+}
+
+type Operations = Omit<ActionContext, 'user' | 'bullpen'>;
+
+/** The operations, made once per process: each is a stateless wrapper over the Bullpen. */
+function operations(): Operations {
+  return processScoped('action-operations', (b) => ({
+    queues: new QueueOperations(b),
+    jobs: new JobOperations(b),
+    throughput: new QueueThroughput(b),
+    bulk: new BulkRunner(b.redis, b.keys, b.logger, b.audit),
+  }));
 }
 
 export interface ActionSpec<S extends z.ZodType, T> {
@@ -69,7 +94,8 @@ export async function runAction<S extends z.ZodType, T>(spec: ActionSpec<S, T>, 
   try {
     // Sent only to a Redis that answers now, and bounded: a change is never applied long
     // after the operator was told it failed (docs/decisions/0006-connection-roles.md).
-    data = await guardedWrite(bullpen.redis, () => spec.run(parsed.data, { user, bullpen }), { what: `the action ${spec.name}` });
+    const ctx: ActionContext = { user, bullpen, ...operations() };
+    data = await guardedWrite(bullpen.redis, () => spec.run(parsed.data, ctx), { what: `the action ${spec.name}` });
   } catch (err) {
     unstable_rethrow(err);
     return actionFailure(err, spec.name, bullpen.logger, { user: user.username });

@@ -19,6 +19,8 @@ import { readWorkersView, type WorkersView } from '@/dashboard/workers/workers-v
 import type { HistoryRange } from '@/dashboard/client/history-range';
 import { readOverallHistory, readQueueHistory, type OverallHistory, type QueueHistory } from '@/dashboard/history/queue-history';
 import { isAppError } from '@/lib/errors/app-error';
+import { BulkRunner, type BulkOperation } from '@/dashboard/live/bulk-runner';
+import { QueueOperations, type RetryPreview } from '@/dashboard/queues/queue-operations';
 import { readWebhookDetail, readWebhookList, type WebhookDetail, type WebhookList } from '@/dashboard/webhooks/webhooks-read';
 import type { HealthReport } from '@/lib/health/health-status';
 import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
@@ -148,4 +150,15 @@ export function loadWebhookDetail(id: string, page: number): Promise<WebhookDeta
  */
 export function loadHealth(): Promise<HealthReport> {
   return getBullpen().health.check();
+}
+
+/** A background bulk operation's progress, read afresh at each poll (its record is in Redis). */
+export function loadBulkOperation(id: string): Promise<BulkOperation | undefined> {
+  const b = getBullpen();
+  return new BulkRunner(b.redis, b.keys, b.logger).get(id);
+}
+
+/** What "Retry all failed" would retry and skip now, for its confirmation; never cached. */
+export function loadRetryPreview(name: string): Promise<RetryPreview> {
+  return new QueueOperations(getBullpen()).retryPreview(name);
 }

@@ -2,7 +2,6 @@
 
 import { z } from 'zod';
 import { runAction, type ActionSpec } from '@/dashboard/action';
-import { dashboardServices } from '@/dashboard/dashboard-services';
 import type { ActionResult } from '@/dashboard/client/action-result';
 import { MAX_REPLAY_ALL, MAX_SELECTED_DEAD_LETTERS } from '@/dashboard/client/dead-letters-limits';
 import {
@@ -131,8 +130,8 @@ const replayAllSpec: ActionSpec<typeof replayAllSchema, BulkOperation> = {
   name: 'dlq.replay-all',
   minRole: 'operator',
   schema: replayAllSchema,
-  async run(input, { user, bullpen }) {
-    const { operation } = await startReplayAll(bullpen, dashboardServices().bulk, input.filter, {
+  async run(input, { user, bullpen, bulk }) {
+    const { operation } = await startReplayAll(bullpen, bulk, input.filter, {
       by: user.username,
       limit: input.limit,
       now: Date.now(),
@@ -150,8 +149,8 @@ const purgeSpec: ActionSpec<typeof purgeSchema, BulkOperation> = {
   name: 'dlq.purge',
   minRole: 'admin',
   schema: purgeSchema,
-  async run(input, { user, bullpen }) {
-    const { operation } = await startPurge(bullpen, dashboardServices().bulk, input.filter, { by: user.username, now: Date.now() });
+  async run(input, { user, bullpen, bulk }) {
+    const { operation } = await startPurge(bullpen, bulk, input.filter, { by: user.username, now: Date.now() });
     return operation;
   },
   audit: (input, d) => ({

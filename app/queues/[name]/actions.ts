@@ -1,9 +1,8 @@
 'use server';
 
 import { z } from 'zod';
-import { runAction, type ActionSpec } from '@/dashboard/action';
-import { dashboardServices } from '@/dashboard/dashboard-services';
-import type { BulkOperation } from '@/dashboard/live/bulk-runner';
+import { runAction, type ActionContext, type ActionSpec } from '@/dashboard/action';
+import type { BulkOperation, BulkRunner } from '@/dashboard/live/bulk-runner';
 import { cleanableStateSchema, MAX_SELECTED_JOBS, RETRY_PREVIEW_LIMIT, type RetryCounts } from '@/dashboard/queues/queue-operations';
 import { jobIdSchema } from '@/dashboard/jobs/find-job';
 import { queueNameSchema } from '@/dashboard/queues/queue-name';
@@ -23,8 +22,8 @@ const pauseSpec: ActionSpec<typeof queueInput, null> = {
   name: 'queue.pause',
   minRole: 'operator',
   schema: queueInput,
-  run: async (i) => {
-    await dashboardServices().queues.pause(i.queue);
+  run: async (i, { queues }) => {
+    await queues.pause(i.queue);
     return null;
   },
   audit: (i) => ({ target: queueTarget(i) }),
@@ -34,8 +33,8 @@ const pauseSpec: ActionSpec<typeof queueInput, null> = {
 const resumeSpec: ActionSpec<typeof queueInput, null> = {
   ...pauseSpec,
   name: 'queue.resume',
-  run: async (i) => {
-    await dashboardServices().queues.resume(i.queue);
+  run: async (i, { queues }) => {
+    await queues.resume(i.queue);
     return null;
   },
 };
@@ -48,7 +47,7 @@ const retrySelectedSpec: ActionSpec<typeof retrySelectedInput, RetryCounts & { m
   name: 'queue.retry-selected',
   minRole: 'operator',
   schema: retrySelectedInput,
-  run: (i, { user }) => dashboardServices().queues.retrySelected(i.queue, i.ids, user.username),
+  run: (i, { user, queues }) => queues.retrySelected(i.queue, i.ids, user.username),
   audit: (i, d) => ({ target: queueTarget(i), details: { ids: i.ids.slice(0, 20), count: i.ids.length, ...d } }),
   revalidate: queuePaths,
 };
@@ -58,21 +57,18 @@ function bulkSpec<S extends z.ZodType<{ queue: string }>>(
   name: string,
   minRole: 'operator' | 'admin',
   schema: S,
-  work: (i: z.output<S>, by: string) => Parameters<ReturnType<typeof dashboardServices>['bulk']['start']>[1],
+  work: (i: z.output<S>, ctx: ActionContext) => Parameters<BulkRunner['start']>[1],
   details?: (i: z.output<S>) => Record<string, unknown>,
   /** Refuses before the operation starts (its refusal is the action's answer). */
-  before?: (i: z.output<S>) => Promise<void>,
+  before?: (i: z.output<S>, ctx: ActionContext) => Promise<void>,
 ): ActionSpec<S, BulkOperation> {
   return {
     name,
     minRole,
     schema,
-    run: async (i, { user }) => {
-      await before?.(i);
-      const { operation } = await dashboardServices().bulk.start(
-        { kind: name, target: queueTarget(i), by: user.username },
-        work(i, user.username),
-      );
+    run: async (i, ctx) => {
+      await before?.(i, ctx);
+      const { operation } = await ctx.bulk.start({ kind: name, target: queueTarget(i), by: ctx.user.username }, work(i, ctx));
       return operation;
     },
     audit: (i, op) => ({ target: queueTarget(i), details: { operation: op.id, ...details?.(i) } }),
@@ -96,17 +92,20 @@ const retryAllSpec = bulkSpec(
   'queue.retry-all',
   'operator',
   retryAllInput,
-  (i: z.output<typeof retryAllInput>, by) => (report) =>
-    dashboardServices().queues.retryAllFailed(i.queue, by, report, { before: i.before, limit: i.limit }),
+  (i: z.output<typeof retryAllInput>, { user, queues }) =>
+    (report) =>
+      queues.retryAllFailed(i.queue, user.username, report, { before: i.before, limit: i.limit }),
   (i) => ({ before: i.before, limit: i.limit }),
-  (i) => dashboardServices().queues.checkBulkRetry(i.queue),
+  (i, { queues }) => queues.checkBulkRetry(i.queue),
 );
 
 const promoteAllSpec = bulkSpec(
   'queue.promote-all',
   'operator',
   queueInput,
-  (i: QueueInput) => (report) => dashboardServices().queues.promoteAll(i.queue, report),
+  (i: QueueInput, { queues }) =>
+    (report) =>
+      queues.promoteAll(i.queue, report),
 );
 
 const cleanInput = z.object({
@@ -123,7 +122,9 @@ const cleanSpec = bulkSpec(
   'queue.clean',
   'admin',
   cleanInput,
-  (i: z.output<typeof cleanInput>) => (report) => dashboardServices().queues.clean(i.queue, i.state, i.olderThanMinutes * 60_000, report),
+  (i: z.output<typeof cleanInput>, { queues }) =>
+    (report) =>
+      queues.clean(i.queue, i.state, i.olderThanMinutes * 60_000, report),
   (i) => ({ state: i.state, olderThanMinutes: i.olderThanMinutes }),
 );
 
@@ -133,7 +134,7 @@ const addJobSpec: ActionSpec<typeof addJobInput, AddedJob> = {
   minRole: 'operator',
   schema: addJobInput,
   // Through the dispatcher: the payload meets the type's schema again here, whatever the browser checked.
-  run: (i, { user }) => withPayloadFieldErrors(() => dashboardServices().jobs.add(i, { role: user.role })),
+  run: (i, { user, jobs }) => withPayloadFieldErrors(() => jobs.add(i, { role: user.role })),
   audit: (i, d) => ({
     target: { kind: 'job', id: `${i.queue}/${d.jobId}` },
     ...(d.tenant ? { tenant: d.tenant } : {}),
@@ -147,7 +148,7 @@ const addRawJobSpec: ActionSpec<typeof addRawJobSchema, AddedRawJob> = {
   minRole: 'operator',
   // The reference's prefix and existence are checked where it is used (dashboard/queues/queue-ref.ts).
   schema: addRawJobSchema,
-  run: (i) => dashboardServices().jobs.addRaw(i),
+  run: (i, { jobs }) => jobs.addRaw(i),
   audit: (i, d) => ({
     target: { kind: 'job', id: `${d.queue}/${d.jobId}` },
     details: { name: d.name, delaySeconds: i.delaySeconds, priority: i.priority },
@@ -160,7 +161,7 @@ const setConcurrencySpec: ActionSpec<typeof concurrencyInput, LimitChange<number
   name: 'queue.set-concurrency',
   minRole: 'operator',
   schema: concurrencyInput,
-  run: (i) => dashboardServices().throughput.setConcurrency(i.queue, i.concurrency),
+  run: (i, { throughput }) => throughput.setConcurrency(i.queue, i.concurrency),
   audit: (i, d) => ({ target: queueTarget(i), details: { before: d.before, after: d.after } }),
   revalidate: queuePaths,
 };
@@ -169,7 +170,7 @@ const removeConcurrencySpec: ActionSpec<typeof queueInput, LimitChange<number>> 
   name: 'queue.remove-concurrency',
   minRole: 'operator',
   schema: queueInput,
-  run: (i) => dashboardServices().throughput.removeConcurrency(i.queue),
+  run: (i, { throughput }) => throughput.removeConcurrency(i.queue),
   audit: (i, d) => ({ target: queueTarget(i), details: { before: d.before, after: null } }),
   revalidate: queuePaths,
 };
@@ -179,7 +180,7 @@ const setRateLimitSpec: ActionSpec<typeof rateLimitInput, LimitChange<RateLimit>
   name: 'queue.set-rate-limit',
   minRole: 'operator',
   schema: rateLimitInput,
-  run: (i) => dashboardServices().throughput.setRateLimit(i.queue, i.max, i.durationMs),
+  run: (i, { throughput }) => throughput.setRateLimit(i.queue, i.max, i.durationMs),
   audit: (i, d) => ({ target: queueTarget(i), details: { before: d.before, after: d.after } }),
   revalidate: queuePaths,
 };
@@ -188,7 +189,7 @@ const removeRateLimitSpec: ActionSpec<typeof queueInput, LimitChange<RateLimit>>
   name: 'queue.remove-rate-limit',
   minRole: 'operator',
   schema: queueInput,
-  run: (i) => dashboardServices().throughput.removeRateLimit(i.queue),
+  run: (i, { throughput }) => throughput.removeRateLimit(i.queue),
   audit: (i, d) => ({ target: queueTarget(i), details: { before: d.before, after: null } }),
   revalidate: queuePaths,
 };

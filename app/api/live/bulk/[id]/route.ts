@@ -1,5 +1,5 @@
 import { AppError } from '@/lib/errors/app-error';
-import { dashboardServices } from '@/dashboard/dashboard-services';
+import { loadBulkOperation } from '@/dashboard/reads';
 import { liveJson } from '@/dashboard/live/live-route';
 
 export const dynamic = 'force-dynamic';
@@ -8,7 +8,7 @@ export const dynamic = 'force-dynamic';
 export async function GET(_req: Request, ctx: { params: Promise<{ id: string }> }) {
   const { id } = await ctx.params;
   return liveJson(async () => {
-    const op = await dashboardServices().bulk.get(id);
+    const op = await loadBulkOperation(id);
     if (!op) throw new AppError('NOT_FOUND', `No bulk operation ${id} (records are kept for a day)`);
     return op;
   });

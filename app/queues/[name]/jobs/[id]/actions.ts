@@ -2,7 +2,6 @@
 
 import { z } from 'zod';
 import { runAction, type ActionSpec } from '@/dashboard/action';
-import { dashboardServices } from '@/dashboard/dashboard-services';
 import { jobIdSchema } from '@/dashboard/jobs/find-job';
 import { queueNameSchema } from '@/dashboard/queues/queue-name';
 import { withPayloadFieldErrors } from '@/dashboard/payload-field-errors';
@@ -27,9 +26,9 @@ const retrySpec: ActionSpec<typeof retryInput, { jobId: string; from: 'failed' |
   name: 'job.retry',
   minRole: 'operator',
   schema: retryInput,
-  async run(i, { user, bullpen }) {
+  async run(i, { user, bullpen, jobs }) {
     try {
-      return await dashboardServices().jobs.retry(i.queue, i.id, user.username, { role: user.role, confirm: i.confirm });
+      return await jobs.retry(i.queue, i.id, user.username, { role: user.role, confirm: i.confirm });
     } catch (err) {
       // A retry its dead letter refused (replayed, discarded) is part of the record too.
       if (isAppError(err) && err.code === 'CONFLICT' && err.details?.deadLetterId) {
@@ -51,7 +50,7 @@ const promoteSpec: ActionSpec<typeof jobInput, { jobId: string }> = {
   name: 'job.promote',
   minRole: 'operator',
   schema: jobInput,
-  run: (i) => dashboardServices().jobs.promote(i.queue, i.id),
+  run: (i, { jobs }) => jobs.promote(i.queue, i.id),
   audit: (i) => ({ target: target(i) }),
   revalidate: paths,
 };
@@ -68,7 +67,7 @@ const duplicateSpec: ActionSpec<typeof duplicateInput, { jobId: string; sourceId
   name: 'job.duplicate',
   minRole: 'operator',
   schema: duplicateInput,
-  async run(i, { user }) {
+  async run(i, { user, jobs }) {
     let payload: unknown;
     if (i.payload !== undefined) {
       const json = parseJsonText(i.payload);
@@ -76,9 +75,7 @@ const duplicateSpec: ActionSpec<typeof duplicateInput, { jobId: string; sourceId
         throw new AppError('VALIDATION', `The payload is not valid JSON: ${json.message}`, { fieldErrors: { payload: [json.message] } });
       payload = json.value;
     }
-    return withPayloadFieldErrors(() =>
-      dashboardServices().jobs.duplicate(i.queue, i.id, { payload }, { role: user.role, confirm: i.confirm }),
-    );
+    return withPayloadFieldErrors(() => jobs.duplicate(i.queue, i.id, { payload }, { role: user.role, confirm: i.confirm }));
   },
   audit: (i, d) => ({ target: target(i), details: { newJobId: d.jobId, edited: d.edited } }),
   revalidate: (i) => [`/queues/${i.queue}`],
@@ -118,7 +115,7 @@ const removeSpec: ActionSpec<typeof jobInput, { jobId: string; state: string }> 
   name: 'job.remove',
   minRole: 'admin',
   schema: jobInput,
-  run: (i) => dashboardServices().jobs.remove(i.queue, i.id),
+  run: (i, { jobs }) => jobs.remove(i.queue, i.id),
   audit: (i, d) => ({ target: target(i), details: { state: d.state } }),
   revalidate: paths,
 };

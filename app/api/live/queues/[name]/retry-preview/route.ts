@@ -1,4 +1,4 @@
-import { dashboardServices } from '@/dashboard/dashboard-services';
+import { loadRetryPreview } from '@/dashboard/reads';
 import { liveJson } from '@/dashboard/live/live-route';
 
 export const runtime = 'nodejs';
@@ -11,5 +11,5 @@ export const dynamic = 'force-dynamic';
  */
 export async function GET(_req: Request, ctx: { params: Promise<{ name: string }> }) {
   const { name } = await ctx.params;
-  return liveJson(() => dashboardServices().queues.retryPreview(name), 'operator');
+  return liveJson(() => loadRetryPreview(name), 'operator');
 }
