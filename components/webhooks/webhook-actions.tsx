@@ -140,22 +140,38 @@ function Results(props: {
     );
   }
   if (props.replay?.ok) {
-    const { replayed, refused, complete, scanned } = props.replay.data;
+    const { replayed, refused, complete, scanned, outcomes, outcomeText } = props.replay.data;
+    // A replay that failed at once is not a repair: the result says so first, in red.
+    const wentWrong = refused.length > 0 || outcomes.failed > 0;
     return (
       <div
-        className={`result ${refused.length > 0 ? 'error' : 'ok'}`}
+        className={`result ${wentWrong ? 'error' : 'ok'}`}
         role="status"
         data-testid="action-result"
         data-ok="true"
         data-replayed={replayed.length}
         data-refused={refused.length}
+        data-failed-at-once={outcomes.failed}
       >
         <p style={{ margin: 0 }}>
           {replayed.length === 0 && refused.length === 0
             ? 'No pending dead letter of this webhook was found.'
-            : `Replayed ${replayed.length}${refused.length > 0 ? `; ${refused.length} refused` : ''}.`}
+            : `Enqueued ${replayed.length} replay${replayed.length === 1 ? '' : 's'}${refused.length > 0 ? `; ${refused.length} refused` : ''}.`}
+          {outcomeText && ` ${outcomeText.charAt(0).toUpperCase()}${outcomeText.slice(1)}.`}
           {!complete && ` Looked at the newest ${scanned.toLocaleString('en')} pending webhook dead letters; press again for more.`}
         </p>
+        {outcomes.failures.length > 0 && (
+          <ul className="small">
+            {outcomes.failures.map((f) => (
+              <li key={f.id} data-testid="webhook-replay-failed">
+                <Link href={`/dead-letters/${encodeURIComponent(f.id)}`} className="mono">
+                  {f.id}
+                </Link>
+                : {f.message}
+              </li>
+            ))}
+          </ul>
+        )}
         {replayed.length > 0 && (
           <ul className="small">
             {replayed.map((r) => (

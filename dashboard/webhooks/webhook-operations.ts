@@ -1,6 +1,14 @@
 import 'server-only';
 import type { Bullpen } from '@/lib/bullpen';
 import type { DeadLetterEntry } from '@/lib/dlq/entry';
+import {
+  awaitReplayOutcomes,
+  describeReplayOutcomes,
+  REPLAY_OUTCOME_WAIT_MS,
+  type ReplayedJob,
+  type ReplayOutcomes,
+  replayedJobOf,
+} from '@/lib/dlq/replay-outcomes';
 import { AppError, isAppError } from '@/lib/errors/app-error';
 import { type Webhook, WEBHOOK_TEST_EVENT } from '@/lib/webhooks/webhook-schema';
 import { WEBHOOK_JOB_TYPE } from '@/dashboard/client/webhook-job-type';
@@ -87,6 +95,14 @@ export async function sendTestEvent(bullpen: Bullpen, id: string, by: string): P
 
 export interface WebhookReplays {
   replayed: Array<{ id: string; jobId: string }>;
+  /**
+   * What the replayed jobs did within a bounded wait (lib/dlq/replay-outcomes.ts): a
+   * replay that fails at once (an idempotency conflict, a receiver's 4xx) is counted
+   * here, never as done.
+   */
+  outcomes: ReplayOutcomes;
+  /** The outcomes in words, for the result line. */
+  outcomeText: string;
   /** Refused at once (someone replayed it meanwhile, an invalid payload): with the reason. */
   refused: Array<{ id: string; code: string; message: string }>;
   scanned: number;
@@ -99,19 +115,34 @@ export interface WebhookReplays {
  * through the DLQ's replay (fresh attempts, its replay count checked, so a second operator
  * or a double press replays once). Refused while the webhook is disabled.
  */
-export async function replayWebhookDeadLetters(bullpen: Bullpen, id: string, opts: { by: string; limit: number }): Promise<WebhookReplays> {
+export async function replayWebhookDeadLetters(
+  bullpen: Bullpen,
+  id: string,
+  opts: { by: string; limit: number; waitMs?: number },
+): Promise<WebhookReplays> {
   await requireActive(bullpen, id, 'their replays');
   const limit = Math.min(Math.max(1, Math.trunc(opts.limit)), MAX_WEBHOOK_REPLAYS);
   const found = await findPendingDeadLetters(bullpen, id, limit);
-  const result: WebhookReplays = { replayed: [], refused: [], scanned: found.scanned, complete: found.complete };
+  const replayed: ReplayedJob[] = [];
+  const refused: WebhookReplays['refused'] = [];
   for (const entry of found.entries) {
     try {
-      const after = await bullpen.dlq.replay(entry.id, { by: opts.by, expectedReplays: entry.replays.length });
-      result.replayed.push({ id: entry.id, jobId: after.replays[after.replays.length - 1].newJobId });
+      replayed.push(replayedJobOf(await bullpen.dlq.replay(entry.id, { by: opts.by, expectedReplays: entry.replays.length })));
     } catch (err) {
       if (!isAppError(err)) throw err;
-      result.refused.push({ id: entry.id, code: err.code, message: err.message });
+      refused.push({ id: entry.id, code: err.code, message: err.message });
     }
   }
-  return result;
+  // Every replay is enqueued first, then one bounded wait for all of them, as the
+  // dead-letter page's bulk replay does (docs/dead-letters.md#bulk-actions).
+  const waitMs = opts.waitMs ?? REPLAY_OUTCOME_WAIT_MS;
+  const outcomes = await awaitReplayOutcomes(bullpen.queues, replayed, { waitMs });
+  return {
+    replayed: replayed.map((r) => ({ id: r.id, jobId: r.jobId })),
+    outcomes,
+    outcomeText: describeReplayOutcomes(outcomes, waitMs),
+    refused,
+    scanned: found.scanned,
+    complete: found.complete,
+  };
 }

@@ -1,12 +1,17 @@
 import { useTestRedis } from '../helpers/use-test-redis';
+import { storesOf } from '../helpers/source-jobs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createWebhookDispatchHandler } from '@/jobs/integration/webhook-dispatch';
+import type { WorkerPool } from '@/lib/runtime/worker-pool';
 import type { Bullpen } from '@/lib/bullpen';
 import { findPendingDeadLetters, reenableWebhook, replayWebhookDeadLetters, sendTestEvent } from '@/dashboard/webhooks/webhook-operations';
 import { readWebhookDetail, readWebhookList } from '@/dashboard/webhooks/webhooks-read';
 import { deadLetterId } from '@/lib/dlq/entry';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import { WEBHOOK_TEST_EVENT } from '@/lib/webhooks/webhook-schema';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen, poolOf } from '../helpers/bullpen';
 
 /**
  * The webhooks page's read model and the operations that mend a webhook (issue 20 item 2),
@@ -16,8 +21,15 @@ import { makeBullpen } from '../helpers/bullpen';
  */
 
 let bullpen: Bullpen;
+let pool: WorkerPool | undefined;
+let receiver: http.Server | undefined;
 const server = useTestRedis();
 afterEach(async () => {
+  await pool?.close(5_000);
+  pool = undefined;
+  receiver?.closeAllConnections();
+  await new Promise((r) => (receiver ? receiver.close(r) : r(undefined)));
+  receiver = undefined;
   await bullpen?.close();
 });
 
@@ -144,17 +156,49 @@ describe('mending a webhook', () => {
     expect((await findPendingDeadLetters(bullpen, hook.id, 50)).entries).toHaveLength(3);
 
     await reenableWebhook(bullpen, hook.id);
-    const first = await replayWebhookDeadLetters(bullpen, hook.id, { by: 'ana', limit: 2 });
+    const first = await replayWebhookDeadLetters(bullpen, hook.id, { by: 'ana', limit: 2, waitMs: 0 });
     expect(first).toMatchObject({ refused: [], complete: true });
+    // No worker runs here: the replays are enqueued, and said to be, not done.
+    expect(first.outcomes).toMatchObject({ running: 2, completed: 0, failed: 0 });
+    expect(first.outcomeText).toBe('2 still waiting or running after 0 s');
     expect(first.replayed).toHaveLength(2);
     for (const r of first.replayed) expect(r.jobId).toBe(`replay-${r.id}-1`);
-    const rest = await replayWebhookDeadLetters(bullpen, hook.id, { by: 'ana', limit: 50 });
+    const rest = await replayWebhookDeadLetters(bullpen, hook.id, { by: 'ana', limit: 50, waitMs: 0 });
     expect(rest.replayed).toHaveLength(1);
     expect((await findPendingDeadLetters(bullpen, hook.id, 50)).entries).toEqual([]);
     // The other webhook's dead letters were not touched.
     expect((await findPendingDeadLetters(bullpen, other.id, 50)).entries).toHaveLength(2);
     const jobs = await bullpen.queues.get(QUEUE).getJobs(['prioritized', 'waiting'], 0, -1);
     expect(jobs.filter((j) => (j.data as { payload: { webhookId: string } }).payload.webhookId === hook.id)).toHaveLength(3);
+  });
+
+  it('says which replays failed at once: a receiver that still refuses one is not reported as mended', async () => {
+    receiver = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { payload: { jobId: string } };
+        res.writeHead(body.payload.jobId === 'still-bad' ? 422 : 200).end();
+      });
+    });
+    await new Promise<void>((r) => receiver!.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/in`;
+    bullpen = makeBullpen(server.redis, { env: { WEBHOOK_ALLOW_HOSTS: '127.0.0.1' } });
+    pool = poolOf(bullpen, { [QUEUE]: createWebhookDispatchHandler(storesOf(bullpen)) });
+    await pool.start();
+    const hook = await bullpen.webhooks.create({ url });
+    for (const [i, jobId] of ['fixed-1', 'still-bad', 'fixed-2'].entries()) {
+      await bullpen.dlq.record(deadLetter(hook.id, jobId, Date.now() - 1_000 + i));
+    }
+
+    const result = await replayWebhookDeadLetters(bullpen, hook.id, { by: 'ana', limit: 50, waitMs: 10_000 });
+    expect(result.replayed).toHaveLength(3);
+    expect(result.outcomes).toMatchObject({ completed: 2, failed: 1, retrying: 0, running: 0 });
+    const bad = deadLetterId(QUEUE, 'still-bad');
+    expect(result.outcomes.failures).toEqual([{ id: bad, queue: QUEUE, jobId: `replay-${bad}-1`, message: expect.stringMatching(/422/) }]);
+    expect(result.outcomeText).toMatch(/^1 failed at once .*; 2 completed$/);
+    // Its dead letter is pending again, the others replayed.
+    expect((await bullpen.dlq.get(bad))?.status).toBe('pending');
   });
 
   it("sends a test event as a real webhook-dispatch job of the owner's tenant, and refuses while disabled", async () => {
