@@ -5,7 +5,8 @@ import path from 'node:path';
 /**
  * The dashboard's production build, one rule for every caller (`npm start`, the e2e
  * suite, the benchmark): build when `.next/BUILD_ID` is missing or older than anything
- * under app/, components/, dashboard/, jobs/, lib/, next.config.js, proxy.ts or
+ * under app/, components/, dashboard/, jobs/, examples/, lib/, applications.ts (the registry
+ * the dashboard bundles every application from), next.config.js, proxy.ts or
  * package-lock.json, and never while another `next build` works in the same tree.
  */
 
@@ -20,8 +21,8 @@ export function newestSourceMtime(root: string): number {
       else newest = Math.max(newest, statSync(p).mtimeMs);
     }
   };
-  for (const dir of ['app', 'components', 'dashboard', 'jobs', 'lib']) walk(path.join(root, dir));
-  for (const file of ['next.config.js', 'proxy.ts', 'package-lock.json']) {
+  for (const dir of ['app', 'components', 'dashboard', 'jobs', 'examples', 'lib']) walk(path.join(root, dir));
+  for (const file of ['applications.ts', 'next.config.js', 'proxy.ts', 'package-lock.json']) {
     const p = path.join(root, file);
     if (existsSync(p)) newest = Math.max(newest, statSync(p).mtimeMs);
   }

@@ -22,4 +22,13 @@ describe('the dashboard build', () => {
     touch('scripts/demo.ts', 4_000);
     expect(newestSourceMtime(dir)).toBe(3_000_000);
   });
+
+  it('counts a change to any application the dashboard bundles: the registry, jobs/ and examples/', () => {
+    touch('jobs/index.ts', 5_000);
+    expect(newestSourceMtime(dir)).toBe(5_000_000);
+    touch('examples/mailer/app.ts', 6_000);
+    expect(newestSourceMtime(dir)).toBe(6_000_000);
+    touch('applications.ts', 7_000);
+    expect(newestSourceMtime(dir)).toBe(7_000_000);
+  });
 });
