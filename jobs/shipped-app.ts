@@ -20,5 +20,6 @@ export const shippedApp = defineApp({
   settings: shippedSettingsSchema,
   createDeps: createAppStores,
   metricsPrefix: 'ruvbot_',
+  webhookJobType: 'webhook-dispatch',
   extensions: (bullpen) => [new JobUsageRecorder({ usage: new UsageStore(bullpen.redis, bullpen.keys), logger: bullpen.logger })],
 });

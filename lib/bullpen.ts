@@ -32,6 +32,8 @@ export interface BullpenOptions<T extends JobTable = JobTable> {
   schedules?: readonly ScheduleDefinition[];
   /** The application's metric name prefix, used when METRICS_PREFIX is unset. @defaultValue DEFAULT_METRICS_PREFIX */
   metricsPrefix?: string;
+  /** The application's job type that delivers the webhook registry's events, one of `jobs`. @defaultValue none */
+  webhookJobType?: string;
   config?: Config;
   /** Where Redis is; default: from the config. */
   redis?: RedisTarget;
@@ -84,6 +86,8 @@ export class Bullpen {
   readonly health: HealthChecker;
   /** The webhook registry, its delivery records and auto-disable. */
   readonly webhooks: WebhookStore;
+  /** The application's job type that delivers webhook events, if it has one (BullpenOptions.webhookJobType). */
+  readonly webhookJobType?: string;
   /** Outcomes of side effects by idempotency key, so retries and replays do not repeat them. */
   readonly idempotency: IdempotencyStore;
   /** Cron schedules on BullMQ Job Schedulers, with operators' overrides stored in Redis. */
@@ -128,7 +132,8 @@ export class Bullpen {
       maxPayloadBytes: this.config.BULLPEN_MAX_PAYLOAD_BYTES,
       logger: this.logger,
     });
-    this.webhooks = new WebhookStore(this.redis, this.keys, { alerter: this.alerter, logger: this.logger });
+    this.webhookJobType = opts.webhookJobType;
+    this.webhooks = new WebhookStore(this.redis, this.keys, { alerter: this.alerter, logger: this.logger, jobType: opts.webhookJobType });
     this.idempotency = new IdempotencyStore(this.redis, this.keys);
     this.schedules = new ScheduleService(this, { definitions: opts.schedules ?? [], handledTypes: handled });
     this.health = new HealthChecker({

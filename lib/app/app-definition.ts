@@ -26,6 +26,8 @@ export interface BullpenApp<T extends JobTable = JobTable, S = unknown> {
   createDeps: (bullpen: Bullpen, settings: S) => HandlerDepsOf<T>;
   /** The metric name prefix when METRICS_PREFIX is unset. @defaultValue the runtime's, `bullpen_` */
   metricsPrefix?: string;
+  /** Its job type that delivers the webhook registry's events (lib/webhooks), if it has one. */
+  webhookJobType?: T[number]['name'];
   /** What it runs beside its handlers for the life of a worker process (a usage counter, say). */
   extensions?: (bullpen: Bullpen) => WorkerExtension[];
 }
@@ -36,9 +38,12 @@ export type AnyBullpenApp = BullpenApp<JobTable, any>;
 
 const APP_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 
-/** Declares an application; its name is checked here, its table when it is handed to the runtime. */
+/** Declares an application; its name and webhook type are checked here, its table when it is handed to the runtime. */
 export function defineApp<const T extends JobTable, S>(app: BullpenApp<T, S>): BullpenApp<T, S> {
   if (!APP_NAME.test(app.name)) throw new TypeError(`application name "${app.name}": lowercase letters, digits and - only`);
+  if (app.webhookJobType !== undefined && !app.jobs.some((j) => j.name === app.webhookJobType)) {
+    throw new TypeError(`${app.name}: webhookJobType "${app.webhookJobType}" is not a type of its job table`);
+  }
   return app;
 }
 

@@ -1,9 +1,13 @@
 import { getConfig } from '../config';
 import { type RunningWorker, startWorkerProcess, type WorkerProcessOptions } from '../runtime/worker-process';
 import { type AnyBullpenApp, loadAppSettings } from './app-definition';
+import { appOptions } from './create-app-bullpen';
 
 /** What a worker process may set beside the application: where and how it runs. */
-export type AppWorkerOptions = Omit<WorkerProcessOptions, 'jobs' | 'schedules' | 'handlerDeps' | 'extensions' | 'metricsPrefix'>;
+export type AppWorkerOptions = Omit<
+  WorkerProcessOptions,
+  'jobs' | 'schedules' | 'handlerDeps' | 'extensions' | 'metricsPrefix' | 'webhookJobType'
+>;
 
 /**
  * A worker process for an application: its settings parsed first (a wrong one stops the
@@ -14,9 +18,7 @@ export function startAppWorker(app: AnyBullpenApp, opts: AppWorkerOptions = {}):
   const config = opts.config ?? getConfig();
   const settings = loadAppSettings(app, config);
   return startWorkerProcess({
-    jobs: app.jobs,
-    schedules: app.schedules,
-    metricsPrefix: app.metricsPrefix,
+    ...appOptions(app),
     handlerDeps: (bullpen) => app.createDeps(bullpen, settings),
     extensions: app.extensions,
     ...opts,

@@ -26,6 +26,8 @@ export const FAILURE_WINDOW_MS = 24 * 3_600_000;
 export interface WebhookStoreOptions {
   /** Raises `webhook_disabled` when a webhook is disabled automatically. */
   alerter?: Alerter;
+  /** The application's job type that delivers the events (the alert names it); the runtime names none. */
+  jobType?: string;
   logger?: Logger;
   /**
    * Delivery records kept per webhook, newest first; older ones are trimmed.
@@ -201,7 +203,7 @@ export class WebhookStore {
     if (disabledNow === 1) {
       this.opts.alerter?.raise({
         reason: 'webhook_disabled',
-        type: 'webhook-dispatch',
+        type: this.opts.jobType,
         message: `Webhook ${record.webhookId} disabled after ${count} failed deliveries within 24 h`,
         fields: { webhookId: record.webhookId, failures: count, maxFailures: max, deliveryId: record.deliveryId },
       });

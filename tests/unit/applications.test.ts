@@ -3,7 +3,7 @@ import { APPLICATIONS, selectedApp } from '@/applications';
 import { mailerApp } from '@/examples/mailer/app';
 import { SOURCE_JOBS } from '@/jobs';
 import { shippedApp } from '@/jobs/shipped-app';
-import { loadAppSettings } from '@/lib/app/app-definition';
+import { defineApp, loadAppSettings } from '@/lib/app/app-definition';
 import { createAppBullpen } from '@/lib/app/create-app-bullpen';
 import { ConfigError, loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
@@ -65,6 +65,21 @@ describe("an application's settings", () => {
     expect(() => loadAppSettings(shippedApp, config)).toThrow(/SLACK_BASE_URL[\s\S]*LLM_URL|LLM_URL[\s\S]*SLACK_BASE_URL/);
     // Another application does not read them at all.
     expect(loadAppSettings(mailerApp, config)).toEqual({});
+  });
+});
+
+describe('the webhook delivery type', () => {
+  it("is the application's: lib/webhooks names no job type, and a type outside the table is refused", async () => {
+    const config = loadConfig({});
+    const redis = { host: '127.0.0.1', port: 1 };
+    const shipped = createAppBullpen(shippedApp, { config, logger: silentLogger, redis });
+    expect(shipped.webhookJobType).toBe('webhook-dispatch');
+    const mailer = createAppBullpen(mailerApp, { config, logger: silentLogger, redis });
+    expect(mailer.webhookJobType).toBeUndefined();
+    await Promise.all([shipped.close(), mailer.close()]);
+    expect(() => defineApp({ ...mailerApp, webhookJobType: 'webhook-dispatch' as never })).toThrow(
+      /mailer: webhookJobType "webhook-dispatch" is not a type of its job table/,
+    );
   });
 });
 

@@ -211,6 +211,8 @@ describe('webhook-dispatch through the runtime', () => {
     const disabledAlerts = raise.mock.calls.filter(([a]) => a.reason === 'webhook_disabled');
     expect(disabledAlerts).toHaveLength(1);
     expect(disabledAlerts[0][0].fields).toMatchObject({ webhookId: webhook.id, failures: 3, maxFailures: 3 });
+    // The type the alert names is the application's (shippedApp.webhookJobType): lib/webhooks names none.
+    expect(disabledAlerts[0][0].type).toBe('webhook-dispatch');
     expect((await bullpen.webhooks.list()).items[0]).toMatchObject({ id: webhook.id, enabled: false });
 
     const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', { webhookId: webhook.id, ...event }, { attempts: 3 });
