@@ -48,7 +48,7 @@ module.exports = {
     {
       name: 'examples-not-to-source-app',
       severity: 'error',
-      comment: 'An example app proves the runtime works without the source job types: it imports none of them.',
+      comment: 'An example app proves the runtime works without the shipped job types: it imports none of them.',
       from: { path: '^examples/' },
       to: { path: '^jobs/' },
     },

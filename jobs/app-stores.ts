@@ -29,7 +29,7 @@ import { SessionArchiveStore } from './session/sessions/session-archive-store';
 import { SessionStore } from './session/sessions/session-store';
 
 /**
- * What the source application's handlers work on: its stores, its adapters and the few
+ * What the shipped application's handlers work on: its stores, its adapters and the few
  * runtime services a handler calls (the audit log, the webhook registry, idempotency
  * records, alerts). Built once per process by `createAppStores`, so every handler of a
  * process shares one vector index and one embedder. Handlers get this, not the Bullpen.
@@ -65,7 +65,7 @@ export interface AppStores {
   deletionReceipts: DeletionReceipts;
 }
 
-/** The source application's stores on one Bullpen's connection and key layout. */
+/** The shipped application's stores on one Bullpen's connection and key layout. */
 export function createAppStores(bullpen: Bullpen, settings: ShippedSettings): AppStores {
   const { redis, keys, config, logger } = bullpen;
   const sessions = new SessionStore(redis, keys);

@@ -7,7 +7,7 @@ import type { ScheduleDefinition } from '@/lib/schedules/schedule-definition';
  * different hosts). `data: {}` means the job type's schema defaults, so a default
  * changed in the schema reaches the schedule without a second edit here.
  */
-export const SOURCE_SCHEDULES: readonly ScheduleDefinition[] = [
+export const SHIPPED_SCHEDULES: readonly ScheduleDefinition[] = [
   {
     name: 'session-cleanup',
     jobType: 'session-cleanup',

@@ -1,9 +1,9 @@
 import { defineApp } from '@/lib/app/app-definition';
 import { createAppStores } from './app-stores';
-import { SOURCE_JOBS } from './index';
+import { SHIPPED_JOBS } from './index';
 import { JobUsageRecorder } from './maintenance/quotas/job-usage-recorder';
 import { UsageStore } from './maintenance/quotas/usage-store';
-import { SOURCE_SCHEDULES } from './schedules';
+import { SHIPPED_SCHEDULES } from './schedules';
 import { shippedSettingsSchema } from './settings';
 
 /**
@@ -15,8 +15,8 @@ import { shippedSettingsSchema } from './settings';
  */
 export const shippedApp = defineApp({
   name: 'shipped',
-  jobs: SOURCE_JOBS,
-  schedules: SOURCE_SCHEDULES,
+  jobs: SHIPPED_JOBS,
+  schedules: SHIPPED_SCHEDULES,
   settings: shippedSettingsSchema,
   createDeps: createAppStores,
   metricsPrefix: 'ruvbot_',

@@ -7,7 +7,7 @@
  * until stopped, so the throughput charts move.
  */
 import { randomUUID } from 'node:crypto';
-import type { SourceJobs } from '@/jobs';
+import type { ShippedJobs } from '@/jobs';
 import { shippedApp } from '@/jobs/shipped-app';
 import { createAppBullpen } from '@/lib/app/create-app-bullpen';
 import type { Bullpen } from '@/lib/bullpen';
@@ -93,8 +93,8 @@ async function webhooks(bullpen: Bullpen): Promise<{ refused: string; unreachabl
   return { refused: refused.id, unreachable: unreachable.id };
 }
 
-function mix(hooks: { refused: string; unreachable: string }): BulkItemOf<SourceJobs>[] {
-  const items: BulkItemOf<SourceJobs>[] = [];
+function mix(hooks: { refused: string; unreachable: string }): BulkItemOf<ShippedJobs>[] {
+  const items: BulkItemOf<ShippedJobs>[] = [];
   for (const tenant of TENANTS) {
     const opts = { tenant };
     items.push({ type: 'memory-consolidation', data: { workspaceId: tenant.workspaceId }, opts });

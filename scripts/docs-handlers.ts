@@ -1,6 +1,6 @@
 /**
  * Rewrites the generated part of docs/handlers.md (defaults, groups, example payloads)
- * from the source job table, so the doc cannot drift from the code (a unit test
+ * from the shipped job table, so the doc cannot drift from the code (a unit test
  * compares the two): `npm run docs:handlers`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { SOURCE_JOBS } from '@/jobs';
+import { SHIPPED_JOBS } from '@/jobs';
 import { JobCatalog } from '@/lib/jobs/job-catalog';
 import type { JobTable } from '@/lib/jobs/job-definition';
 import { PRIORITY } from '@/lib/jobs/priority';
@@ -31,7 +31,7 @@ const link = (text: string, page: string | undefined) => (page ? `[${text}](${pa
  * types by group and each type's example payload. A type added to the table appears
  * here when `npm run docs:handlers` runs; a unit test compares the doc with this.
  */
-export function handlersReference(table: JobTable = SOURCE_JOBS): string {
+export function handlersReference(table: JobTable = SHIPPED_JOBS): string {
   const catalog = new JobCatalog(table);
   const defaults = catalog.names.map((t) => {
     const d = catalog.get(t);

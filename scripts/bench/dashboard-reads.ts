@@ -9,7 +9,7 @@ import { readDeadLetterList } from '@/dashboard/dead-letters/dead-letters-read';
 import { readOverview } from '@/dashboard/queues/queue-overview';
 import { readQueuePage } from '@/dashboard/queues/queue-page';
 import type { ErrorClass } from '@/lib/errors/classify';
-import type { SourceJobName } from '@/jobs';
+import type { ShippedJobName } from '@/jobs';
 
 export interface Timing {
   /** Milliseconds of each repetition, in run order. */
@@ -17,7 +17,7 @@ export interface Timing {
 }
 
 export interface ReadsSpec {
-  queue: SourceJobName;
+  queue: ShippedJobName;
   /** Jobs in the queue's completed state (ids 1..jobs, newest = highest id). */
   jobs: number;
   pageSize: number;

@@ -11,7 +11,7 @@ import { shippedApp } from '@/jobs/shipped-app';
 import { loadConfig } from '@/lib/config';
 import { BulkRunner, type BulkOperation } from '@/dashboard/live/bulk-runner';
 import { QueueOperations } from '@/dashboard/queues/queue-operations';
-import { SOURCE_JOB_NAMES, type SourceJobName } from '@/jobs';
+import { SHIPPED_JOB_NAMES, type ShippedJobName } from '@/jobs';
 import { silentLogger } from '@/lib/logging/logger';
 import { readyClient } from '@/lib/redis/connection';
 import { MemorySampler, summariseMemory, type MemorySummary } from './dashboard-memory';
@@ -19,7 +19,7 @@ import { MemorySampler, summariseMemory, type MemorySummary } from './dashboard-
 const argsSchema = z.object({
   port: z.number().int().min(1).max(65_535),
   prefix: z.string().min(1),
-  queue: z.enum(SOURCE_JOB_NAMES as [SourceJobName, ...SourceJobName[]]),
+  queue: z.enum(SHIPPED_JOB_NAMES as [ShippedJobName, ...ShippedJobName[]]),
 });
 
 export interface RetryChildResult {

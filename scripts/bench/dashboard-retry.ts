@@ -8,7 +8,7 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import type { Bullpen } from '@/lib/bullpen';
-import type { SourceJobName } from '@/jobs';
+import type { ShippedJobName } from '@/jobs';
 import { cloneDeadLetter, cloneJobs, recordDeadLetters, verifyClones, type JobTemplate } from './dashboard-seed';
 import type { RetryChildResult } from './dashboard-retry-child';
 
@@ -23,7 +23,7 @@ export interface RetryRun extends RetryChildResult {
 const CHILD = path.join(__dirname, 'dashboard-retry-child.ts');
 const TENANTS = 20;
 
-function runChild(args: { port: number; prefix: string; queue: SourceJobName }, heapCapMiB?: number): Promise<RetryChildResult> {
+function runChild(args: { port: number; prefix: string; queue: ShippedJobName }, heapCapMiB?: number): Promise<RetryChildResult> {
   const cap = heapCapMiB ? [`--max-old-space-size=${heapCapMiB}`, '--max-semi-space-size=1'] : [];
   return new Promise((resolve, reject) => {
     const child = fork(CHILD, [JSON.stringify(args)], {

@@ -11,7 +11,7 @@ import type { Bullpen } from '@/lib/bullpen';
 import { ERROR_CLASSES, type ErrorClass } from '@/lib/errors/classify';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
-import { SOURCE_JOB_NAMES, type SourceJobName } from '@/jobs';
+import { SHIPPED_JOB_NAMES, type ShippedJobName } from '@/jobs';
 import type { DeadLetterInput, DeadLetterSink } from '@/lib/dlq/sink';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
 
@@ -45,7 +45,7 @@ return n`;
 
 /** A finished job of a queue, as BullMQ wrote it: the template of the clones. */
 export interface JobTemplate {
-  type: SourceJobName;
+  type: ShippedJobName;
   state: 'completed' | 'failed';
   /** The hash minus the varying fields, as field/value pairs. */
   fixed: string[];
@@ -83,7 +83,7 @@ export function envelopeFormat(template: JobEnvelope): string {
  * its stored hash as a template and removes the job. A failed template also keeps the
  * dead-letter input the runtime produced, for the clones' entries.
  */
-export async function makeTemplate(bullpen: Bullpen, type: SourceJobName, payload: unknown, fail: boolean): Promise<JobTemplate> {
+export async function makeTemplate(bullpen: Bullpen, type: ShippedJobName, payload: unknown, fail: boolean): Promise<JobTemplate> {
   const queue = bullpen.queues.get(type);
   // The runtime's dead-letter input is captured rather than stored: the DLQ's counts stay the seed's own.
   let deadLetter: DeadLetterInput | undefined;
@@ -207,7 +207,7 @@ export interface DeadLetterSpread {
 }
 
 /** Webhooks fail most in production (remote endpoints); the other types follow in registry order. */
-const TYPES_BY_FREQUENCY: SourceJobName[] = ['webhook-dispatch', ...SOURCE_JOB_NAMES.filter((t) => t !== 'webhook-dispatch')];
+const TYPES_BY_FREQUENCY: ShippedJobName[] = ['webhook-dispatch', ...SHIPPED_JOB_NAMES.filter((t) => t !== 'webhook-dispatch')];
 
 const MESSAGES: Record<ErrorClass, [string, string | undefined]> = {
   network: ['connect ECONNREFUSED 10.0.3.7:443', 'ECONNREFUSED'],

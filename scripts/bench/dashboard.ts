@@ -13,7 +13,7 @@ import { shippedApp } from '@/jobs/shipped-app';
 import { loadConfig } from '@/lib/config';
 import { readDeadLetterList } from '@/dashboard/dead-letters/dead-letters-read';
 import { ERROR_CLASSES } from '@/lib/errors/classify';
-import { SOURCE_JOB_NAMES } from '@/jobs';
+import { SHIPPED_JOB_NAMES } from '@/jobs';
 import { silentLogger } from '@/lib/logging/logger';
 import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
@@ -178,7 +178,7 @@ export async function runDashboardBench(opts: DashboardBenchOptions): Promise<Da
       queue: QUEUE,
       jobs,
       deadLetters,
-      queues: SOURCE_JOB_NAMES.length,
+      queues: SHIPPED_JOB_NAMES.length,
       pageSize: PAGE_SIZE,
       deepPage,
       reps,

@@ -19,7 +19,7 @@ import { createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
 import { readyClient } from '@/lib/redis/connection';
-import { SOURCE_JOB_NAMES } from '@/jobs';
+import { SHIPPED_JOB_NAMES } from '@/jobs';
 import { shippedApp } from '@/jobs/shipped-app';
 
 const argsSchema = z.object({ port: z.number().int().min(1).max(65_535), prefix: z.string().min(1) });
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   await readyClient(bullpen.redis);
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath('/');
-  createBullBoard({ queues: SOURCE_JOB_NAMES.map((t) => new BullMQAdapter(bullpen.queues.get(t))), serverAdapter });
+  createBullBoard({ queues: SHIPPED_JOB_NAMES.map((t) => new BullMQAdapter(bullpen.queues.get(t))), serverAdapter });
   const app = express();
   app.use('/', serverAdapter.getRouter());
   const server = app.listen(0, '127.0.0.1');

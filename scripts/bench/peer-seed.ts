@@ -17,7 +17,7 @@
 import type { Bullpen } from '@/lib/bullpen';
 import { RETENTION } from '@/lib/jobs/queues';
 import { MAX_DISPATCH_BULK, type BulkItemOf } from '@/lib/jobs/dispatcher';
-import { SOURCE_JOB_NAMES, SOURCE_JOBS, type PayloadInput, type SourceJobName, type SourceJobs } from '@/jobs';
+import { SHIPPED_JOB_NAMES, SHIPPED_JOBS, type PayloadInput, type ShippedJobName, type ShippedJobs } from '@/jobs';
 import { JobCatalog } from '@/lib/jobs/job-catalog';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
 import { cloneJobs, envelopeFormat, makeTemplate, verifyClones } from './dashboard-seed';
@@ -32,7 +32,7 @@ const TENANTS = 40;
 const HOUR = 3_600_000;
 /** Jobs written per Lua call: tens of ms of Redis time, short enough not to starve other clients. */
 const CLONE_BATCH = 5_000;
-const SOURCE_CATALOG = new JobCatalog(SOURCE_JOBS);
+const SHIPPED_CATALOG = new JobCatalog(SHIPPED_JOBS);
 
 /**
  * KEYS: job key prefix (`…:<queue>:`), the prioritized set, the priority counter, the
@@ -56,20 +56,20 @@ redis.call('ZADD', KEYS[5], 0, '0')
 return n`;
 
 /** The payload every seeded job of `type` carries: the example its declaration gives. */
-export function seedPayload<K extends SourceJobName>(type: K): PayloadInput<K> {
-  return SOURCE_CATALOG.get(type).example as PayloadInput<K>;
+export function seedPayload<K extends ShippedJobName>(type: K): PayloadInput<K> {
+  return SHIPPED_CATALOG.get(type).example as PayloadInput<K>;
 }
 
-function item<K extends SourceJobName>(type: K, i: number, delayMs: number): BulkItemOf<SourceJobs> {
+function item<K extends ShippedJobName>(type: K, i: number, delayMs: number): BulkItemOf<ShippedJobs> {
   return {
     type,
     data: seedPayload(type),
     opts: { tenant: { orgId: `org-${i % TENANTS}` }, ...(delayMs > 0 ? { delayMs } : {}) },
-  } as BulkItemOf<SourceJobs>;
+  } as BulkItemOf<ShippedJobs>;
 }
 
 export interface QueueBacklog {
-  type: SourceJobName;
+  type: ShippedJobName;
   prioritized: number;
   delayed: number;
   completed: number;
@@ -88,12 +88,12 @@ export interface Backlog {
  * volumes), each queue's finished jobs as its retention keeps them.
  */
 export function planBacklog(total: number): QueueBacklog[] {
-  const order: SourceJobName[] = [
+  const order: ShippedJobName[] = [
     'webhook-dispatch',
     'embedding-batch',
     'memory-consolidation',
     'slack-sync',
-    ...SOURCE_JOB_NAMES.filter((t) => !['webhook-dispatch', 'embedding-batch', 'memory-consolidation', 'slack-sync'].includes(t)),
+    ...SHIPPED_JOB_NAMES.filter((t) => !['webhook-dispatch', 'embedding-batch', 'memory-consolidation', 'slack-sync'].includes(t)),
   ];
   const finished = RETENTION.completed + FAILED_PER_QUEUE;
   const unfinished = total - finished * order.length;
@@ -124,7 +124,7 @@ async function pooled(tasks: Array<() => Promise<void>>, limit: number): Promise
  * then removed. Checked through BullMQ: the first clone is the next job a worker would
  * take, in state prioritized, with its own tenant.
  */
-async function clonePrioritized(bullpen: Bullpen, type: SourceJobName, count: number): Promise<void> {
+async function clonePrioritized(bullpen: Bullpen, type: ShippedJobName, count: number): Promise<void> {
   const queue = bullpen.queues.get(type);
   const { jobId } = await bullpen.dispatcher.dispatch(type, seedPayload(type) as never, { tenant: { orgId: 'org-0' } });
   const hash = await bullpen.redis.hgetall(queue.toKey(jobId));

@@ -1,6 +1,6 @@
 /**
  * Runtime benchmark: the production worker process (worker/main.ts: the
- * runtime with the source app's schedules, dead-letter store and reconciler, usage
+ * runtime with the shipped application's schedules, dead-letter store and reconciler, usage
  * recorder and /metrics server) with a no-op handler, beside a plain BullMQ Worker,
  * in the same run, on the same redis-server, with the same jobs and options. The
  * difference is what the runtime adds per job: envelope and payload validation, the

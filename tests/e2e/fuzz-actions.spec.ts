@@ -2,7 +2,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import type { APIRequestContext } from '@playwright/test';
-import type { JOB_TYPE_NAMES } from '../helpers/source-jobs';
+import type { JOB_TYPE_NAMES } from '../helpers/shipped-jobs';
 import { expect, test } from './fixtures';
 import { appRoutes, buildActions, sourceActions, type ActionTarget } from './support/fuzz-targets';
 import { changedKeys, keyspaceSnapshot } from './support/redis-snapshot';

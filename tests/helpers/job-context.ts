@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { silentLogger } from '@/lib/logging/logger';
 import type { JobContext, JobProgressValue } from '@/lib/runtime/handler';
-import type { JobTypeName } from './source-jobs';
+import type { JobTypeName } from './shipped-jobs';
 
 export interface RecordingContext<P> extends JobContext<P> {
   /** Every progress report, in order. */

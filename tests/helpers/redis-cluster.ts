@@ -93,7 +93,7 @@ export async function startTestCluster(): Promise<TestCluster> {
   };
 }
 
-/** A Bullpen for the source job table on `cluster` under a unique prefix, with quiet logs. */
+/** A Bullpen for the shipped job table on `cluster` under a unique prefix, with quiet logs. */
 export function clusterBullpen(cluster: TestCluster, tag: string, overrides: Partial<BullpenOptions> = {}): Bullpen {
   return createBullpen({
     ...shippedApp,

@@ -2,13 +2,13 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Bullpen, BullpenOptions } from '@/lib/bullpen';
 import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
-import { makeBullpen } from './bullpen';
+import { makeBullpen } from './make-bullpen';
 import { startTestRedis } from './redis';
 
 export interface TestRedis {
   /** The file's redis-server; started in beforeAll, stopped in afterAll. */
   readonly redis: EmbeddedRedis;
-  /** A Bullpen on it under a unique prefix (source job table unless `jobs` is given), closed after the test. */
+  /** A Bullpen on it under a unique prefix (shipped job table unless `jobs` is given), closed after the test. */
   bullpen(overrides?: Partial<BullpenOptions> & { env?: Record<string, string> }): Bullpen;
   /** The same, once its connection is ready (the producer connection has no offline queue). */
   readyBullpen(overrides?: Partial<BullpenOptions> & { env?: Record<string, string> }): Promise<Bullpen>;

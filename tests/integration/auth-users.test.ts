@@ -11,7 +11,7 @@ import { SignInService } from '@/dashboard/auth/sign-in';
 import { readyClient } from '@/lib/redis/connection';
 import type { AppError } from '@/lib/errors/app-error';
 import { UserStore } from '@/dashboard/auth/user-store';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 
 let bullpen: Bullpen;
 

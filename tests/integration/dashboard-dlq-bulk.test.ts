@@ -4,7 +4,7 @@ import type { Bullpen } from '@/lib/bullpen';
 import { BulkRunner } from '@/dashboard/live/bulk-runner';
 import { discardSelected, replaySelected, startPurge, startReplayAll } from '@/dashboard/dead-letters/dead-letters-bulk';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 
 let bullpen: Bullpen;
 

@@ -4,7 +4,7 @@ import type { Bullpen } from '@/lib/bullpen';
 import { parseDeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
 import { readDeadLetterDetail, readDeadLetterList } from '@/dashboard/dead-letters/dead-letters-read';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 
 let bullpen: Bullpen;
 

@@ -7,7 +7,7 @@ import type { ExportEnd } from '@/dashboard/client/export-format';
 import { exportJobPages } from '@/dashboard/exports/export-jobs';
 import { parseQueueFilters } from '@/dashboard/client/queue-filters';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 
 let bullpen: Bullpen;
 

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { createDashboardMetrics } from '@/dashboard/health/health-metrics';
 import { healthHttpStatus } from '@/dashboard/client/health-view';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 
 let bullpen: Bullpen;
 

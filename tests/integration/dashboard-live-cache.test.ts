@@ -4,7 +4,7 @@ import type { Bullpen } from '@/lib/bullpen';
 import { LiveCache } from '@/dashboard/live/live-cache';
 import { readOverview } from '@/dashboard/queues/queue-overview';
 import { readyClient } from '@/lib/redis/connection';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 
 let bullpen: Bullpen;
 

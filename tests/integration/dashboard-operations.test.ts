@@ -9,7 +9,7 @@ import { readOverview } from '@/dashboard/queues/queue-overview';
 import { deadLetterId } from '@/lib/dlq/entry';
 import { readyClient } from '@/lib/redis/connection';
 import { backoffStrategy } from '@/lib/runtime/worker-pool';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 
 let bullpen: Bullpen;
 

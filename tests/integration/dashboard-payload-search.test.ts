@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { readSearchStep } from '@/dashboard/queues/payload-search';
 import { parseSearchStep, SEARCH_STEP, SEARCH_WINDOW, type SearchStepParams } from '@/dashboard/client/payload-search-params';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 
 let bullpen: Bullpen;
 

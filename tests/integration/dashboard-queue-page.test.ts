@@ -4,8 +4,8 @@ import type { Bullpen } from '@/lib/bullpen';
 import { readJobPage } from '@/dashboard/jobs/job-page';
 import { parseQueueFilters } from '@/dashboard/client/queue-filters';
 import { readQueuePage } from '@/dashboard/queues/queue-page';
-import type { JobTypeName } from '../helpers/source-jobs';
-import { makeBullpen } from '../helpers/bullpen';
+import type { JobTypeName } from '../helpers/shipped-jobs';
+import { makeBullpen } from '../helpers/make-bullpen';
 
 let bullpen: Bullpen;
 

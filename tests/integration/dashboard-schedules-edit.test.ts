@@ -2,7 +2,7 @@ import { useTestRedis } from '../helpers/use-test-redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { saveScheduleForm } from '@/dashboard/schedules/schedules-edit';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 
 let bullpen: Bullpen;
 

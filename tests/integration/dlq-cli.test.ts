@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 import { DLQ_COMMAND } from '../helpers/dlq-command';
 
 const ROOT = path.resolve(__dirname, '../..');

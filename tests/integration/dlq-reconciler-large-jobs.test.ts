@@ -6,7 +6,7 @@ import { PermanentError } from '@/lib/errors/permanent-error';
 import { DEFAULT_MAX_PAYLOAD_BYTES, PAYLOAD_PREVIEW_BYTES, previewOf } from '@/lib/jobs/payload-limit';
 import { silentLogger } from '@/lib/logging/logger';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 import { useTestRedis } from '../helpers/use-test-redis';
 
 const TYPE = 'session-cleanup' as const;

@@ -6,7 +6,7 @@ import type { DeadLetterInput, DeadLetterSink } from '@/lib/dlq/sink';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { silentLogger } from '@/lib/logging/logger';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 
 const TYPE = 'session-cleanup' as const;
 

@@ -1,5 +1,5 @@
 import { useTestRedis } from '../helpers/use-test-redis';
-import { storesOf } from '../helpers/source-jobs';
+import { storesOf } from '../helpers/shipped-jobs';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +11,7 @@ import { replaySelected, startReplayAll } from '@/dashboard/dead-letters/dead-le
 import type { DeadLetterEntry } from '@/lib/dlq/entry';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
 import { createWebhookDispatchHandler } from '@/jobs/integration/webhook-dispatch';
-import { makeBullpen, poolOf } from '../helpers/bullpen';
+import { makeBullpen, poolOf } from '../helpers/make-bullpen';
 import { DLQ_COMMAND } from '../helpers/dlq-command';
 
 /*

@@ -8,7 +8,7 @@ import { MAX_ERROR_MESSAGE, MAX_ERROR_STACK } from '@/lib/dlq/entry';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
 import { capturingLogger } from '../helpers/capturing-logger';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 import { uniquePrefix } from '../helpers/redis';
 
 /**

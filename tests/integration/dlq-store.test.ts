@@ -8,8 +8,8 @@ import { DeadLetterStore } from '@/lib/dlq/dead-letter-store';
 import { deadLetterId, type DeadLetterEntry } from '@/lib/dlq/entry';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
-import { jobType } from '../helpers/source-jobs';
-import { makeBullpen } from '../helpers/bullpen';
+import { jobType } from '../helpers/shipped-jobs';
+import { makeBullpen } from '../helpers/make-bullpen';
 
 const T0 = 1_700_000_000_000;
 let seq = 0;

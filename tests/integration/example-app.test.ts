@@ -9,7 +9,7 @@ import type { TypedDispatcher } from '@/lib/jobs/dispatcher';
 import { freePort } from '@/lib/redis/embedded-server';
 import { uniquePrefix } from '../helpers/redis';
 import { useTestRedis } from '../helpers/use-test-redis';
-import { spawnScript } from '../helpers/worker-process';
+import { spawnScript } from '../helpers/spawn-worker';
 
 /*
  * The second application on the runtime (docs/guide.md): two job types and a schedule,

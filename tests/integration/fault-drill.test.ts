@@ -11,7 +11,7 @@ import { silentLogger } from '@/lib/logging/logger';
 import { readyClient } from '@/lib/redis/connection';
 import { freePort, startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { uniquePrefix } from '../helpers/redis';
-import { spawnFixture, type SpawnedWorker } from '../helpers/worker-process';
+import { spawnFixture, type SpawnedWorker } from '../helpers/spawn-worker';
 
 /*
  * The fault drill of docs/observability.md ("Redis restarts"): a real worker process

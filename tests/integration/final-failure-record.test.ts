@@ -5,7 +5,7 @@ import type { DeadLetterInput } from '@/lib/dlq/sink';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import type { JobContext, JobHandler } from '@/lib/runtime/handler';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
-import { makeBullpen, poolOf } from '../helpers/bullpen';
+import { makeBullpen, poolOf } from '../helpers/make-bullpen';
 
 /*
  * A final failure's dead letter is written once BullMQ has recorded the failure

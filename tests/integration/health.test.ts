@@ -5,13 +5,13 @@ import type { DeadLetterInput, DeadLetterSink } from '@/lib/dlq/sink';
 import { HttpError } from '@/lib/errors/http-error';
 import { HealthChecker, type HealthCheckerOptions } from '@/lib/health/health-checker';
 import type { CheckResult, HealthReport } from '@/lib/health/health-status';
-import type { JobTypeName } from '../helpers/source-jobs';
+import type { JobTypeName } from '../helpers/shipped-jobs';
 import { PRIORITY } from '@/lib/jobs/priority';
 import { silentLogger } from '@/lib/logging/logger';
 import { freePort, type EmbeddedRedis } from '@/lib/redis/embedded-server';
 import type { HandlerMap, JobHandler } from '@/lib/runtime/handler';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 import { startTestRedis } from '../helpers/redis';
 
 const TYPES: JobTypeName[] = ['webhook-dispatch', 'slack-sync'];

@@ -8,7 +8,7 @@ import { IdempotencyStore } from '@/lib/idempotency/idempotency-store';
 import { IdempotencyInProgressError } from '@/lib/idempotency/in-progress-error';
 import { hashRequest } from '@/lib/idempotency/request-hash';
 import { buildIdempotencyKey } from '@/lib/jobs/idempotency-key';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 
 let bullpen: Bullpen;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -5,7 +5,7 @@ import { JobOperations } from '@/dashboard/jobs/job-operations';
 import { readJobPage } from '@/dashboard/jobs/job-page';
 import { AppError } from '@/lib/errors/app-error';
 import { readyClient } from '@/lib/redis/connection';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 
 /*
  * A job id is the last part of its hash's key, beside the queue's own keys: the job page

@@ -6,11 +6,11 @@ import { loadConfig } from '@/lib/config';
 import { readWorkersView, STALE_HEARTBEAT_MS } from '@/dashboard/workers/workers-view';
 import { HEARTBEAT_INTERVAL_MS, HEARTBEAT_TTL_MS } from '@/lib/runtime/worker-heartbeat';
 import { silentLogger } from '@/lib/logging/logger';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 import { startTestRedis, uniquePrefix } from '../helpers/redis';
 import { startTestCluster } from '../helpers/redis-cluster';
 import { describeRuns, nextOccurrences, occurrencesBetween, readRuns } from '../helpers/schedule-runs';
-import { type SpawnedWorker, spawnScript } from '../helpers/worker-process';
+import { type SpawnedWorker, spawnScript } from '../helpers/spawn-worker';
 
 /**
  * Issue 11, "many workers": N worker processes, composed as in production

@@ -5,7 +5,7 @@ import type { DeadLetterInput, DeadLetterSink } from '@/lib/dlq/sink';
 import { AppError } from '@/lib/errors/app-error';
 import { HttpError } from '@/lib/errors/http-error';
 import { HealthChecker } from '@/lib/health/health-checker';
-import type { JobTypeName } from '../helpers/source-jobs';
+import type { JobTypeName } from '../helpers/shipped-jobs';
 import { PRIORITY } from '@/lib/jobs/priority';
 import { silentLogger } from '@/lib/logging/logger';
 import { MetricsServer } from '@/lib/metrics/metrics-server';
@@ -13,7 +13,7 @@ import { createQueueDepthSource } from '@/lib/metrics/queue-depth';
 import { WorkerMetrics } from '@/lib/metrics/worker-metrics';
 import type { JobHandler } from '@/lib/runtime/handler';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 
 const TOKEN = 'scrape-token-0123456789abcdef';
 const TYPE: JobTypeName = 'webhook-dispatch';

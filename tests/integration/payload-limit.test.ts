@@ -6,7 +6,7 @@ import { isAppError } from '@/lib/errors/app-error';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { PAYLOAD_PREVIEW_BYTES } from '@/lib/jobs/payload-limit';
 import type { RedisClient } from '@/lib/redis/connection';
-import { poolOf } from '../helpers/bullpen';
+import { poolOf } from '../helpers/make-bullpen';
 import { useTestRedis } from '../helpers/use-test-redis';
 
 /**

@@ -7,9 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import type { JobContext } from '@/lib/runtime/handler';
 import type { Tenant } from '@/lib/jobs/tenant';
-import { createHandlers } from '../helpers/source-jobs';
+import { createHandlers } from '../helpers/shipped-jobs';
 import { useTestRedis } from '../helpers/use-test-redis';
-import { poolOf } from '../helpers/bullpen';
+import { poolOf } from '../helpers/make-bullpen';
 
 /**
  * Jobs added with plain `bullmq`, as another service or language would add them

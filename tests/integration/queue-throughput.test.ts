@@ -6,7 +6,7 @@ import { QueueThroughput } from '@/dashboard/queues/queue-throughput';
 import { parseQueueFilters } from '@/dashboard/client/queue-filters';
 import type { JobHandler } from '@/lib/runtime/handler';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
-import { poolOf } from '../helpers/bullpen';
+import { poolOf } from '../helpers/make-bullpen';
 
 const TYPE = 'webhook-dispatch';
 const data = { webhookId: 'w1', event: 'throughput.test', payload: {} };

@@ -10,7 +10,7 @@ import { silentLogger } from '@/lib/logging/logger';
 import { uniquePrefix } from '../helpers/redis';
 import { startReplicatedCluster, type ReplicatedCluster } from '../helpers/redis-cluster-replicas';
 import { startRecordingEndpoints, type RecordingEndpoints } from '../helpers/recording-endpoints';
-import { spawnFixture, type SpawnedWorker } from '../helpers/worker-process';
+import { spawnFixture, type SpawnedWorker } from '../helpers/spawn-worker';
 
 /*
  * Cluster failover (docs/scaling.md, "Failover"): a real worker process on a cluster of

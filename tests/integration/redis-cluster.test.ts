@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { silentLogger } from '@/lib/logging/logger';
-import { JOB_TYPE_NAMES, type JobTypeName } from '../helpers/source-jobs';
+import { JOB_TYPE_NAMES, type JobTypeName } from '../helpers/shipped-jobs';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
 import { clusterBullpen, startTestCluster, type TestCluster } from '../helpers/redis-cluster';
 
@@ -86,7 +86,7 @@ describe('on a Redis Cluster', () => {
     }
   }, 30_000);
 
-  it("places the source application's queues on every master of a three-master cluster", () => {
+  it("places the shipped application's queues on every master of a three-master cluster", () => {
     // A queue's master is a function of its name alone (its hash tag), so this holds for
     // any prefix: see docs/scaling.md.
     const byMaster = new Map<string, string[]>(cluster.nodes.map((n) => [n, []]));

@@ -4,7 +4,7 @@ import type { HealthReport } from '@/lib/health/health-status';
 import { RedisWatch } from '@/lib/health/redis-watch';
 import { startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { readyClient } from '@/lib/redis/connection';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 import { startTestRedis } from '../helpers/redis';
 
 /**

@@ -7,8 +7,8 @@ import { MemoryStore } from '@/jobs/memory/memories/memory-store';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { readyClient } from '@/lib/redis/connection';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
-import { createHandlers } from '../helpers/source-jobs';
-import { makeBullpen, poolOf } from '../helpers/bullpen';
+import { createHandlers } from '../helpers/shipped-jobs';
+import { makeBullpen, poolOf } from '../helpers/make-bullpen';
 
 /*
  * Edit-and-replay of a type that keeps a run's progress under its idempotency key

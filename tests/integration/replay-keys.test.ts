@@ -1,5 +1,5 @@
 import { useTestRedis } from '../helpers/use-test-redis';
-import { storesOf } from '../helpers/source-jobs';
+import { storesOf } from '../helpers/shipped-jobs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { QueueOperations } from '@/dashboard/queues/queue-operations';
 import type { DeadLetterEntry } from '@/lib/dlq/entry';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
 import { createWebhookDispatchHandler } from '@/jobs/integration/webhook-dispatch';
-import { makeBullpen, poolOf } from '../helpers/bullpen';
+import { makeBullpen, poolOf } from '../helpers/make-bullpen';
 
 /*
  * Edit-and-replay of webhook deliveries (docs/dead-letters.md, "Replay keys"): an edited

@@ -7,7 +7,7 @@ import { TimeoutError } from '@/lib/errors/timeout-error';
 import { silentLogger } from '@/lib/logging/logger';
 import type { JobContext, JobHandler } from '@/lib/runtime/handler';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 
 /** The real DLQ store, with what the runtime handed it kept for assertions. */
 class ListSink implements DeadLetterSink {

@@ -2,9 +2,9 @@ import { useTestRedis } from '../helpers/use-test-redis';
 import { describe, expect, it } from 'vitest';
 import { readyClient } from '@/lib/redis/connection';
 import { ScheduleService } from '@/lib/schedules/schedule-service';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 import { uniquePrefix } from '../helpers/redis';
-import { spawnFixture, type SpawnedWorker } from '../helpers/worker-process';
+import { spawnFixture, type SpawnedWorker } from '../helpers/spawn-worker';
 import { TWO_WORKER_SCHEDULE as SCHEDULE } from '../fixtures/two-worker-schedule';
 import { describeRuns, nextOccurrences, occurrencesBetween, readRuns } from '../helpers/schedule-runs';
 

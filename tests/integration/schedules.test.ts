@@ -5,14 +5,14 @@ import type { DeadLetterInput } from '@/lib/dlq/sink';
 import { AppError } from '@/lib/errors/app-error';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { envelopeSchema } from '@/lib/jobs/envelope';
-import { jobType, type JobTypeName } from '../helpers/source-jobs';
+import { jobType, type JobTypeName } from '../helpers/shipped-jobs';
 import { silentLogger } from '@/lib/logging/logger';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
-import { SOURCE_SCHEDULES as DEFAULT_SCHEDULES } from '@/jobs/schedules';
+import { SHIPPED_SCHEDULES as DEFAULT_SCHEDULES } from '@/jobs/schedules';
 import type { ScheduleDefinition } from '@/lib/schedules/schedule-definition';
 import { Lease } from '@/lib/redis/lease';
 import { ScheduleService, type ScheduleServiceOptions } from '@/lib/schedules/schedule-service';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 
 const ALL_FIVE = DEFAULT_SCHEDULES.map((s) => s.jobType as JobTypeName);
 

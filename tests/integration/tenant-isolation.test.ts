@@ -9,9 +9,9 @@ import { TenantExporter } from '@/jobs/maintenance/exports/tenant-exporter';
 import { AppError } from '@/lib/errors/app-error';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
-import type { JobTypeName } from '../helpers/source-jobs';
+import type { JobTypeName } from '../helpers/shipped-jobs';
 import { readyClient } from '@/lib/redis/connection';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 
 /*
  * Tenant ids name folders under the data directory, and an edit-and-replay may fix a

@@ -2,9 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { makeBullpen } from '../helpers/bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
 import { useTestRedis } from '../helpers/use-test-redis';
-import { spawnFixture, type SpawnedWorker } from '../helpers/worker-process';
+import { spawnFixture, type SpawnedWorker } from '../helpers/spawn-worker';
 
 /*
  * Webhook deliveries in flight when their worker is killed with SIGKILL (docs/webhooks.md,

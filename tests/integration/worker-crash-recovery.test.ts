@@ -1,8 +1,8 @@
 import { useTestRedis } from '../helpers/use-test-redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { makeBullpen } from '../helpers/bullpen';
-import { spawnFixture } from '../helpers/worker-process';
+import { makeBullpen } from '../helpers/make-bullpen';
+import { spawnFixture } from '../helpers/spawn-worker';
 
 const JOBS = 1_000;
 

@@ -2,8 +2,8 @@ import { useTestRedis } from '../helpers/use-test-redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { readyClient } from '@/lib/redis/connection';
-import { makeBullpen } from '../helpers/bullpen';
-import { type SpawnedWorker, spawnFixture } from '../helpers/worker-process';
+import { makeBullpen } from '../helpers/make-bullpen';
+import { type SpawnedWorker, spawnFixture } from '../helpers/spawn-worker';
 
 describe('SIGTERM while 20 jobs run', () => {
   const server = useTestRedis();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { APPLICATIONS, selectedApp } from '@/applications';
 import { mailerApp } from '@/examples/mailer/app';
-import { SOURCE_JOBS } from '@/jobs';
+import { SHIPPED_JOBS } from '@/jobs';
 import { shippedApp } from '@/jobs/shipped-app';
 import { defineApp, loadAppSettings } from '@/lib/app/app-definition';
 import { createAppBullpen } from '@/lib/app/create-app-bullpen';
@@ -16,7 +16,7 @@ describe('the application root (BULLPEN_APP)', () => {
     expect(appFor({})).toBe(shippedApp);
     expect(appFor({ BULLPEN_APP: 'shipped' })).toBe(shippedApp);
     expect(appFor({ BULLPEN_APP: 'mailer' })).toBe(mailerApp);
-    expect(shippedApp.jobs).toBe(SOURCE_JOBS);
+    expect(shippedApp.jobs).toBe(SHIPPED_JOBS);
     expect(mailerApp.jobs.map((j) => j.name)).toEqual(['send-email', 'send-digest']);
   });
 

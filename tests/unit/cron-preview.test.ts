@@ -1,7 +1,7 @@
-import { SOURCE_CATALOG } from '../helpers/source-jobs';
+import { SHIPPED_CATALOG } from '../helpers/shipped-jobs';
 import { describe, expect, it } from 'vitest';
 import { checkPattern, checkTimezone, describePattern, previewCron } from '@/lib/schedules/cron-preview';
-import { SOURCE_SCHEDULES as DEFAULT_SCHEDULES } from '@/jobs/schedules';
+import { SHIPPED_SCHEDULES as DEFAULT_SCHEDULES } from '@/jobs/schedules';
 import { checkSpec } from '@/lib/schedules/check-spec';
 
 const at = (iso: string) => new Date(iso).getTime();
@@ -180,14 +180,14 @@ describe('default schedules', () => {
       ]),
     );
     for (const s of DEFAULT_SCHEDULES) {
-      const check = checkSpec(SOURCE_CATALOG, s.jobType, s, at('2025-06-01T00:00:00Z'));
+      const check = checkSpec(SHIPPED_CATALOG, s.jobType, s, at('2025-06-01T00:00:00Z'));
       expect(check, s.name).toMatchObject({ ok: true });
-      expect(SOURCE_CATALOG.get(s.jobType).schema.safeParse(s.data).success).toBe(true);
+      expect(SHIPPED_CATALOG.get(s.jobType).schema.safeParse(s.data).success).toBe(true);
     }
   });
 
   it('checkSpec refuses data the job type’s schema rejects', () => {
-    const check = checkSpec(SOURCE_CATALOG, 'session-cleanup', { pattern: '0 0 3 * * *', tz: 'UTC', data: { maxAgeMs: -5 } }, 0);
+    const check = checkSpec(SHIPPED_CATALOG, 'session-cleanup', { pattern: '0 0 3 * * *', tz: 'UTC', data: { maxAgeMs: -5 } }, 0);
     expect(check).toMatchObject({ ok: false, code: 'VALIDATION', field: 'data' });
   });
 });

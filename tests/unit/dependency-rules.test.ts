@@ -103,7 +103,7 @@ describe('the dependency rules', () => {
     expect(found.filter((v) => v.includes(': worker/main.ts →') || v.startsWith('lib-not-upward: app/'))).toEqual([]);
   });
 
-  it('refuse the runtime importing an application, an application importing its composition, and an example using the source app', async () => {
+  it('refuse the runtime importing an application, an application importing its composition, and an example using the shipped application', async () => {
     const found = await violations();
     expect(found).toContain('lib-knows-no-application: lib/knows-app.ts → jobs/app.ts');
     expect(found).toContain('application-not-upward: jobs/upward.ts → worker/main.ts');

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { MAILER_JOBS } from '@/examples/mailer/jobs';
-import { SOURCE_JOB_NAMES } from '@/jobs';
+import { SHIPPED_JOB_NAMES } from '@/jobs';
 import { parseCliArgs, UsageError } from '@/scripts/dlq';
 
 /** The shipped application's command line. */
-const parse = (argv: string[]) => parseCliArgs(argv, SOURCE_JOB_NAMES);
+const parse = (argv: string[]) => parseCliArgs(argv, SHIPPED_JOB_NAMES);
 const bad = (...argv: string[]) => expect(() => parse(argv)).toThrow(UsageError);
 
 describe('dlq CLI arguments', () => {

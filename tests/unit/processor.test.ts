@@ -11,7 +11,7 @@ import type { WorkerMetrics } from '@/lib/metrics/worker-metrics';
 import { buildProcessor, type ProcessorDeps } from '@/lib/runtime/processor';
 import type { RuntimeHooks } from '@/lib/runtime/runtime-hooks';
 import { capturingLogger } from '../helpers/capturing-logger';
-import { SOURCE_CATALOG } from '../helpers/source-jobs';
+import { SHIPPED_CATALOG } from '../helpers/shipped-jobs';
 
 /**
  * The processor the worker pool hands BullMQ, called the way BullMQ calls it: one job in,
@@ -76,7 +76,7 @@ function harness(
     onComplete: (c) => events.push(['complete', c]),
     onFailed: (c) => events.push(['failed', c]),
   };
-  const definition = { ...SOURCE_CATALOG.get(TYPE), critical: opts.critical ?? false };
+  const definition = { ...SHIPPED_CATALOG.get(TYPE), critical: opts.critical ?? false };
   const prepared: Array<() => Promise<void>> = [];
   const processor = buildProcessor({
     type: TYPE,
@@ -287,7 +287,7 @@ describe('processor: the final failure', () => {
     const prepared: Array<() => Promise<void>> = [];
     const process = buildProcessor({
       type: TYPE,
-      definition: SOURCE_CATALOG.get(TYPE),
+      definition: SHIPPED_CATALOG.get(TYPE),
       handler: async () => Promise.reject(new PermanentError('bad')),
       sink: { record: async (input) => (records.push(input), { id: 'dlq-1', created: true }) },
       alerter: { raise: () => undefined } as unknown as Alerter,
@@ -421,7 +421,7 @@ describe('processor: optional parts', () => {
     });
 
   it('runs without metrics or hooks, on both paths', async () => {
-    const def = SOURCE_CATALOG.get(TYPE);
+    const def = SHIPPED_CATALOG.get(TYPE);
     expect(await bare(def, async () => 'ok')(fakeJob().job)).toBe('ok');
     const err = netError();
     expect(await rejection(bare(def, async () => Promise.reject(err))(fakeJob().job))).toBe(err);
@@ -430,7 +430,7 @@ describe('processor: optional parts', () => {
   it('runs with hooks that define none of the callbacks', async () => {
     const process = buildProcessor({
       type: TYPE,
-      definition: SOURCE_CATALOG.get(TYPE),
+      definition: SHIPPED_CATALOG.get(TYPE),
       handler: async () => 'ok',
       sink: { record: async () => ({ id: 'dlq-1', created: true }) },
       alerter: { raise: () => undefined } as unknown as Alerter,
@@ -443,7 +443,7 @@ describe('processor: optional parts', () => {
       buildProcessor({
         ...({} as ProcessorDeps),
         type: TYPE,
-        definition: SOURCE_CATALOG.get(TYPE),
+        definition: SHIPPED_CATALOG.get(TYPE),
         handler: async () => Promise.reject(new PermanentError('no')),
         sink: { record: async () => ({ id: 'd', created: true }) },
         alerter: { raise: () => undefined } as unknown as Alerter,
@@ -455,7 +455,7 @@ describe('processor: optional parts', () => {
   });
 
   it('takes the time limit from the type’s definition unless one is given', async () => {
-    const def = { ...SOURCE_CATALOG.get(TYPE), timeoutMs: 20 };
+    const def = { ...SHIPPED_CATALOG.get(TYPE), timeoutMs: 20 };
     const e = await rejection(bare(def, () => new Promise(() => undefined))(fakeJob().job));
     expect(e).toBeInstanceOf(TimeoutError);
     expect(e.message).toBe('attempt timed out after 20 ms');

@@ -1,11 +1,11 @@
-import { SOURCE_CATALOG } from '../helpers/source-jobs';
+import { SHIPPED_CATALOG } from '../helpers/shipped-jobs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkPayloadValue } from '@/dashboard/client/dead-letters-payload';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { resolveInside } from '@/lib/fs/resolve-inside';
 import { changedLockedFields } from '@/lib/jobs/locked-fields';
-import { lockedFieldsOf } from '../helpers/source-jobs';
+import { lockedFieldsOf } from '../helpers/shipped-jobs';
 import { dataDeletionSchema, dataExportSchema } from '@/jobs/maintenance/schemas';
 import { isTenant, tenantSchema } from '@/lib/jobs/tenant';
 
@@ -79,17 +79,17 @@ describe('locked fields of an edit-and-replay', () => {
 
   it('the editor check refuses a retargeted webhook and accepts a fixed payload', () => {
     const original = { webhookId: 'wh-acme', event: 'invoice.paid', payload: { invoiceId: 77 } };
-    expect(checkPayloadValue(SOURCE_CATALOG, 'webhook-dispatch', { ...original, webhookId: 'wh-globex' }, original)).toMatchObject({
+    expect(checkPayloadValue(SHIPPED_CATALOG, 'webhook-dispatch', { ...original, webhookId: 'wh-globex' }, original)).toMatchObject({
       ok: false,
       stage: 'locked',
       fields: ['webhookId'],
     });
-    expect(checkPayloadValue(SOURCE_CATALOG, 'webhook-dispatch', { ...original, payload: { invoiceId: 78 } }, original)).toMatchObject({
+    expect(checkPayloadValue(SHIPPED_CATALOG, 'webhook-dispatch', { ...original, payload: { invoiceId: 78 } }, original)).toMatchObject({
       ok: true,
     });
   });
 
   it('a default filled in by the schema is no change', () => {
-    expect(checkPayloadValue(SOURCE_CATALOG, 'pattern-training', { modelName: 'default', epochs: 3 }, {})).toMatchObject({ ok: true });
+    expect(checkPayloadValue(SHIPPED_CATALOG, 'pattern-training', { modelName: 'default', epochs: 3 }, {})).toMatchObject({ ok: true });
   });
 });

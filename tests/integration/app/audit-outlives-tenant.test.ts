@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDataDeletionHandler } from '@/jobs/maintenance/data-deletion';
 import type { Bullpen } from '@/lib/bullpen';
-import { storesOf } from '../../helpers/source-jobs';
+import { storesOf } from '../../helpers/shipped-jobs';
 import { makeJobContext } from '../../helpers/job-context';
 import { useTestRedis } from '../../helpers/use-test-redis';
 

@@ -8,8 +8,8 @@ import type { DeadLetterEntry } from '@/lib/dlq/entry';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import type { HandlerMap, JobHandler } from '@/lib/runtime/handler';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
-import { makeBullpen, poolOf } from '../../helpers/bullpen';
-import { JOB_TYPE_NAMES, jobType, lockedFieldsOf, type JobTypeName } from '../../helpers/source-jobs';
+import { makeBullpen, poolOf } from '../../helpers/make-bullpen';
+import { JOB_TYPE_NAMES, jobType, lockedFieldsOf, type JobTypeName } from '../../helpers/shipped-jobs';
 
 /*
  * Edit-and-replay with an idempotency key, for every type of the shipped application

@@ -1,5 +1,5 @@
 import { useTestRedis } from '../../helpers/use-test-redis';
-import { storesOf } from '../../helpers/source-jobs';
+import { storesOf } from '../../helpers/shipped-jobs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import type { TenantScopedStore } from '@/lib/jobs/tenant-scoped-store';
 import { tenantStores } from '@/jobs/tenant-stores';
 import { createDataDeletionHandler } from '@/jobs/maintenance/data-deletion';
 import { createDataExportHandler } from '@/jobs/maintenance/data-export';
-import { makeBullpen } from '../../helpers/bullpen';
+import { makeBullpen } from '../../helpers/make-bullpen';
 import { makeJobContext } from '../../helpers/job-context';
 import { seedTenantData } from '../../fixtures/tenant-data';
 

@@ -1,5 +1,5 @@
 import { useTestRedis } from '../../helpers/use-test-redis';
-import { storesOf } from '../../helpers/source-jobs';
+import { storesOf } from '../../helpers/shipped-jobs';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
@@ -11,7 +11,7 @@ import { readyClient } from '@/lib/redis/connection';
 import { exportableStores } from '@/jobs/tenant-stores';
 import { createAuditExportHandler } from '@/jobs/maintenance/audit-export';
 import { createDataExportHandler } from '@/jobs/maintenance/data-export';
-import { makeBullpen } from '../../helpers/bullpen';
+import { makeBullpen } from '../../helpers/make-bullpen';
 import { makeJobContext } from '../../helpers/job-context';
 import { seedTenantData } from '../../fixtures/tenant-data';
 

@@ -3,11 +3,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { planTransfers, shardOf } from '@/jobs/embedding/vectors/shards';
 import type { VectorStore } from '@/jobs/embedding/vectors/vector-store';
-import { jobType, storesOf } from '../../helpers/source-jobs';
+import { jobType, storesOf } from '../../helpers/shipped-jobs';
 import { readyClient } from '@/lib/redis/connection';
 import { createIndexOptimizationHandler } from '@/jobs/index-ops/index-optimization';
 import { createIndexRebalanceHandler } from '@/jobs/index-ops/index-rebalance';
-import { makeBullpen } from '../../helpers/bullpen';
+import { makeBullpen } from '../../helpers/make-bullpen';
 import { makeJobContext } from '../../helpers/job-context';
 
 const optimization = (d: Record<string, unknown> = {}) => jobType('index-optimization').schema.parse(d);

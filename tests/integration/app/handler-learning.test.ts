@@ -1,5 +1,5 @@
 import { useTestRedis } from '../../helpers/use-test-redis';
-import { storesOf } from '../../helpers/source-jobs';
+import { storesOf } from '../../helpers/shipped-jobs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { PermanentError } from '@/lib/errors/permanent-error';
@@ -11,7 +11,7 @@ import { TrajectoryStore } from '@/jobs/learning/trajectories/trajectory-store';
 import { createEwcConsolidationHandler } from '@/jobs/learning/ewc-consolidation';
 import { createPatternTrainingHandler } from '@/jobs/learning/pattern-training';
 import { createTrajectoryProcessHandler } from '@/jobs/learning/trajectory-process';
-import { makeBullpen } from '../../helpers/bullpen';
+import { makeBullpen } from '../../helpers/make-bullpen';
 import { makeJobContext } from '../../helpers/job-context';
 import { makeTrajectories } from '../../fixtures/trajectories';
 import { twoTasks } from '../../fixtures/learning-data';

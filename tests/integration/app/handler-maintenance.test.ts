@@ -1,5 +1,5 @@
 import { useTestRedis } from '../../helpers/use-test-redis';
-import { storesOf } from '../../helpers/source-jobs';
+import { storesOf } from '../../helpers/shipped-jobs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { readyClient } from '@/lib/redis/connection';
@@ -9,7 +9,7 @@ import { UsageStore } from '@/jobs/maintenance/quotas/usage-store';
 import { ViolationStore } from '@/jobs/maintenance/quotas/violation-store';
 import { SessionStore } from '@/jobs/session/sessions/session-store';
 import { createQuotaCheckHandler } from '@/jobs/maintenance/quota-check';
-import { makeBullpen } from '../../helpers/bullpen';
+import { makeBullpen } from '../../helpers/make-bullpen';
 import { makeJobContext } from '../../helpers/job-context';
 import { makeSessions } from '../../fixtures/sessions';
 

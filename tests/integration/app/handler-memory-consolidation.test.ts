@@ -5,12 +5,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { MEMORY_VECTOR_NAMESPACE, semanticMemoryId, type Memory } from '@/jobs/memory/memories/memory';
 import { MemoryStore } from '@/jobs/memory/memories/memory-store';
-import { jobType, storesOf } from '../../helpers/source-jobs';
+import { jobType, storesOf } from '../../helpers/shipped-jobs';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { readyClient } from '@/lib/redis/connection';
 import { LexicalHashEmbedder } from '@/jobs/shared/ports/embedder/lexical-hash-embedder';
 import { createMemoryConsolidationHandler } from '@/jobs/memory/memory-consolidation';
-import { makeBullpen } from '../../helpers/bullpen';
+import { makeBullpen } from '../../helpers/make-bullpen';
 import { makeJobContext } from '../../helpers/job-context';
 
 const acme: Tenant = { orgId: 'acme', workspaceId: 'w1' };

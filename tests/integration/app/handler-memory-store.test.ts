@@ -4,7 +4,7 @@ import type { Bullpen } from '@/lib/bullpen';
 import { MemoryStore } from '@/jobs/memory/memories/memory-store';
 import { MemoryTenantStore } from '@/jobs/memory/memories/memory-tenant-store';
 import { readyClient } from '@/lib/redis/connection';
-import { makeBullpen } from '../../helpers/bullpen';
+import { makeBullpen } from '../../helpers/make-bullpen';
 
 const acme = { orgId: 'acme', workspaceId: 'w1' };
 

@@ -1,5 +1,5 @@
 import { useTestRedis } from '../../helpers/use-test-redis';
-import { storesOf } from '../../helpers/source-jobs';
+import { storesOf } from '../../helpers/shipped-jobs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,10 +10,10 @@ import { SessionArchiveStore } from '@/jobs/session/sessions/session-archive-sto
 import { SessionStore } from '@/jobs/session/sessions/session-store';
 import { createSessionArchiveHandler, type SessionArchiveResult } from '@/jobs/session/session-archive';
 import type { Session } from '@/jobs/session/sessions/session';
-import { makeBullpen } from '../../helpers/bullpen';
+import { makeBullpen } from '../../helpers/make-bullpen';
 import { makeJobContext } from '../../helpers/job-context';
 import { uniquePrefix } from '../../helpers/redis';
-import { type SpawnedWorker, spawnFixture } from '../../helpers/worker-process';
+import { type SpawnedWorker, spawnFixture } from '../../helpers/spawn-worker';
 import { makeSessions } from '../../fixtures/sessions';
 
 const DAY = 24 * 60 * 60 * 1000;

@@ -1,5 +1,5 @@
 import { useTestRedis } from '../../helpers/use-test-redis';
-import { storesOf } from '../../helpers/source-jobs';
+import { storesOf } from '../../helpers/shipped-jobs';
 import { appendFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { SessionArchiveStore } from '@/jobs/session/sessions/session-archive-sto
 import { SessionStore } from '@/jobs/session/sessions/session-store';
 import { createSessionArchiveHandler } from '@/jobs/session/session-archive';
 import { createSessionCleanupHandler } from '@/jobs/session/session-cleanup';
-import { makeBullpen } from '../../helpers/bullpen';
+import { makeBullpen } from '../../helpers/make-bullpen';
 import { makeJobContext } from '../../helpers/job-context';
 import { makeSessions } from '../../fixtures/sessions';
 

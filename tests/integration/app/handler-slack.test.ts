@@ -1,5 +1,5 @@
 import { useTestRedis } from '../../helpers/use-test-redis';
-import { storesOf } from '../../helpers/source-jobs';
+import { storesOf } from '../../helpers/shipped-jobs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { PermanentError } from '@/lib/errors/permanent-error';
@@ -9,7 +9,7 @@ import { MemoryStore } from '@/jobs/memory/memories/memory-store';
 import { slackMemoryId, SUMMARY_EVENT_TYPE } from '@/jobs/integration/slack/slack-channel-sync';
 import { SlackSyncStateStore } from '@/jobs/integration/slack/slack-sync-state';
 import { createSlackSyncHandler } from '@/jobs/integration/slack-sync';
-import { makeBullpen } from '../../helpers/bullpen';
+import { makeBullpen } from '../../helpers/make-bullpen';
 import { makeJobContext } from '../../helpers/job-context';
 import { FakeSlack } from '../../fixtures/fake-slack';
 

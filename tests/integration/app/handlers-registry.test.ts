@@ -1,7 +1,7 @@
 import { useTestRedis } from '../../helpers/use-test-redis';
 import { describe, expect, it } from 'vitest';
-import { makeBullpen } from '../../helpers/bullpen';
-import { createHandlers, JOB_TYPE_NAMES } from '../../helpers/source-jobs';
+import { makeBullpen } from '../../helpers/make-bullpen';
+import { createHandlers, JOB_TYPE_NAMES } from '../../helpers/shipped-jobs';
 
 describe('the shipped handlers', () => {
   const server = useTestRedis();

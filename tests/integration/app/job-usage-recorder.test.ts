@@ -4,14 +4,14 @@ import type { Bullpen } from '@/lib/bullpen';
 import { JobUsageRecorder } from '@/jobs/maintenance/quotas/job-usage-recorder';
 import { UsageStore, utcDay, type JobUsage } from '@/jobs/maintenance/quotas/usage-store';
 import { HttpError } from '@/lib/errors/http-error';
-import type { JobTypeName } from '../../helpers/source-jobs';
+import type { JobTypeName } from '../../helpers/shipped-jobs';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { silentLogger } from '@/lib/logging/logger';
 import { readyClient } from '@/lib/redis/connection';
 import type { JobContext } from '@/lib/runtime/handler';
 import { startAppWorker } from '@/lib/app/start-app-worker';
 import { shippedApp } from '@/jobs/shipped-app';
-import { makeBullpen } from '../../helpers/bullpen';
+import { makeBullpen } from '../../helpers/make-bullpen';
 
 const acme: Tenant = { orgId: 'acme' };
 const ws1: Tenant = { orgId: 'acme', workspaceId: 'ws1' };

@@ -1,5 +1,5 @@
 import { useTestRedis } from '../../helpers/use-test-redis';
-import { storesOf } from '../../helpers/source-jobs';
+import { storesOf } from '../../helpers/shipped-jobs';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -17,7 +17,7 @@ import { readyClient } from '@/lib/redis/connection';
 import type { HandlerMap, JobContext, JobHandler } from '@/lib/runtime/handler';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
 import { createDataDeletionHandler } from '@/jobs/maintenance/data-deletion';
-import { makeBullpen, poolOf } from '../../helpers/bullpen';
+import { makeBullpen, poolOf } from '../../helpers/make-bullpen';
 import { makeJobContext } from '../../helpers/job-context';
 import { seedTenantData } from '../../fixtures/tenant-data';
 

@@ -6,7 +6,7 @@ import { VectorStore, type VectorInput } from '@/jobs/embedding/vectors/vector-s
 import { VectorTenantStore } from '@/jobs/embedding/vectors/vector-tenant-store';
 import { exactNearest } from '@/jobs/embedding/vectors/vector-math';
 import { readyClient } from '@/lib/redis/connection';
-import { makeBullpen } from '../../helpers/bullpen';
+import { makeBullpen } from '../../helpers/make-bullpen';
 import { seededRandom } from '@/jobs/shared/seeded-random';
 
 const random = seededRandom(11);

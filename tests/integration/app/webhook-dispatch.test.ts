@@ -1,5 +1,5 @@
 import { useTestRedis } from '../../helpers/use-test-redis';
-import { storesOf } from '../../helpers/source-jobs';
+import { storesOf } from '../../helpers/shipped-jobs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -12,7 +12,7 @@ import { verifySignature } from '@/lib/webhooks/signature';
 import { WebhookStore } from '@/lib/webhooks/webhook-store';
 import { WEBHOOK_TEST_EVENT, type Webhook } from '@/lib/webhooks/webhook-schema';
 import { createWebhookDispatchHandler } from '@/jobs/integration/webhook-dispatch';
-import { makeBullpen } from '../../helpers/bullpen';
+import { makeBullpen } from '../../helpers/make-bullpen';
 import { MemorySink } from '../../helpers/memory-sink';
 
 /** What the loopback receiver saw of one request. */

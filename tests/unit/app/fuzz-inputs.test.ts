@@ -1,11 +1,11 @@
-import { SOURCE_CATALOG } from '../../helpers/source-jobs';
+import { SHIPPED_CATALOG } from '../../helpers/shipped-jobs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkPayloadText, checkPayloadValue } from '@/dashboard/client/dead-letters-payload';
 import { AppError } from '@/lib/errors/app-error';
 import { Dispatcher } from '@/lib/jobs/dispatcher';
 import type { QueueRegistry } from '@/lib/jobs/queues';
-import { JOB_TYPE_NAMES, jobType, type JobTypeName } from '../../helpers/source-jobs';
+import { JOB_TYPE_NAMES, jobType, type JobTypeName } from '../../helpers/shipped-jobs';
 import { parseCliArgs, UsageError } from '@/scripts/dlq';
 
 /*
@@ -24,7 +24,7 @@ function recordingQueues(added: unknown[]): QueueRegistry {
     },
     addBulk: async (jobs: Array<{ data: unknown }>) => jobs.map((j) => (added.push(j.data), { id: `job-${added.length}` })),
   };
-  return { jobs: SOURCE_CATALOG, get: () => queue } as unknown as QueueRegistry;
+  return { jobs: SHIPPED_CATALOG, get: () => queue } as unknown as QueueRegistry;
 }
 
 const hostile = fc.oneof(
@@ -63,7 +63,7 @@ describe('every job type’s payload schema', () => {
     fc.assert(
       fc.property(fc.oneof(hostile, mutated(type)), (value) => {
         expect(() => jobType(type).schema.safeParse(value)).not.toThrow();
-        const check = checkPayloadValue(SOURCE_CATALOG, type, value, value);
+        const check = checkPayloadValue(SHIPPED_CATALOG, type, value, value);
         expect(typeof check.ok).toBe('boolean');
         if (!check.ok) expect(check.message.length).toBeGreaterThan(0);
       }),
@@ -77,7 +77,7 @@ describe('every job type’s payload schema', () => {
         fc.oneof(fc.string(), fc.json(), fc.string({ unit: 'binary' })),
         fc.constantFrom(...JOB_TYPE_NAMES, 'nope'),
         (text, type) => {
-          const check = checkPayloadText(SOURCE_CATALOG, type, text);
+          const check = checkPayloadText(SHIPPED_CATALOG, type, text);
           expect(typeof check.ok).toBe('boolean');
         },
       ),

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { SOURCE_JOBS } from '@/jobs';
+import { SHIPPED_JOBS } from '@/jobs';
 import { JobCatalog } from '@/lib/jobs/job-catalog';
 import { defineJob } from '@/lib/jobs/job-definition';
 import { PRIORITY } from '@/lib/jobs/priority';
 import { QueueRegistry } from '@/lib/jobs/queues';
 import { Keyspace } from '@/lib/redis/keys';
-import { JOB_TYPE_NAMES, jobType } from '../../helpers/source-jobs';
+import { JOB_TYPE_NAMES, jobType } from '../../helpers/shipped-jobs';
 
 const minimal = {
   group: 'g',
@@ -18,7 +18,7 @@ const minimal = {
   timeoutMs: 1,
 } as const;
 
-describe('the source job table', () => {
+describe('the shipped job table', () => {
   it('holds the job types of the requirements in their groups', () => {
     // The requirements' 18 types (docs/requirements.md#background-workers); the table may hold more.
     const required = {
@@ -31,7 +31,7 @@ describe('the source job table', () => {
       maintenance: ['quota-check', 'audit-export', 'data-export', 'data-deletion'],
     };
     for (const [group, types] of Object.entries(required)) {
-      for (const t of types) expect(SOURCE_JOBS.find((d) => d.name === t)?.group, t).toBe(group);
+      for (const t of types) expect(SHIPPED_JOBS.find((d) => d.name === t)?.group, t).toBe(group);
     }
   });
 
@@ -61,11 +61,11 @@ describe('the source job table', () => {
   });
 
   it('declares a handler for every type', () => {
-    expect([...new JobCatalog(SOURCE_JOBS).handled].sort()).toEqual([...JOB_TYPE_NAMES].sort());
+    expect([...new JobCatalog(SHIPPED_JOBS).handled].sort()).toEqual([...JOB_TYPE_NAMES].sort());
   });
 
   it('turns defaults into BullMQ options: full jitter, BullMQ priority order, retention', () => {
-    const queues = new QueueRegistry({} as never, new Keyspace('t'), new JobCatalog(SOURCE_JOBS));
+    const queues = new QueueRegistry({} as never, new Keyspace('t'), new JobCatalog(SHIPPED_JOBS));
     expect(queues.defaultJobOptions('webhook-dispatch')).toEqual({
       attempts: 10,
       backoff: { type: 'full-jitter', delay: 1_000 },

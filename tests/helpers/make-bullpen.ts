@@ -7,7 +7,7 @@ import type { HandlerMap } from '@/lib/runtime/handler';
 import { WorkerPool, type WorkerPoolOptions } from '@/lib/runtime/worker-pool';
 import { uniquePrefix } from './redis';
 
-/** A Bullpen for the source application's job table on the test's redis-server under a unique prefix, with quiet logs. */
+/** A Bullpen for the shipped application's job table on the test's redis-server under a unique prefix, with quiet logs. */
 export function makeBullpen(redis: EmbeddedRedis, overrides: Partial<BullpenOptions> & { env?: Record<string, string> } = {}): Bullpen {
   const { env, ...opts } = overrides;
   return createBullpen({
