@@ -130,7 +130,9 @@ describe('payload search bounds', () => {
     // The searches' own work (reading and decoding 600 MB) runs in the dashboard process, which
     // in production does not share Redis's core; here it does, so it yields to Redis and the
     // PINGs (both started before, so they keep their priority): the PINGs measure Redis.
-    os.setPriority(19);
+    // Nice 10, not 19: at 19 it got about 1% of a core beside two busy loops (the load the
+    // issue-22 drill adds) and never finished; at 10 it still yields to Redis but progresses.
+    os.setPriority(10);
     const started = performance.now();
     const runs = await Promise.all([
       ...Array.from({ length: 4 }, () => search(bullpen, { q: 'needle/' })),
@@ -150,5 +152,6 @@ describe('payload search bounds', () => {
       expect(run.reads.reduce((a, b) => a + b, 0)).toBe(JOBS);
       expect(Math.max(...run.reads)).toBeLessThanOrEqual(Math.ceil(SEARCH_STEP_BYTES / PAYLOAD_BYTES));
     }
-  });
+    // 7 s on an idle 2-core machine; the limit is for a machine whose cores are held by others.
+  }, 240_000);
 });
