@@ -1,8 +1,6 @@
 import { useTestRedis } from '../helpers/use-test-redis';
 import { storesOf } from '../helpers/shipped-jobs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { readDeadLetterDetail, readDeadLetterList } from '@/dashboard/dead-letters/dead-letters-read';
 import { awaitReplayOutcome } from '@/dashboard/dead-letters/dead-letters-replay-outcome';
@@ -10,6 +8,7 @@ import type { DeadLetterEntry } from '@/lib/dlq/entry';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
 import { createWebhookDispatchHandler } from '@/jobs/integration/webhook-dispatch';
 import { makeBullpen, poolOf } from '../helpers/make-bullpen';
+import { useStatusReceiver } from '../helpers/status-receiver';
 
 /*
  * The dead-letter page's replay reports what the replayed job did first (the action waits
@@ -17,24 +16,10 @@ import { makeBullpen, poolOf } from '../helpers/make-bullpen';
  */
 const TYPE = 'webhook-dispatch';
 const server = useTestRedis();
-let receiver: http.Server;
-let url: string;
-let status = 400;
+const receiver = useStatusReceiver(400);
 let bullpen: Bullpen;
 let pool: WorkerPool | undefined;
 
-beforeAll(async () => {
-  receiver = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(status).end());
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-});
-afterAll(async () => {
-  receiver.closeAllConnections();
-  await new Promise((r) => receiver.close(r));
-});
 afterEach(async () => {
   await pool?.close(5_000);
   pool = undefined;
@@ -49,8 +34,8 @@ async function start(run = true) {
 
 /** A delivery the receiver refused (400), dead-lettered. */
 async function deadLetter(): Promise<{ hookId: string; letter: DeadLetterEntry }> {
-  status = 400;
-  const hook = await bullpen.webhooks.create({ url });
+  receiver.status = 400;
+  const hook = await bullpen.webhooks.create({ url: receiver.url });
   const { jobId } = await bullpen.dispatcher.dispatch(
     TYPE,
     { webhookId: hook.id, event: 'e', payload: {}, deliveryId: 'd-1' },
@@ -99,7 +84,7 @@ describe('a replay from the dashboard, reported as it turned out', () => {
   it('a replay that completes is a success, and the entry has no failed replay to show', async () => {
     await start();
     const { letter } = await deadLetter();
-    status = 200;
+    receiver.status = 200;
     const replayed = await bullpen.dlq.replay(letter.id, { by: 'op', expectedReplays: 0 });
     expect(await awaitReplayOutcome(bullpen, letter, replayed.replays[0].newJobId)).toEqual({ state: 'completed' });
     expect((await readDeadLetterDetail(bullpen, letter.id))!.lastReplayFailed).toBeUndefined();
@@ -111,7 +96,7 @@ describe('a replay from the dashboard, reported as it turned out', () => {
   it('a replay whose first attempt fails is retrying, with the error', async () => {
     await start();
     const { letter } = await deadLetter();
-    status = 503;
+    receiver.status = 503;
     const replayed = await bullpen.dlq.replay(letter.id, { by: 'op', expectedReplays: 0 });
     const outcome = await awaitReplayOutcome(bullpen, letter, replayed.replays[0].newJobId);
     expect(outcome).toMatchObject({ state: 'retrying', attempts: 10, error: { message: expect.stringMatching(/503/) } });

@@ -1,10 +1,8 @@
 import { useTestRedis } from '../helpers/use-test-redis';
 import { storesOf } from '../helpers/shipped-jobs';
 import { spawn } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { BulkRunner } from '@/dashboard/live/bulk-runner';
 import { replaySelected, startReplayAll } from '@/dashboard/dead-letters/dead-letters-bulk';
@@ -12,6 +10,7 @@ import type { DeadLetterEntry } from '@/lib/dlq/entry';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
 import { createWebhookDispatchHandler } from '@/jobs/integration/webhook-dispatch';
 import { makeBullpen, poolOf } from '../helpers/make-bullpen';
+import { useStatusReceiver } from '../helpers/status-receiver';
 import { DLQ_COMMAND } from '../helpers/dlq-command';
 
 /*
@@ -22,24 +21,10 @@ import { DLQ_COMMAND } from '../helpers/dlq-command';
 const TYPE = 'webhook-dispatch';
 const ROOT = path.resolve(__dirname, '../..');
 const server = useTestRedis();
-let receiver: http.Server;
-let url: string;
-let status = 400;
+const receiver = useStatusReceiver(400);
 let bullpen: Bullpen;
 let pool: WorkerPool | undefined;
 
-beforeAll(async () => {
-  receiver = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(status).end());
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-});
-afterAll(async () => {
-  receiver.closeAllConnections();
-  await new Promise((r) => receiver.close(r));
-});
 afterEach(async () => {
   await pool?.close(5_000);
   pool = undefined;
@@ -54,9 +39,9 @@ async function scene(): Promise<{ disabled: DeadLetterEntry[]; healthy: DeadLett
   bullpen = makeBullpen(server.redis, { env: { WEBHOOK_ALLOW_HOSTS: '127.0.0.1' } });
   pool = poolOf(bullpen, { [TYPE]: createWebhookDispatchHandler(storesOf(bullpen)) });
   await pool.start();
-  status = 400;
-  const off = await bullpen.webhooks.create({ url });
-  const on = await bullpen.webhooks.create({ url });
+  receiver.status = 400;
+  const off = await bullpen.webhooks.create({ url: receiver.url });
+  const on = await bullpen.webhooks.create({ url: receiver.url });
   const letters = [];
   for (const [i, hook] of [off, off, on].entries()) {
     const { jobId } = await bullpen.dispatcher.dispatch(
@@ -67,7 +52,7 @@ async function scene(): Promise<{ disabled: DeadLetterEntry[]; healthy: DeadLett
     letters.push(await pendingLetter(jobId));
   }
   await bullpen.webhooks.disable(off.id, 'operator switched it off');
-  status = 200;
+  receiver.status = 200;
   return { disabled: letters.slice(0, 2), healthy: letters[2] };
 }
 
