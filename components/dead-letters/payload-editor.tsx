@@ -8,6 +8,8 @@ import type { DeadLetterActions } from './dlq-actions';
 import { ReplayResultView } from './replay-result';
 import { PayloadCheckNote } from './payload-check-note';
 import { usePayloadCheck } from './use-payload-check';
+import { ErrorList } from '@/components/ui/error-list';
+import { LockedFieldsNote } from './locked-fields-note';
 
 export interface PayloadEditorProps {
   id: string;
@@ -66,23 +68,8 @@ export function PayloadEditor({ id, queue, jobType, replays, original, replay, c
           data-testid="dlq-payload-editor"
         />
         <PayloadCheckNote check={check} type={jobType} testId="dlq-payload-check" />
-        <p className="small muted" data-testid="dlq-locked-fields">
-          Locked (an edit may not change them, so a replay stays with its tenant and resources):{' '}
-          {locked.map((f, n) => (
-            <span key={f}>
-              {n > 0 && ', '}
-              <code>{f}</code>
-            </span>
-          ))}
-          .
-        </p>
-        {serverErrors && (
-          <ul className="field-error" role="alert" style={{ margin: 0, paddingLeft: '1.25rem' }}>
-            {serverErrors.map((m) => (
-              <li key={m}>{m}</li>
-            ))}
-          </ul>
-        )}
+        <LockedFieldsNote fields={locked} subject="a replay" testId="dlq-locked-fields" />
+        <ErrorList messages={serverErrors} />
       </div>
       {confirmation !== undefined && (
         <DestructiveConfirmField

@@ -12,6 +12,7 @@ import { payloadToText } from '@/dashboard/client/dead-letters-payload';
 import { jobPageHref } from '@/dashboard/client/schedules-view';
 import type { JobDetail } from '@/dashboard/jobs/job-summary';
 import type { JobActions } from './types';
+import { ErrorList } from '@/components/ui/error-list';
 
 /**
  * Duplicate, with an edit step: the job's payload in a JSON editor, checked as the
@@ -74,13 +75,7 @@ export function DuplicateEditor({
             data-testid="job-duplicate-editor"
           />
           <PayloadCheckNote check={check} type={job.queue} testId="job-duplicate-check" />
-          {serverErrors && (
-            <ul className="field-error" role="alert" style={{ margin: 0, paddingLeft: '1.25rem' }}>
-              {serverErrors.map((m) => (
-                <li key={m}>{m}</li>
-              ))}
-            </ul>
-          )}
+          <ErrorList messages={serverErrors} />
         </div>
       ) : (
         <p className="small muted" data-testid="job-duplicate-too-large">

@@ -9,6 +9,8 @@ import { useAction } from '@/components/ui/use-action';
 import { payloadToText } from '@/dashboard/client/dead-letters-payload';
 import type { JobDetail } from '@/dashboard/jobs/job-summary';
 import type { JobActions } from './types';
+import { ErrorList } from '@/components/ui/error-list';
+import { LockedFieldsNote } from '@/components/dead-letters/locked-fields-note';
 
 /** States whose data may be edited (dashboard/jobs/job-data-edit.ts EDITABLE_STATES; that module is server-side). */
 export const EDITABLE_JOB_STATES: ReadonlySet<string> = new Set(['waiting', 'delayed', 'prioritized']);
@@ -67,25 +69,8 @@ export function EditDataEditor({
           data-testid="job-edit-editor"
         />
         <PayloadCheckNote check={check} type={job.queue} testId="job-edit-check" />
-        {lockedFields.length > 0 && (
-          <p className="small muted" data-testid="job-edit-locked-fields">
-            Locked (an edit may not change them, so the job stays with its tenant and resources):{' '}
-            {lockedFields.map((f, n) => (
-              <span key={f}>
-                {n > 0 && ', '}
-                <code>{f}</code>
-              </span>
-            ))}
-            .
-          </p>
-        )}
-        {serverErrors && (
-          <ul className="field-error" role="alert" style={{ margin: 0, paddingLeft: '1.25rem' }}>
-            {serverErrors.map((m) => (
-              <li key={m}>{m}</li>
-            ))}
-          </ul>
-        )}
+        {lockedFields.length > 0 && <LockedFieldsNote fields={lockedFields} subject="the job" testId="job-edit-locked-fields" />}
+        <ErrorList messages={serverErrors} />
       </div>
       {!stillEditable && !action.result?.ok && (
         <p className="result info" role="status" data-testid="job-edit-started">
