@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -12,3 +13,33 @@ export const DLQ_COMMAND: readonly string[] = (() => {
   if (node !== 'node') throw new Error(`npm run dlq no longer starts node: ${pkg.scripts.dlq}`);
   return args;
 })();
+
+/** What one run of the DLQ command printed, and how it exited. */
+export interface DlqRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `npm run dlq -- <args>` against a test's Redis and key prefix, from the repository root. */
+export function runDlq(target: { redisPort: number; prefix: string }, args: readonly string[]): Promise<DlqRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...DLQ_COMMAND, ...args], {
+      cwd: path.resolve(__dirname, '../..'),
+      env: {
+        ...process.env,
+        REDIS_URL: `redis://127.0.0.1:${target.redisPort}`,
+        REDIS_CLUSTER_NODES: '',
+        BULLPEN_PREFIX: target.prefix,
+        LOG_LEVEL: 'silent',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += String(d)));
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

@@ -1,46 +1,18 @@
 import { useTestRedis } from '../helpers/use-test-redis';
-import { spawn } from 'node:child_process';
 import { userInfo } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import { makeBullpen } from '../helpers/make-bullpen';
-import { DLQ_COMMAND } from '../helpers/dlq-command';
-
-const ROOT = path.resolve(__dirname, '../..');
-
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+import { type DlqRun, runDlq } from '../helpers/dlq-command';
 
 describe('npm run dlq (scripts/dlq.ts)', () => {
   const server = useTestRedis();
   let bullpen: Bullpen;
   let seq = 0;
 
-  function cli(...args: string[]): Promise<CliRun> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [...DLQ_COMMAND, ...args], {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          REDIS_URL: `redis://127.0.0.1:${server.redis.port}`,
-          REDIS_CLUSTER_NODES: '',
-          BULLPEN_PREFIX: bullpen.keys.root,
-          LOG_LEVEL: 'silent',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += String(d)));
-      child.stderr.on('data', (d) => (stderr += String(d)));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+  function cli(...args: string[]): Promise<DlqRun> {
+    return runDlq({ redisPort: server.redis.port, prefix: bullpen.keys.root }, args);
   }
 
   function record(jobType: 'webhook-dispatch' | 'session-cleanup', orgId: string) {

@@ -1,7 +1,5 @@
 import { useTestRedis } from '../helpers/use-test-redis';
 import { storesOf } from '../helpers/shipped-jobs';
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { BulkRunner } from '@/dashboard/live/bulk-runner';
@@ -11,7 +9,7 @@ import type { WorkerPool } from '@/lib/runtime/worker-pool';
 import { createWebhookDispatchHandler } from '@/jobs/integration/webhook-dispatch';
 import { makeBullpen, poolOf } from '../helpers/make-bullpen';
 import { useStatusReceiver } from '../helpers/status-receiver';
-import { DLQ_COMMAND } from '../helpers/dlq-command';
+import { type DlqRun, runDlq } from '../helpers/dlq-command';
 
 /*
  * Replay selected, replay all and the CLI report what the replays' jobs did within one
@@ -19,7 +17,6 @@ import { DLQ_COMMAND } from '../helpers/dlq-command';
  * those that completed or still run, never as a success (issue 20, docs/dead-letters.md).
  */
 const TYPE = 'webhook-dispatch';
-const ROOT = path.resolve(__dirname, '../..');
 const server = useTestRedis();
 const receiver = useStatusReceiver(400);
 let bullpen: Bullpen;
@@ -66,26 +63,8 @@ async function pendingLetter(jobId: string): Promise<DeadLetterEntry> {
   }
 }
 
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...DLQ_COMMAND, ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        REDIS_URL: `redis://127.0.0.1:${server.redis.port}`,
-        REDIS_CLUSTER_NODES: '',
-        BULLPEN_PREFIX: bullpen.keys.root,
-        LOG_LEVEL: 'silent',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += String(d)));
-    child.stderr.on('data', (d) => (stderr += String(d)));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function cli(...args: string[]): Promise<DlqRun> {
+  return runDlq({ redisPort: server.redis.port, prefix: bullpen.keys.root }, args);
 }
 
 describe('bulk replays report what their jobs did', () => {
