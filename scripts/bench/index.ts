@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
-import { freePort, startEmbeddedRedis } from '@/lib/redis/embedded-server';
+import { type EmbeddedRedis, freePort, startEmbeddedRedis } from '@/lib/redis/embedded-server';
 import { dashboardSection, runDashboardBench } from './dashboard';
 import { durabilitySection, runDurabilityBench } from './durability';
 import { runRuntimeBench, runtimeSection } from './runtime';
@@ -16,6 +16,8 @@ import { scaleOutSection } from './scale-out-section';
 import { historySection, runHistoryBench } from './history';
 import { observerSection, runObserverBench } from './observer';
 import { peerSection, runPeerBench } from './peer';
+import { withMachineLoad } from './machine-load';
+import { envInt } from './stats';
 
 /** The `## ` heading line a section starts with. */
 const heading = (section: string) => section.split('\n', 1)[0].trim();
@@ -34,66 +36,83 @@ function mergeSections(existing: string, fresh: string[]): string[] {
 
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
-  const want = (name: string) => only.length === 0 || only.includes(name);
-  const redis = await startEmbeddedRedis({ port: await freePort() });
-  const sections: string[] = [];
-  try {
-    if (want('runtime')) {
-      console.log('runtime benchmark...');
-      const r = await runRuntimeBench({
-        redis,
-        jobs: Number(process.env.BENCH_JOBS ?? 50_000),
-        rounds: Number(process.env.BENCH_ROUNDS ?? 7),
-        latencySamples: 500,
-      });
-      sections.push(runtimeSection(r));
-    }
-    if (want('history')) {
-      console.log('history roll-up benchmark (BULLPEN_HISTORY on vs off)...');
-      sections.push(
-        historySection(
-          await runHistoryBench({
-            redis,
-            jobs: Number(process.env.BENCH_HISTORY_JOBS ?? 20_000),
-            rounds: Number(process.env.BENCH_HISTORY_ROUNDS ?? 7),
+  // Started once the section names are checked; every section uses it.
+  let embedded: EmbeddedRedis | undefined;
+  const redis = () => embedded as EmbeddedRedis;
+  // Each section on its own: `index.ts runtime` runs that one alone and keeps the others' text.
+  const all: Array<{ name: string; says: string; run: () => Promise<string> }> = [
+    {
+      name: 'runtime',
+      says: 'runtime benchmark...',
+      run: async () =>
+        runtimeSection(
+          await runRuntimeBench({
+            redis: redis(),
+            jobs: envInt('BENCH_JOBS', 50_000),
+            rounds: envInt('BENCH_ROUNDS', 7),
+            latencySamples: 500,
           }),
         ),
-      );
-    }
-    if (want('durability')) {
-      console.log('durability benchmark (appendfsync everysec vs always)...');
-      sections.push(durabilitySection(await runDurabilityBench({ jobs: Number(process.env.BENCH_FSYNC_JOBS ?? 10_000), rounds: 3 })));
-    }
-    if (want('foreign')) {
-      console.log('dashboard beside foreign queues...');
-      sections.push(foreignSection(await runForeignBench({ redis })));
-    }
-    if (want('scale-out')) {
-      console.log('scale-out benchmark (1, 2, 4 worker processes; one redis-server and a three-master cluster)...');
-      const r = await runScaleOutBench({
-        redis,
-        jobs: Number(process.env.BENCH_SCALE_JOBS ?? 15_000),
-        rounds: Number(process.env.BENCH_SCALE_ROUNDS ?? 3),
-        processes: (process.env.BENCH_SCALE_PROCESSES ?? '1,2,4').split(',').map(Number),
-        concurrency: Number(process.env.BENCH_SCALE_CONCURRENCY ?? 50),
-        ceilingCalls: Number(process.env.BENCH_SCALE_CEILING_CALLS ?? 100_000),
-      });
-      sections.push(scaleOutSection(r));
-    }
-    if (want('observer')) {
-      console.log('observer effect: the runtime with and without dashboard clients...');
-      sections.push(observerSection(await runObserverBench({ redis })));
-    }
-    if (want('peer')) {
-      console.log('peer: the overview beside Bull Board on a million jobs...');
-      sections.push(peerSection(await runPeerBench({ redis })));
-    }
-    if (want('dashboard')) {
-      console.log('dashboard benchmark...');
-      sections.push(dashboardSection(await runDashboardBench({ redis })));
+    },
+    {
+      name: 'history',
+      says: 'history roll-up benchmark (BULLPEN_HISTORY on vs off)...',
+      run: async () =>
+        historySection(
+          await runHistoryBench({ redis: redis(), jobs: envInt('BENCH_HISTORY_JOBS', 20_000), rounds: envInt('BENCH_HISTORY_ROUNDS', 7) }),
+        ),
+    },
+    {
+      name: 'durability',
+      says: 'durability benchmark (appendfsync everysec vs always)...',
+      run: async () => durabilitySection(await runDurabilityBench({ jobs: envInt('BENCH_FSYNC_JOBS', 10_000), rounds: 3 })),
+    },
+    {
+      name: 'foreign',
+      says: 'dashboard beside foreign queues...',
+      run: async () => foreignSection(await runForeignBench({ redis: redis() })),
+    },
+    {
+      name: 'scale-out',
+      says: 'scale-out benchmark (1, 2, 4 worker processes; one redis-server and a three-master cluster)...',
+      run: async () =>
+        scaleOutSection(
+          await runScaleOutBench({
+            redis: redis(),
+            jobs: envInt('BENCH_SCALE_JOBS', 15_000),
+            rounds: envInt('BENCH_SCALE_ROUNDS', 3),
+            processes: (process.env.BENCH_SCALE_PROCESSES ?? '1,2,4').split(',').map(Number),
+            concurrency: envInt('BENCH_SCALE_CONCURRENCY', 50),
+            ceilingCalls: envInt('BENCH_SCALE_CEILING_CALLS', 100_000),
+          }),
+        ),
+    },
+    {
+      name: 'observer',
+      says: 'observer effect: the runtime with and without dashboard clients...',
+      run: async () => observerSection(await runObserverBench({ redis: redis() })),
+    },
+    {
+      name: 'peer',
+      says: 'peer: the overview beside Bull Board on a million jobs...',
+      run: async () => peerSection(await runPeerBench({ redis: redis() })),
+    },
+    { name: 'dashboard', says: 'dashboard benchmark...', run: async () => dashboardSection(await runDashboardBench({ redis: redis() })) },
+  ];
+  const unknown = only.filter((name) => !all.some((s) => s.name === name));
+  if (unknown.length > 0) {
+    throw new Error(`Unknown section(s) ${unknown.join(', ')}; the sections are ${all.map((s) => s.name).join(', ')}`);
+  }
+  embedded = await startEmbeddedRedis({ port: await freePort() });
+  const sections: string[] = [];
+  try {
+    for (const section of all) {
+      if (only.length > 0 && !only.includes(section.name)) continue;
+      console.log(section.says);
+      sections.push(await withMachineLoad(section.name, section.run));
     }
   } finally {
-    await redis.stop();
+    await redis().stop();
   }
   const header = [
     '# Benchmarks',
