@@ -77,9 +77,7 @@ export default async function QueuePage({ params, searchParams }: RouteProps<{ n
       </div>
       {/* A foreign queue takes its jobs as raw JSON; the table's own queues through their schema. */}
       {canOperate && !bullpen.jobs.has(name) && <AddRawJobPanel queue={name} add={addRawJob} />}
-      {canOperate && bullpen.jobs.has(name) && (
-        <AddJobPanel queue={name} defaults={addJobDefaults(bullpen.jobs, name, bullpen.dispatcher.handles(name))} add={addJob} />
-      )}
+      {canOperate && bullpen.jobs.has(name) && <AddJob name={name} canAdmin={roleAtLeast(user.role, 'admin')} />}
       <Suspense key={serializeQueueFilters(filters) + filters.state} fallback={<CardSkeleton rows={10} />}>
         <Jobs name={name} filters={filters} canOperate={canOperate} canAdmin={roleAtLeast(user.role, 'admin')} />
       </Suspense>
@@ -105,6 +103,24 @@ async function Jobs({
 }) {
   const initial = await loadQueuePage(name, filters);
   return <QueueView initial={initial} filters={filters} canOperate={canOperate} canAdmin={canAdmin} actions={actions} />;
+}
+
+/**
+ * The add-job form, where the viewer may use it: a type that destroys data is an admin's
+ * to start (dashboard/jobs/job-start-rules.ts), so an operator is told so instead of
+ * being handed a form the server would refuse.
+ */
+function AddJob({ name, canAdmin }: { name: string; canAdmin: boolean }) {
+  const bullpen = getBullpen();
+  const defaults = addJobDefaults(bullpen.jobs, name, bullpen.dispatcher.handles(name));
+  if (defaults.destructive && !canAdmin) {
+    return (
+      <p className="small muted" data-testid="add-job-admin-only">
+        {name} destroys data: only an admin may add one from the dashboard.
+      </p>
+    );
+  }
+  return <AddJobPanel queue={name} defaults={defaults} add={addJob} />;
 }
 
 async function History({ name, range }: { name: string; range: HistoryRange }) {
