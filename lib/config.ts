@@ -137,6 +137,15 @@ export const configSchema = z.object({
     .enum(['0', '1', 'true', 'false'], 'one of 0, 1, true, false')
     .default('1')
     .transform((v) => v === '1' || v === 'true'),
+  /**
+   * Each attempt of a job kept in its job's hash (start, end, worker, outcome, error, backoff;
+   * the job page's timeline, docs/architecture.md#the-attempt-record): `1`/`true`, or
+   * `0`/`false` to record none. On by default.
+   */
+  BULLPEN_ATTEMPT_RECORD: z
+    .enum(['0', '1', 'true', 'false'], 'one of 0, 1, true, false')
+    .default('1')
+    .transform((v) => v === '1' || v === 'true'),
   /** Restrict this worker process to some job types (comma-separated); default all. */
   WORKER_TYPES: list.optional(),
   /** Port of the dashboard. */

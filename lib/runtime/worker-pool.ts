@@ -12,6 +12,7 @@ import type { AttemptRecorder } from '../metrics/history-recorder';
 import { MINUTE_POINTS } from '../metrics/history-layout';
 import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
+import type { AttemptLog } from './attempt-log';
 import type { HandlerMap } from './handler';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from '../jobs/payload-limit';
 import { BoundedWorker } from './bounded-worker';
@@ -33,6 +34,8 @@ export interface WorkerPoolOptions {
   /** The hourly history's tallies (lib/metrics/history-recorder.ts); absent: not recorded. */
   history?: AttemptRecorder;
   hooks?: RuntimeHooks;
+  /** Each attempt's entry in its job's record (BULLPEN_ATTEMPT_RECORD); absent when it is off. */
+  attempts?: AttemptLog;
   /** Run only these types; default: every type in `handlers`. */
   types?: readonly string[];
   /** BullMQ's telemetry (consumer spans), when traces are on. */
@@ -103,6 +106,9 @@ export class WorkerPool {
   /** Creates the workers and starts fetching jobs. */
   async start(): Promise<void> {
     const types = this.opts.types ?? Object.keys(this.opts.handlers);
+    const attempts = this.opts.attempts;
+    const hooks = attempts ? attempts.hooks(this.opts.hooks) : this.opts.hooks;
+    const strategy = attempts ? attempts.backoffStrategy(backoffStrategy) : backoffStrategy;
     for (const type of types) {
       const handler = this.opts.handlers[type];
       if (!handler) throw new Error(`No handler for job type "${type}" in this worker`);
@@ -117,7 +123,7 @@ export class WorkerPool {
         logger: this.opts.logger,
         metrics: this.opts.metrics,
         history: this.opts.history,
-        hooks: this.opts.hooks,
+        hooks,
         timeoutMs: this.opts.timeoutMs,
       });
       const worker = new BoundedWorker(
@@ -142,7 +148,7 @@ export class WorkerPool {
           stalledInterval: this.opts.stalledIntervalMs ?? 30_000,
           lockDuration: this.opts.lockDurationMs ?? 30_000,
           maxStalledCount: 1,
-          settings: { backoffStrategy: backoffStrategy },
+          settings: { backoffStrategy: strategy },
           // BullMQ's own per-minute counters feed the dashboard's last-hour chart and fill
           // the hourly history's gaps (lib/metrics/history-layout.ts).
           metrics: { maxDataPoints: MINUTE_POINTS },
@@ -155,10 +161,15 @@ export class WorkerPool {
       // Emitted once BullMQ has recorded the failure (a retry or a final one); jobs failed
       // by the stalled check come here without passing through our processor's catch.
       worker.on('failed', (job, err) => {
+        attempts?.failed(type, job, err);
         const write = this.onFailed(type, job, err);
         this.writing.add(write);
         void write.finally(() => this.writing.delete(write));
       });
+      if (attempts) {
+        worker.on('completed', (job) => attempts.completed(type, job));
+        worker.on('stalled', (jobId) => attempts.stalled(worker.qualifiedName, jobId));
+      }
       this.workers.set(type, worker);
     }
     for (const worker of this.workers.values()) void worker.run();

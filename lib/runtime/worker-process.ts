@@ -7,6 +7,7 @@ import { MetricsServer } from '../metrics/metrics-server';
 import { createQueueDepthSource } from '../metrics/queue-depth';
 import { WorkerMetrics } from '../metrics/worker-metrics';
 import { HistoryRecorder } from '../metrics/history-recorder';
+import { AttemptLog } from './attempt-log';
 import type { HandlerMap } from './handler';
 import type { RuntimeHooks } from './runtime-hooks';
 import { WorkerHeartbeat } from './worker-heartbeat';
@@ -82,8 +83,10 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
   const heartbeat = new WorkerHeartbeat(bullpen.redis, bullpen.keys, { id: name, queues: queueInfo }, logger);
   const hooks = heartbeat.hooks(appHooks);
   const history = config.BULLPEN_HISTORY ? new HistoryRecorder({ redis: bullpen.redis, keys: bullpen.keys, logger }) : undefined;
+  const attempts = config.BULLPEN_ATTEMPT_RECORD ? new AttemptLog({ redis: bullpen.redis, worker: name, logger }) : undefined;
   const pool = new WorkerPool({
     name,
+    attempts,
     telemetry: bullpen.telemetry,
     connection,
     keys: bullpen.keys,
@@ -140,6 +143,7 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
       await heartbeat.stop();
       // After the last job ended, before the connection it writes on closes.
       await history?.stop();
+      await attempts?.stop();
       // After the last job's hooks, before the connection they write on closes.
       for (const e of extensions) await e.stop?.();
       connection.disconnect();
