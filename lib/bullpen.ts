@@ -14,6 +14,7 @@ import { Dispatcher } from './jobs/dispatcher';
 import { JobCatalog } from './jobs/job-catalog';
 import type { JobTable } from './jobs/job-definition';
 import { QueueRegistry } from './jobs/queues';
+import { CancelRelay } from './runtime/cancel-relay';
 import { createLogger, type Logger } from './logging/logger';
 import { RedisOutageLog } from './logging/outage-log';
 import { createRedis, readyClient, redisTarget, type RedisClient, type RedisTarget } from './redis/connection';
@@ -92,6 +93,8 @@ export class Bullpen {
   readonly idempotency: IdempotencyStore;
   /** Cron schedules on BullMQ Job Schedulers, with operators' overrides stored in Redis. */
   readonly schedules: ScheduleService;
+  /** Cancel requests to every worker process (BullMQ's Relay); its node starts on first use. */
+  readonly cancels: CancelRelay;
 
   constructor(opts: BullpenOptions) {
     this.jobs = new JobCatalog(opts.jobs);
@@ -135,6 +138,7 @@ export class Bullpen {
     this.webhookJobType = opts.webhookJobType;
     this.webhooks = new WebhookStore(this.redis, this.keys, { alerter: this.alerter, logger: this.logger, jobType: opts.webhookJobType });
     this.idempotency = new IdempotencyStore(this.redis, this.keys);
+    this.cancels = new CancelRelay({ connection: this.redis, keys: this.keys, logger: this.logger });
     this.schedules = new ScheduleService(this, { definitions: opts.schedules ?? [], handledTypes: handled });
     this.health = new HealthChecker({
       redis: this.redis,
@@ -169,6 +173,7 @@ export class Bullpen {
 
   async close(): Promise<void> {
     this.outage.close();
+    await this.cancels.close();
     await this.queues.close();
     this.redis.disconnect();
   }

@@ -64,6 +64,8 @@ export const maintenanceJobs = [
     concurrency: 1,
     critical: true,
     destructive: true,
+    // A deletion cancelled half-way leaves part of the tenant's data: its dead letter is the reminder, and a replay finishes it.
+    deadLetterOnCancel: true,
     handler: (stores: AppStores) => createDataDeletionHandler(stores),
   }),
 ] as const;

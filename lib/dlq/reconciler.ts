@@ -1,3 +1,4 @@
+import { cancelledBy } from '../errors/cancelled-error';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from '../jobs/payload-limit';
 import type { QueueRegistry } from '../jobs/queues';
 import { silentLogger, type Logger } from '../logging/logger';
@@ -190,6 +191,8 @@ export class DeadLetterReconciler {
     result: ReconcileResult,
   ): Promise<{ stop: 'recorded' | 'end' | 'budget'; last?: { failedAt: number; id: string } }> {
     const queue = this.opts.queues.get(type);
+    // A job an operator cancelled has no dead letter unless its type asks for one: that is not a lost one.
+    const keepCancelled = this.opts.queues.jobs.get(type).deadLetterOnCancel;
     let last: { failedAt: number; id: string } | undefined;
     for (let start = from; ; start += this.pageSize) {
       if (result.scanned >= this.maxPerQueue) return { stop: 'budget', last };
@@ -206,7 +209,13 @@ export class DeadLetterReconciler {
         );
         // record() is idempotent and cheap when the entry exists; it also re-opens an
         // entry whose job was retried from the failed tab and failed again.
-        const outcomes = await Promise.allSettled(jobs.map((job) => this.opts.sink.record(toDeadLetterInput(type, job))));
+        const outcomes = await Promise.allSettled(
+          jobs.map((job) =>
+            keepCancelled || cancelledBy(job) === undefined
+              ? this.opts.sink.record(toDeadLetterInput(type, job))
+              : Promise.resolve({ created: false }),
+          ),
+        );
         outcomes.forEach((o, i) => {
           if (o.status === 'fulfilled') fresh += o.value.created ? 1 : 0;
           else {

@@ -1,6 +1,7 @@
 import { ZodError } from 'zod';
 import { isAppError } from './app-error';
 import { HttpError } from './http-error';
+import { CancelledError } from './cancelled-error';
 import { PermanentError } from './permanent-error';
 import { TimeoutError } from './timeout-error';
 
@@ -14,6 +15,7 @@ export const ERROR_CLASSES = [
   'conflict',
   'validation',
   'permanent',
+  'cancelled',
   'unknown',
 ] as const;
 export type ErrorClass = (typeof ERROR_CLASSES)[number];
@@ -82,6 +84,8 @@ export function classifyError(err: unknown): Classification {
   const code = errorCode(err);
   const name = (err as { name?: string } | null)?.name;
 
+  // An operator's cancel: never retried, whatever the handler was doing when it stopped.
+  if (err instanceof CancelledError || name === 'CancelledError') return { errorClass: 'cancelled', retryable: false, code: 'CANCELLED' };
   if (isAppError(err)) {
     // Bullpen's own refusals: bad input stays bad; only "try later" codes retry.
     if (err.code === 'RATE_LIMITED') return { errorClass: 'rate_limit', retryable: true, code: err.code };

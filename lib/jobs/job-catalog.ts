@@ -13,6 +13,7 @@ export interface CatalogEntry extends AnyJobDefinition {
   concurrency: number;
   critical: boolean;
   destructive: boolean;
+  deadLetterOnCancel: boolean;
   backoff: BackoffDefault;
 }
 
@@ -51,6 +52,7 @@ export class JobCatalog {
         concurrency,
         critical: def.critical ?? false,
         destructive: def.destructive ?? false,
+        deadLetterOnCancel: def.deadLetterOnCancel ?? false,
       });
     }
     this.byName = byName;

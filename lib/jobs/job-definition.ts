@@ -43,6 +43,12 @@ export interface JobDefinition<N extends string = string, S extends z.ZodType = 
   /** A final failure of this type raises an alert (docs/requirements.md#background-workers: critical types). @defaultValue false */
   critical?: boolean;
   /**
+   * A job of this type that an operator cancels while it runs gets a dead letter, so it
+   * can be replayed from the dead-letters page; without it a cancel leaves only the failed
+   * job, marked with who cancelled it (docs/guide.md, "Cancel"). @defaultValue false
+   */
+  deadLetterOnCancel?: boolean;
+  /**
    * The type destroys data (a tenant's deletion): from the dashboard only an admin may
    * add, duplicate, retry or replay one, after typing the tenant's org id; bulk retries
    * and replays leave it alone (docs/security.md, "Destructive job types"). @defaultValue false

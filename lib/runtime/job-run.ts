@@ -2,6 +2,7 @@ import type { Job } from 'bullmq';
 import type { JobEnvelope } from '../jobs/envelope';
 import type { Tenant } from '../jobs/tenant';
 import type { Logger } from '../logging/logger';
+import type { CancelledError } from '../errors/cancelled-error';
 import { TimeoutError } from '../errors/timeout-error';
 import type { JobContext, JobProgressValue } from './handler';
 import type { RuntimeHooks } from './runtime-hooks';
@@ -20,7 +21,9 @@ export class JobRun<P = unknown> implements JobContext<P> {
   private controller?: AbortController;
   private childLogger?: Logger;
   private timer?: NodeJS.Timeout;
-  private expire?: (reason: TimeoutError) => void;
+  private expire?: (reason: TimeoutError | CancelledError) => void;
+  /** Why the attempt was stopped, when it was: a cancel may come before the race starts. */
+  private stopped?: TimeoutError | CancelledError;
   timedOut = false;
 
   constructor(
@@ -110,6 +113,7 @@ export class JobRun<P = unknown> implements JobContext<P> {
       this.expire = reject;
     });
     this.timer = setTimeout(onTimeout, timeoutMs, this, timeoutMs);
+    if (this.stopped) this.expire?.(this.stopped);
     return Promise.race([work, expired]);
   }
 
@@ -118,9 +122,14 @@ export class JobRun<P = unknown> implements JobContext<P> {
     if (this.timer) clearTimeout(this.timer);
   }
 
-  abortWith(reason: TimeoutError): void {
-    this.timedOut = true;
-    this.controller?.abort(reason);
+  /** Stops the attempt: its time ran out, or an operator cancelled it (cancel-relay.ts). */
+  abortWith(reason: TimeoutError | CancelledError): void {
+    if (this.stopped) return;
+    this.stopped = reason;
+    this.timedOut = reason instanceof TimeoutError;
+    // Made here if the handler has not asked for its signal yet, so it finds it aborted.
+    this.controller ??= new AbortController();
+    this.controller.abort(reason);
     this.expire?.(reason);
   }
 }

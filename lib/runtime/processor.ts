@@ -36,6 +36,8 @@ export interface ProcessorDeps {
   timeoutMs?: number;
   /** The hourly history's tallies (BULLPEN_HISTORY); absent when it is off. */
   history?: AttemptRecorder;
+  /** The attempts of this type running now, by job id: what a cancel (cancel-relay.ts) or a stop that runs out of time finds. */
+  running?: Map<string, JobRun>;
 }
 
 /**
@@ -60,6 +62,7 @@ export function buildProcessor(deps: ProcessorDeps) {
     const envelope = 'error' in read ? { error: read.error } : { data: read.envelope };
     const run = new JobRun(job, deps.type, envelope.data, deps.logger, deps.hooks);
     const { jobId, attempt } = run;
+    deps.running?.set(jobId, run);
     const waitMs = deps.history && attempt === 1 ? firstWait(job) : undefined;
     if (m) m.active++;
     deps.hooks?.onStart?.({ jobId, type: deps.type, attempt, tenant: envelope.data?.tenant });
@@ -123,7 +126,8 @@ export function buildProcessor(deps: ProcessorDeps) {
           `attempt ${attempt}/${run.maxAttempts} failed (${classification.errorClass}): ${error.message.slice(0, 500)}${final ? '' : '; will retry'}`,
         )
         .catch(() => undefined);
-      if (final) {
+      // A cancelled job gets a dead letter only when its type asks for one (deadLetterOnCancel).
+      if (final && (classification.errorClass !== 'cancelled' || def.deadLetterOnCancel)) {
         deps.deadLetters.prepare(job, () => recordDeadLetter(deps, job, envelope.data, error, classification, attempt, run.logger));
       }
       if (!classification.retryable) {
@@ -135,6 +139,7 @@ export function buildProcessor(deps: ProcessorDeps) {
       throw error;
     } finally {
       run.end();
+      deps.running?.delete(jobId);
       if (m) m.active--;
     }
   };
@@ -184,7 +189,8 @@ async function recordDeadLetter(
       ),
     );
     logger.warn({ dlqId: id }, created ? 'dead letter recorded' : 'dead letter already recorded');
-    if (created && deps.definition.critical) {
+    // An operator's cancel is a decision, not an incident: no critical alert.
+    if (created && deps.definition.critical && classification.errorClass !== 'cancelled') {
       deps.alerter.raise({
         reason: 'critical_dead_letter',
         type: deps.type,

@@ -16,7 +16,10 @@ import type { AttemptLog } from './attempt-log';
 import type { HandlerMap } from './handler';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from '../jobs/payload-limit';
 import { BoundedWorker } from './bounded-worker';
+import { CancelledError } from '../errors/cancelled-error';
+import type { CancelRequest } from './cancel-relay';
 import { FinalFailures } from './final-failures';
+import type { JobRun } from './job-run';
 import { buildProcessor } from './processor';
 import type { RuntimeHooks } from './runtime-hooks';
 
@@ -82,8 +85,8 @@ export interface PoolCloseResult {
  */
 export class WorkerPool {
   private readonly workers = new Map<string, Worker>();
-  /** The jobs this process is running now, by `<type>:<id>`: what a stop that runs out of time names. */
-  private readonly running = new Map<string, AbandonedJob>();
+  /** The attempts this process is running now, per type by job id: what a cancel stops and a stop that runs out of time names. */
+  private readonly running = new Map<string, Map<string, JobRun>>();
   /** Final failures the processors saw, waiting for BullMQ to record them (final-failures.ts). */
   private readonly finalFailures = new FinalFailures();
   /** Dead-letter writes under way (after BullMQ's failed event): a close waits for them. */
@@ -113,6 +116,8 @@ export class WorkerPool {
       const handler = this.opts.handlers[type];
       if (!handler) throw new Error(`No handler for job type "${type}" in this worker`);
       const def = this.opts.jobs.get(type);
+      const running = new Map<string, JobRun>();
+      this.running.set(type, running);
       const processor = buildProcessor({
         type,
         definition: def,
@@ -125,19 +130,12 @@ export class WorkerPool {
         history: this.opts.history,
         hooks,
         timeoutMs: this.opts.timeoutMs,
+        running,
       });
       const worker = new BoundedWorker(
         type,
-        // One parameter, as buildProcessor's own (BullMQ then makes no AbortController per job).
-        async (job: Job) => {
-          const key = `${type}:${job.id}`;
-          this.running.set(key, { id: String(job.id), type });
-          try {
-            return await processor(job);
-          } finally {
-            this.running.delete(key);
-          }
-        },
+        // One parameter (BullMQ then makes no AbortController per job): the signal is JobRun's.
+        processor,
         {
           connection: this.opts.connection,
           prefix: this.opts.keys.queuePrefix(type),
@@ -178,6 +176,19 @@ export class WorkerPool {
   }
 
   /**
+   * An operator's cancel (cancel-relay.ts): aborts the attempt's signal with a
+   * CancelledError and ends the attempt at once, as a timeout does, so the job fails
+   * without retry even when its handler ignores the signal. False when this process is
+   * not running the job (another one is, or it finished).
+   */
+  cancel(request: CancelRequest): boolean {
+    const run = this.running.get(request.queue)?.get(request.jobId);
+    if (!run) return false;
+    run.abortWith(new CancelledError(request.by));
+    return true;
+  }
+
+  /**
    * Stops taking jobs at once and waits up to `graceMs` for the running ones. If they
    * are not done by then, returns without them: they are logged and returned as
    * abandoned, the process is expected to exit, and their locks expire so the stalled
@@ -203,7 +214,7 @@ export class WorkerPool {
     // Not BullMQ's close(true): called while a close is under way it returns that same
     // close, which waits for these very jobs (up to their time limit).
     graceful.catch((err: unknown) => this.opts.logger.error({ err }, 'worker close failed'));
-    const abandoned = [...this.running.values()];
+    const abandoned = [...this.running].flatMap(([type, runs]) => [...runs.keys()].map((id) => ({ id, type })));
     this.opts.logger.warn({ graceMs, abandoned }, `grace period over; abandoning ${abandoned.length} running job(s) to the stalled check`);
     return { timedOut, abandoned };
   }

@@ -107,6 +107,13 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
   });
   await pool.start();
   queueInfo.push(...pool.describe());
+  // One subscription for the process: the request reaches every worker, the one running the job stops it.
+  // A Redis without the relay's commands (before 6.2) leaves the jobs running, not the worker stopped.
+  await bullpen.cancels
+    .listen((request) => {
+      if (pool.cancel(request)) logger.warn({ jobId: request.jobId, queue: request.queue, by: request.by }, 'job cancelled by an operator');
+    })
+    .catch((err) => logger.error({ err }, 'cancel requests will not reach this worker: the cancel relay could not subscribe'));
   heartbeat.start();
   history?.start();
   for (const e of extensions) e.start?.();

@@ -218,6 +218,7 @@ const MESSAGES: Record<ErrorClass, [string, string | undefined]> = {
   conflict: ['HTTP 409 Conflict: already exists', 'HTTP_409'],
   validation: ['Invalid payload: items: Too small: expected array to have >=1 items', 'VALIDATION'],
   permanent: ['The target refused the request for good', 'PERMANENT'],
+  cancelled: ['Cancelled by operator', 'CANCELLED'],
   unknown: ["Cannot read properties of undefined (reading 'id')", undefined],
 };
 
