@@ -1,3 +1,6 @@
+import { AlertConfigStore } from './alerts/alert-config-store';
+import { AlertKeys } from './alerts/alert-keys';
+import { AlertStateStore } from './alerts/alert-state-store';
 import { Alerter } from './alerts/alerter';
 import type { Telemetry } from 'bullmq';
 import { AuditLog } from './audit/audit-log';
@@ -74,6 +77,8 @@ export class Bullpen {
   /** One line when Redis is lost, one when it is back, a summary at most every BULLPEN_OUTAGE_SUMMARY_MS between. */
   readonly outage: RedisOutageLog;
   readonly alerter: Alerter;
+  /** Alerting's setup (rules, channels) and state (firing, resolved, outbox) in Redis (docs/alerts.md). */
+  readonly alerts: { keys: AlertKeys; config: AlertConfigStore; state: AlertStateStore };
   readonly queues: QueueRegistry;
   readonly dispatcher: Dispatcher;
   readonly audit: AuditLog;
@@ -111,6 +116,12 @@ export class Bullpen {
     this.logger = this.outage.filter(logger);
     this.redis = this.watched(createRedis(this.target, opts.connectionRole ?? 'producer'), 'services connection');
     this.alerter = new Alerter(this.logger);
+    const alertKeys = new AlertKeys(this.keys);
+    this.alerts = {
+      keys: alertKeys,
+      config: new AlertConfigStore(this.redis, alertKeys),
+      state: new AlertStateStore(this.redis, alertKeys),
+    };
     this.telemetry = bullmqTelemetry(this.config.BULLPEN_TRACES);
     this.queues = new QueueRegistry(this.redis, this.keys, this.jobs, this.telemetry);
     this.dispatcher = new Dispatcher(this.queues, new Set(handled), {

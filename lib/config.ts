@@ -101,6 +101,17 @@ export const configSchema = z.object({
   BULLPEN_OUTAGE_SUMMARY_MS: z.coerce.number().int().min(100).default(30_000),
   /** DLQ size that turns health unhealthy and raises an alert. */
   DLQ_ALERT_THRESHOLD: positiveInt.default(100),
+  /**
+   * How often the worker holding the alerts lease evaluates the rules and sends what the
+   * outbox holds (docs/alerts.md); 0 turns the runtime's alerting off. At least 1000 otherwise.
+   */
+  ALERTS_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .refine((v) => v === 0 || v >= 1_000, 'either 0 (off) or at least 1000')
+    .default(5_000),
+  /** The dashboard's public address, for the links in alert messages (e.g. https://jobs.example.com); none: paths only. */
+  BULLPEN_DASHBOARD_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Minimum connected workers per queue for the workers check to be healthy. */
   HEALTH_MIN_WORKERS: z.coerce.number().int().min(0).default(1),
   /** Hosts (name or IP) that webhooks may target even though they are private or loopback. */

@@ -262,6 +262,12 @@ export class DeadLetterStore implements DeadLetterSink {
     };
   }
 
+  /** Entries of `type` that failed at or after `since` (ms), whatever their status since: O(log n). */
+  async countFailedSince(type: string, since: number): Promise<number> {
+    await this.ready();
+    return this.redis.zcount(this.keys.byType(type), since, '+inf');
+  }
+
   /** Pending entries, O(1): what health and the threshold alert compare. */
   async pendingCount(): Promise<number> {
     await this.ready();

@@ -47,6 +47,7 @@ export class WorkerMetrics {
   readonly queueDepth: Gauge<'type' | 'state'>;
   readonly dlqSize: OptionalGauge;
   readonly alertsTotal: Counter<'reason' | 'type'>;
+  readonly alertDeliveries: Counter<'kind' | 'outcome'>;
   readonly queueWorkers: Gauge<'type'>;
   readonly oldestWaiting: Gauge<'type'>;
   readonly redisUp: Gauge;
@@ -128,6 +129,12 @@ export class WorkerMetrics {
       name: `${p}alerts_total`,
       help: 'Alerts raised: a critical type dead-lettered, or the DLQ passed its threshold.',
       labelNames: ['reason', 'type'],
+      registers: [this.registry],
+    });
+    this.alertDeliveries = new Counter({
+      name: `${p}alert_deliveries_total`,
+      help: 'Alert messages sent to channels (lib/alerts): ok, failed (retried later) or dropped after the last attempt.',
+      labelNames: ['kind', 'outcome'],
       registers: [this.registry],
     });
     this.queueWorkers = new Gauge({

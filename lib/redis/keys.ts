@@ -9,7 +9,17 @@
  * no queue reference may resolve into one (dashboard/queues/queue-ref.ts). Every literal tag
  * lib/ passes to `tagged` is listed (tests/unit/runtime-tags.test.ts keeps it so).
  */
-export const RUNTIME_TAGS: ReadonlySet<string> = new Set(['audit', 'auth', 'dashboard', 'dlq', 'idem', 'schedules', 'webhooks', 'workers']);
+export const RUNTIME_TAGS: ReadonlySet<string> = new Set([
+  'alerts',
+  'audit',
+  'auth',
+  'dashboard',
+  'dlq',
+  'idem',
+  'schedules',
+  'webhooks',
+  'workers',
+]);
 
 export class Keyspace {
   constructor(readonly root: string) {

@@ -13,6 +13,7 @@ import type { RuntimeHooks } from './runtime-hooks';
 import { WorkerHeartbeat } from './worker-heartbeat';
 import { type PoolCloseResult, WorkerPool } from './worker-pool';
 import { startPeriodic } from './periodic';
+import { startAlerting } from '../alerts/start-alerting';
 
 /** The pool's name, as BullMQ's CLIENT LIST shows its connections, and its heartbeat record's id. */
 function workerName(): string {
@@ -119,6 +120,7 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
   for (const e of extensions) e.start?.();
   let stopReconciler: (() => Promise<void>) | undefined;
   let stopScheduleRepair: (() => Promise<void>) | undefined;
+  let stopAlerting: (() => Promise<void>) | undefined;
   if (opts.maintenance !== false) {
     await bullpen.schedules.bootstrap();
     // At start (a crash may have left final failures without a dead letter), then periodically.
@@ -136,6 +138,7 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
         await bullpen.schedules.repair().catch((err) => logger.warn({ err }, 'could not check the schedules; will try again'));
       });
     }
+    stopAlerting = startAlerting(bullpen, { owner: name, metrics });
   }
   const server = opts.metricsServer === false ? undefined : new MetricsServer({ metrics, health: bullpen.health, config, logger });
   await server?.start();
@@ -146,6 +149,7 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
       await server?.close();
       await stopReconciler?.();
       await stopScheduleRepair?.();
+      await stopAlerting?.();
       const result = await pool.close(graceMs);
       await heartbeat.stop();
       // After the last job ended, before the connection it writes on closes.
