@@ -64,6 +64,9 @@ describe('alerting through a kill -9', () => {
     const ids = [(await admin.dlq.record(deadLetterOf(1, 'sync'))).id, (await admin.dlq.record(deadLetterOf(2, 'sync'))).id];
     await until('the alert to fire', () => lines().length > 0, 10_000);
     expect(lines()).toEqual(['firing deadLetters']);
+    // Killed once the message is out of the outbox: a kill between the receiver's answer and
+    // that write sends the message again with the same id (docs/alerts.md), which is not this test.
+    await until('the outbox to empty', async () => (await admin!.alerts.state.pendingByChannel()).size === 0, 5_000);
 
     first.child.kill('SIGKILL');
     await first.exited;
