@@ -17,6 +17,7 @@ import { historySection, runHistoryBench } from './history';
 import { observerSection, runObserverBench } from './observer';
 import { peerSection, runPeerBench } from './peer';
 import { withMachineLoad } from './machine-load';
+import { runRuntimeProfile, runtimeProfileSection } from './runtime-profile';
 import { envInt } from './stats';
 
 /** The `## ` heading line a section starts with. */
@@ -51,6 +52,18 @@ async function main(): Promise<void> {
             jobs: envInt('BENCH_JOBS', 50_000),
             rounds: envInt('BENCH_ROUNDS', 7),
             latencySamples: 500,
+          }),
+        ),
+    },
+    {
+      name: 'profile',
+      says: 'runtime profile (node --cpu-prof of the worker process)...',
+      run: async () =>
+        runtimeProfileSection(
+          await runRuntimeProfile({
+            redis: redis(),
+            jobs: envInt('BENCH_PROFILE_JOBS', 50_000),
+            rounds: envInt('BENCH_PROFILE_ROUNDS', 3),
           }),
         ),
     },

@@ -1,0 +1,82 @@
+/**
+ * The worker process the runtime profile runs under `node --cpu-prof` (runtime-profile.ts):
+ * the worker as `npm run worker` composes it (worker/main.ts: schedules, reconciler, usage
+ * recorder, heartbeat, history, /metrics on METRICS_PORT), the no-op handler in place of
+ * WORKER_TYPES' own, BENCH_CONCURRENCY per queue, logs at info to /dev/null, as in the
+ * runtime benchmark. It runs BENCH_JOBS jobs, tells its parent over IPC when the first one
+ * started and the last one ended (process.hrtime, the clock V8's profile samples carry, in
+ * µs), stops the worker and exits, which writes the profile. With BENCH_SIDE=plain it runs
+ * a plain BullMQ Worker instead, with the runtime benchmark's options for that side: the
+ * profile of what BullMQ costs alone.
+ * Env: as the worker (REDIS_URL, BULLPEN_PREFIX, WORKER_TYPES, METRICS_PORT), BENCH_JOBS,
+ * BENCH_CONCURRENCY, BENCH_SIDE (bullpen or plain).
+ */
+import pino from 'pino';
+import { shippedApp } from '@/jobs/shipped-app';
+import { startAppWorker } from '@/lib/app/start-app-worker';
+import { loadConfigOrExit } from '@/lib/config';
+import type { HandlerMap } from '@/lib/runtime/handler';
+import { createBullpen } from '@/lib/bullpen';
+import { plainRunner, TYPE } from './runtime';
+
+/** What the child reports once its jobs are done. */
+export interface ProfiledRun {
+  jobs: number;
+  /** process.hrtime of the first handler call and of the last one, in µs. */
+  firstUs: number;
+  lastUs: number;
+  /** This process's CPU time (user + system) between the two, µs. */
+  cpuUs: number;
+}
+
+const micros = () => Number(process.hrtime.bigint() / 1_000n);
+const cpuMicros = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const jobs = Number(process.env.BENCH_JOBS);
+  if (!Number.isInteger(jobs) || jobs < 1) throw new Error(`BENCH_JOBS must be a positive integer, got "${process.env.BENCH_JOBS}"`);
+  const logger = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
+  let ran = 0;
+  let firstUs = 0;
+  let cpuFirstUs = 0;
+  let resolveDone!: (last: { us: number; cpuUs: number }) => void;
+  const done = new Promise<{ us: number; cpuUs: number }>((r) => (resolveDone = r));
+  const handlers: HandlerMap = {};
+  for (const type of config.WORKER_TYPES ?? []) {
+    handlers[type] = async () => {
+      if (ran === 0) {
+        firstUs = micros();
+        cpuFirstUs = cpuMicros();
+      }
+      if (++ran === jobs) resolveDone({ us: micros(), cpuUs: cpuMicros() });
+    };
+  }
+  const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 50);
+  let stop: () => Promise<unknown>;
+  if (process.env.BENCH_SIDE === 'plain') {
+    const bullpen = createBullpen({ ...shippedApp, config, logger });
+    const runner = plainRunner(bullpen);
+    await runner.start(() => handlers[TYPE]({} as never));
+    stop = async () => {
+      await runner.stop();
+      await bullpen.close();
+    };
+  } else {
+    const worker = await startAppWorker(shippedApp, { config, logger, handlers, concurrency });
+    stop = () => worker.stop(10_000);
+  }
+  process.send?.({ ready: true });
+  const last = await done;
+  await stop();
+  const run: ProfiledRun = { jobs, firstUs, lastUs: last.us, cpuUs: last.cpuUs - cpuFirstUs };
+  process.send?.({ run }, () => process.exit(0));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,323 @@
+/**
+ * Where the runtime's time goes (`index.ts profile`): the production worker process
+ * (runtime-profile-worker.ts) runs the runtime benchmark's jobs under `node --cpu-prof`,
+ * and its profile is split by the hooks that cost something per job (cpu-profile.ts),
+ * beside BullMQ's own code and its Redis client. BullMQ's per-minute metrics run inside
+ * Redis (one more write in each job's finishing script), where no Node.js profile sees
+ * them: their cost is the redis-server's CPU per job for plain BullMQ with and without
+ * them, rounds alternating.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { MINUTE_POINTS } from '@/lib/metrics/history-layout';
+import { type EmbeddedRedis, freePort } from '@/lib/redis/embedded-server';
+import { closeChild } from './child';
+import { attribute, type CostRule, type CpuProfile } from './cpu-profile';
+import { redisCpuSeconds } from './cpu-time';
+import type { ProfiledRun } from './runtime-profile-worker';
+import { fill, makeBullpen, plainRunner, SETTLE_MS, TYPE, throughput } from './runtime';
+import { fmt, median } from './stats';
+
+const ROOT = path.resolve(__dirname, '../..');
+/** Sampling interval, µs: a job costs tens of µs, so V8's default 1 ms would see few of each. */
+const INTERVAL_US = 100;
+
+/** The costs, in the table's order: the runtime's hooks, then BullMQ's own, then the rest. */
+export const COSTS: Array<CostRule & { label: string; group: 'hook' | 'bullmq' }> = [
+  {
+    id: 'validation',
+    label: 'Envelope and payload validation (readEnvelope, the type’s zod schema)',
+    group: 'hook',
+    claims: (url) => /\/lib\/jobs\/(envelope|tenant)\.ts$/.test(url) || url.includes('/node_modules/zod/'),
+  },
+  {
+    id: 'timeout',
+    label: 'The timeout (a timer per attempt, armed and cleared)',
+    group: 'hook',
+    claims: (url, fn) => url.endsWith('/lib/runtime/job-run.ts') && ['race', 'end', 'abortWith', 'onTimeout'].includes(fn),
+  },
+  {
+    id: 'metrics',
+    label: 'Prometheus metrics (counters and the duration histogram, in memory)',
+    group: 'hook',
+    claims: (url) => /\/lib\/metrics\/(job-stats|worker-metrics)\.ts$/.test(url) || url.includes('/node_modules/prom-client/'),
+  },
+  {
+    id: 'usage',
+    label: 'The usage recorder (jobs per tenant and day)',
+    group: 'hook',
+    claims: (url) => url.endsWith('/quotas/job-usage-recorder.ts'),
+  },
+  {
+    id: 'history',
+    label: 'The history tally (hourly counts and histograms, in memory)',
+    group: 'hook',
+    claims: (url) => /\/lib\/metrics\/history-[a-z-]+\.ts$/.test(url),
+  },
+  {
+    id: 'schedules',
+    label: 'Schedules’ last run (is this job a schedule’s run?)',
+    group: 'hook',
+    claims: (url) => url.includes('/lib/schedules/'),
+  },
+  {
+    id: 'heartbeat',
+    label: 'The workers view’s running list (heartbeat hooks)',
+    group: 'hook',
+    claims: (url) => url.endsWith('/lib/runtime/worker-heartbeat.ts'),
+  },
+  {
+    id: 'limit',
+    label: 'The payload size limit (the data’s length, before parsing)',
+    group: 'hook',
+    claims: (url) => /\/lib\/(runtime\/bounded-worker|jobs\/payload-limit)\.ts$/.test(url),
+  },
+  {
+    id: 'attempts',
+    label: 'The attempt record (each attempt a line in the job’s hash, written every 100 ms)',
+    group: 'hook',
+    claims: (url) => /\/lib\/runtime\/attempt-(log|record)\.ts$/.test(url),
+  },
+  {
+    id: 'tracing',
+    label: 'Trace tags (off: one check)',
+    group: 'hook',
+    claims: (url) => url.includes('/lib/telemetry/'),
+  },
+  {
+    id: 'processor',
+    label: 'The processor itself (its JobRun, try/finally, the pool’s running list)',
+    group: 'hook',
+    // Any other runtime code; a package's own lib/ folder is the package's.
+    claims: (url) => url.includes('/lib/') && !url.includes('/node_modules/'),
+  },
+  {
+    id: 'bullmq',
+    label: 'BullMQ (the worker loop, the job object, its scripts’ arguments)',
+    group: 'bullmq',
+    claims: (url) => /\/node_modules\/(bullmq|msgpackr)\//.test(url),
+  },
+  {
+    id: 'ioredis',
+    label: 'ioredis (BullMQ’s Redis client: commands, replies)',
+    group: 'bullmq',
+    claims: (url) => /\/node_modules\/(ioredis|redis-parser|denque|standard-as-callback|cluster-key-slot|redis-errors)\//.test(url),
+  },
+];
+
+/** Time the rules do not claim, as the table names it. */
+const REST: Array<{ id: string; label: string }> = [
+  { id: 'handler', label: 'The benchmark’s no-op handler' },
+  { id: 'logging', label: 'Logging (pino)' },
+  { id: 'other', label: 'Node.js itself (event loop, sockets, promise jobs)' },
+  { id: 'gc', label: 'Garbage collection' },
+  { id: 'program', label: 'V8 outside JavaScript (compiling, the profiler’s own)' },
+];
+const REST_RULES: CostRule[] = [
+  { id: 'handler', claims: (url) => url.includes('/scripts/bench/') },
+  { id: 'logging', claims: (url) => /\/node_modules\/(pino|sonic-boom|thread-stream)\//.test(url) },
+];
+
+export type Side = 'bullpen' | 'plain';
+
+/** One side's profile, split. */
+export interface ProfiledSide {
+  /** Jobs per second while profiled. */
+  rate: number;
+  /** µs per job by cost id, the window's samples only. */
+  perJob: Record<string, number>;
+  /** The largest sources of each cost, with µs per job. */
+  files: Record<string, Array<{ file: string; perJob: number }>>;
+  /** µs per job of the window's samples that are not idle. */
+  busyPerJob: number;
+  /** The profiled process's CPU time per job (user + system, the profiler's own cost included). */
+  cpuPerJob: number;
+}
+
+export interface RuntimeProfileResult {
+  jobs: number;
+  /** The worker process as shipped, and a plain BullMQ Worker in a process of the same kind. */
+  sides: Record<Side, ProfiledSide>;
+  /** The redis-server's CPU per job, plain BullMQ without and with per-minute metrics (medians). */
+  redisPerJob: { plain: number; plainMetrics: number };
+  metricsRounds: number;
+}
+
+/** Runs `jobs` jobs through the profiled worker process and splits its profile. */
+async function profiledRun(redis: EmbeddedRedis, jobs: number, side: Side) {
+  const prefix = `bench-profile-${side}`;
+  const bullpen = makeBullpen(redis, prefix);
+  const queue = bullpen.queues.get(TYPE);
+  // Filled paused and resumed once the process has settled, as the runtime benchmark does.
+  await queue.pause();
+  await fill(queue, jobs);
+  const dir = mkdtempSync(path.join(tmpdir(), 'bullpen-profile-'));
+  try {
+    const child = spawn(
+      process.execPath,
+      [
+        '--cpu-prof',
+        '--cpu-prof-dir',
+        dir,
+        '--cpu-prof-interval',
+        String(INTERVAL_US),
+        '--import',
+        'tsx',
+        path.join(__dirname, 'runtime-profile-worker.ts'),
+      ],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        env: {
+          ...process.env,
+          REDIS_URL: redis.url,
+          REDIS_CLUSTER_NODES: '',
+          BULLPEN_PREFIX: prefix,
+          WORKER_TYPES: TYPE,
+          METRICS_PORT: String(await freePort()),
+          LOG_LEVEL: 'info',
+          BENCH_JOBS: String(jobs),
+          BENCH_SIDE: side,
+        },
+      },
+    );
+    const run = new Promise<ProfiledRun>((resolve, reject) => {
+      child.on('message', (m: { ready?: boolean; run?: ProfiledRun }) => {
+        if (m.ready) void new Promise((r) => setTimeout(r, SETTLE_MS)).then(() => queue.resume());
+        if (m.run) resolve(m.run);
+      });
+      child.once('exit', (code) => reject(new Error(`the profiled worker exited (${code}) before its jobs were done`)));
+    });
+    const ran = await run;
+    await new Promise<void>((resolve) => (child.exitCode === null ? child.once('exit', () => resolve()) : resolve()));
+    await closeChild(child);
+    const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+    if (!file) throw new Error(`node --cpu-prof wrote no profile in ${dir}`);
+    const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
+    return { run: ran, profile };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await queue.obliterate({ force: true });
+    await bullpen.close();
+  }
+}
+
+/** The redis-server's CPU per job for plain BullMQ, with or without BullMQ's per-minute metrics. */
+async function plainCost(redis: EmbeddedRedis, jobs: number, metrics: boolean, label: string) {
+  const bullpen = makeBullpen(redis, `bench-profile-plain-${label}`);
+  const queue = bullpen.queues.get(TYPE);
+  try {
+    const runner = plainRunner(bullpen, metrics ? { metrics: { maxDataPoints: MINUTE_POINTS } } : {});
+    let before = 0;
+    let after = 0;
+    await throughput(
+      runner,
+      queue,
+      jobs,
+      {},
+      {
+        started: async () => {
+          before = await redisCpuSeconds(bullpen);
+        },
+        finished: async () => {
+          after = await redisCpuSeconds(bullpen);
+        },
+      },
+    );
+    return { redis: ((after - before) * 1e6) / jobs };
+  } finally {
+    await queue.obliterate({ force: true });
+    await bullpen.close();
+  }
+}
+
+/** Profiles one side's worker process through `jobs` jobs and splits its samples. */
+export async function profileSide(redis: EmbeddedRedis, jobs: number, side: Side): Promise<ProfiledSide> {
+  const { run, profile } = await profiledRun(redis, jobs, side);
+  const split = attribute(profile, [...COSTS, ...REST_RULES], run.firstUs, run.lastUs, ROOT);
+  const perJob: Record<string, number> = {};
+  for (const [id, us] of split.micros) perJob[id] = us / run.jobs;
+  const files: ProfiledSide['files'] = {};
+  for (const [id, byFile] of split.files) {
+    files[id] = [...byFile]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3)
+      .map(([file, us]) => ({ file, perJob: us / run.jobs }));
+  }
+  const rate = (run.jobs * 1e6) / (run.lastUs - run.firstUs);
+  console.log(`  profiled ${side}: ${run.jobs} jobs at ${fmt(rate, 0)} jobs/s, ${fmt(run.cpuUs / run.jobs, 1)} µs of CPU per job`);
+  return { rate, perJob, files, busyPerJob: (split.total - (split.micros.get('idle') ?? 0)) / run.jobs, cpuPerJob: run.cpuUs / run.jobs };
+}
+
+export async function runRuntimeProfile(opts: { redis: EmbeddedRedis; jobs: number; rounds: number }): Promise<RuntimeProfileResult> {
+  const bullpen = await profileSide(opts.redis, opts.jobs, 'bullpen');
+  const plainSide = await profileSide(opts.redis, opts.jobs, 'plain');
+  const plain: number[] = [];
+  const withMetrics: number[] = [];
+  for (let r = 0; r < opts.rounds; r++) {
+    const order = r % 2 === 0 ? [false, true] : [true, false];
+    for (const metrics of order) {
+      const cost = await plainCost(opts.redis, opts.jobs, metrics, `${r}-${metrics}`);
+      (metrics ? withMetrics : plain).push(cost.redis);
+      console.log(`  plain BullMQ ${metrics ? 'with' : 'without'} per-minute metrics: Redis ${fmt(cost.redis, 1)} µs/job`);
+    }
+  }
+  return {
+    jobs: opts.jobs,
+    sides: { bullpen, plain: plainSide },
+    redisPerJob: { plain: median(plain), plainMetrics: median(withMetrics) },
+    metricsRounds: opts.rounds,
+  };
+}
+
+export function runtimeProfileSection(r: RuntimeProfileResult): string {
+  const b = r.sides.bullpen;
+  const p = r.sides.plain;
+  const us = (side: ProfiledSide, id: string) => side.perJob[id] ?? 0;
+  const where = (id: string) => (b.files[id] ?? []).map((f) => `\`${f.file}\``).join(', ') || '–';
+  const cells = (id: string) => `${fmt(us(b, id), 1)} | ${fmt(us(p, id), 1)} | ${fmt((100 * us(b, id)) / b.busyPerJob, 1)} %`;
+  const row = (label: string, id: string) => `| ${label} | ${where(id)} | ${cells(id)} |`;
+  const hooks = COSTS.filter((c) => c.group === 'hook');
+  const sum = (side: ProfiledSide, ids: string[]) => ids.reduce((s, id) => s + us(side, id), 0);
+  const total = (label: string, ids: string[]) =>
+    `| **${label}** | | **${fmt(sum(b, ids), 1)}** | **${fmt(sum(p, ids), 1)}** | **${fmt((100 * sum(b, ids)) / b.busyPerJob, 1)} %** |`;
+  const metricsRedis = r.redisPerJob.plainMetrics - r.redisPerJob.plain;
+  return [
+    '## Where the runtime’s time goes',
+    '',
+    'Command: `node --import tsx scripts/bench/index.ts profile`. The production worker process of the runtime benchmark',
+    `(\`scripts/bench/runtime-profile-worker.ts\`: \`worker/main.ts\`’s composition, \`WORKER_TYPES=${TYPE}\`, the no-op handler, concurrency 50,`,
+    'info logs to /dev/null) runs under `node --cpu-prof` (a sample every 100 µs) through ' +
+      `${r.jobs.toLocaleString('en-US')} pre-filled jobs; then a plain BullMQ Worker`,
+    'with the runtime benchmark’s options for that side, in a process of the same kind, through as many. Each sample goes to',
+    'the innermost frame of its stack that a row claims (zod under the processor is validation, a timer the timeout sets is',
+    'the timeout’s), counting only samples between the first job’s start and the last one’s end; µs per job is the',
+    'samples’ time over the jobs. V8 samples by the clock: on a loaded machine, time a process waited for a core lands on',
+    'whatever stack it waited in, so compare the two columns and the shares rather than the µs with other runs.',
+    '',
+    '| | Bullpen | plain BullMQ |',
+    '|---|---:|---:|',
+    `| jobs/s while profiled | ${fmt(b.rate, 0)} | ${fmt(p.rate, 0)} |`,
+    `| CPU µs per job (user + system, the profiler’s own included) | ${fmt(b.cpuPerJob, 1)} | ${fmt(p.cpuPerJob, 1)} |`,
+    `| samples not idle, µs per job | ${fmt(b.busyPerJob, 1)} | ${fmt(p.busyPerJob, 1)} |`,
+    '',
+    '| cost per job | where in Bullpen (largest first) | Bullpen µs/job | plain BullMQ µs/job | share of Bullpen’s samples |',
+    '|---|---|---:|---:|---:|',
+    ...hooks.map((c) => row(c.label, c.id)),
+    total(
+      'The runtime’s hooks together',
+      hooks.map((c) => c.id),
+    ),
+    ...COSTS.filter((c) => c.group === 'bullmq').map((c) => row(c.label, c.id)),
+    total('BullMQ’s own together', ['bullmq', 'ioredis']),
+    ...REST.map((c) => row(c.label, c.id)),
+    '',
+    `**BullMQ’s per-minute metrics** (\`metrics: { maxDataPoints: ${MINUTE_POINTS} }\`, what the dashboard’s charts read) cost nothing`,
+    'in the worker process: they are one more write inside each job’s finishing script. The redis-server’s CPU per job,',
+    `plain BullMQ, median of ${r.metricsRounds} rounds each, alternating: **${fmt(r.redisPerJob.plain, 1)} µs without them,`,
+    `${fmt(r.redisPerJob.plainMetrics, 1)} µs with them** (${metricsRedis >= 0 ? '+' : ''}${fmt(metricsRedis, 1)} µs per job).`,
+    '',
+  ].join('\n');
+}
