@@ -7,6 +7,7 @@ import type { HttpTiming } from './dashboard-http';
 import { mib } from './dashboard-memory';
 import type { ReadsResult, Timing } from './dashboard-reads';
 import type { RetryRun } from './dashboard-retry';
+import type { PageWeight } from './page-weight';
 import { fmt, median } from './stats';
 
 /** The issue's target for every page. */
@@ -18,6 +19,13 @@ export const PAGE_TARGET_MS = 150;
 export const FLAT_FACTOR = 2;
 
 export type PageKey = 'overview' | 'firstPage' | 'deepPage' | 'dlqCold' | 'dlqWarm';
+
+/** The pages weighed and painted (issue 26: the overview and the queue page). */
+export const WEIGHED_PAGES = ['overview', 'firstPage'] as const;
+export type WeighedPage = (typeof WEIGHED_PAGES)[number];
+
+/** The target for each weighed page's HTML, gzipped as a browser receives it. */
+export const PAGE_WEIGHT_TARGET_KIB = 60;
 
 export interface DashboardBenchResult {
   /** How the run was started, for the reader to repeat it. */
@@ -34,7 +42,13 @@ export interface DashboardBenchResult {
   dlqFilter: { type: string; errorClass: string; tenants: number; warmTenant: string; warmMatches: number };
   seed: { jobsMs: number; deadLettersMs: number; redisMemory: string };
   reads: ReadsResult;
-  http: { build: BuildOutcome; timings?: Record<PageKey, HttpTiming>; error?: string };
+  http: {
+    build: BuildOutcome;
+    timings?: Record<PageKey, HttpTiming>;
+    error?: string;
+    /** The overview's and the first queue page's weight and cold-browser first paints (ms). */
+    pages?: Partial<Record<WeighedPage, { path: string; weight: PageWeight; paints: number[]; paintError?: string }>>;
+  };
   retryQueue: string;
   retry: RetryRun[];
   /** The heap-capped proof run ran out of heap (or otherwise failed). */
@@ -102,6 +116,40 @@ function pageRows(r: DashboardBenchResult): string[] {
     ];
     return `| ${cells.join(' | ')} |`;
   });
+}
+
+/** What fills the weighed pages, and their first paint from a cold browser. */
+export function weightLines(r: DashboardBenchResult): string[] {
+  const pages = r.http.pages;
+  if (!pages || WEIGHED_PAGES.every((k) => !pages[k])) return [];
+  const kib = (b: number) => fmt(b / 1_024, 1);
+  const rows = WEIGHED_PAGES.flatMap((k) => {
+    const p = pages[k];
+    if (!p) return [];
+    const w = p.weight;
+    const paint = p.paints.length ? `${fmt(median(p.paints), 0)} (${fmt(Math.min(...p.paints), 0)}–${fmt(Math.max(...p.paints), 0)})` : '—';
+    const met = w.gzipBytes / 1_024 < PAGE_WEIGHT_TARGET_KIB ? 'met' : '**missed**';
+    return [
+      `| \`${p.path}\` | ${kib(w.bytes)} | ${kib(w.rscBytes)} | ${kib(w.inlineScriptBytes)} | ${kib(w.markupBytes)} | ${kib(w.gzipBytes)} | ${met} | ${paint} |`,
+    ];
+  });
+  const paintErrors = WEIGHED_PAGES.flatMap((k) => (pages[k]?.paintError ? [`${k}: ${pages[k]?.paintError}`] : []));
+  const samples = Math.max(...WEIGHED_PAGES.map((k) => pages[k]?.paints.length ?? 0));
+  return [
+    '#### Page weight and first paint',
+    '',
+    'What fills the HTML of the overview and the queue page for this data: the React Server Components payload Next.js',
+    'inlines for hydration (`self.__next_f.push` scripts), other inline scripts, and the markup (elements and text), as',
+    `sent and gzipped (what a browser asking for gzip receives; target under ${PAGE_WEIGHT_TARGET_KIB} KiB). First contentful paint: a new`,
+    `Chromium (headless, \`--no-sandbox\`) per sample, so no cache and no compiled scripts, the viewer's cookie set, median of ${samples} (min–max), ms`,
+    'from navigation start, as the page’s own Performance timeline reports it.',
+    '',
+    `| page | HTML, KiB | RSC payload, KiB | other inline scripts, KiB | markup, KiB | gzipped, KiB | < ${PAGE_WEIGHT_TARGET_KIB} KiB gzipped | first contentful paint, ms |`,
+    '|---|---:|---:|---:|---:|---:|---|---:|',
+    ...rows,
+    ...(paintErrors.length ? ['', `**No paint measured**: ${paintErrors.join('; ')}.`] : []),
+    '',
+  ];
 }
 
 function httpNote(r: DashboardBenchResult): string[] {
@@ -203,6 +251,7 @@ export function dashboardSection(r: DashboardBenchResult): string {
       ? `Every page is under ${PAGE_TARGET_MS} ms (target met).`
       : `**Target missed for ${missed.join(', ')}**: see the figures above; on this shared 2-core machine the load average was ${fmt(r.load.start, 1)}–${fmt(r.load.end, 1)} during the run.`,
     '',
+    ...weightLines(r),
     `### Retry all failed (\`${r.retryQueue}\`)`,
     '',
     'The queue page\'s "Retry all" exactly as its server action runs it: `BulkRunner.start` around',

@@ -18,11 +18,13 @@ import { silentLogger } from '@/lib/logging/logger';
 import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { runHttp, type HttpTiming, type PageProbe } from './dashboard-http';
+import { firstPaints } from './dashboard-paint';
+import { pageWeight } from './page-weight';
 import { ensureBuild, startDashboard, type RunningDashboard } from './dashboard-next';
 import { runReads } from './dashboard-reads';
 import { fmt, median } from './stats';
 import { runRetryAll } from './dashboard-retry';
-import type { DashboardBenchResult, PageKey } from './dashboard-section';
+import { type DashboardBenchResult, type PageKey, WEIGHED_PAGES } from './dashboard-section';
 import { seededRandom } from '@/jobs/shared/seeded-random';
 import { cloneJobs, makeTemplate, recordDeadLetters, spreadDeadLetter, verifyClones } from './dashboard-seed';
 
@@ -73,6 +75,31 @@ async function redisMemory(bullpen: Bullpen): Promise<string> {
   return /used_memory_human:(\S+)/.exec(info)?.[1] ?? 'unknown';
 }
 
+/** How many cold browsers each page's first paint is taken from. */
+const PAINT_SAMPLES = 5;
+
+/**
+ * The overview's and the first queue page's weight (what fills the HTML) and first
+ * contentful paint from a cold browser. A browser that cannot start leaves the paints out
+ * and says why; the weights are still taken.
+ */
+async function measurePages(d: RunningDashboard, probes: PageProbe[]): Promise<NonNullable<DashboardBenchResult['http']['pages']>> {
+  const out: NonNullable<DashboardBenchResult['http']['pages']> = {};
+  for (const key of WEIGHED_PAGES) {
+    const path = probes.find((p) => p.key === key)?.path(0) as string;
+    const res = await fetch(`${d.url}${path}`, { headers: { cookie: d.cookie, accept: 'text/html' } });
+    const weight = pageWeight(await res.text());
+    try {
+      const paints = await firstPaints(d, path, PAINT_SAMPLES);
+      out[key] = { path, weight, paints };
+    } catch (err) {
+      out[key] = { path, weight, paints: [], paintError: (err as Error).message.split('\n')[0] };
+    }
+    console.log(`  ${key}: ${fmt(weight.bytes / 1_024, 1)} KiB, ${fmt(weight.gzipBytes / 1_024, 1)} KiB gzipped`);
+  }
+  return out;
+}
+
 /** The real pages, checked against what the read models returned for the same URLs. */
 async function measureHttp(
   bullpen: Bullpen,
@@ -90,7 +117,7 @@ async function measureHttp(
   }
   try {
     const timings = (await runHttp(dashboard, probes, reps)) as Record<PageKey, HttpTiming>;
-    return { build, timings };
+    return { build, timings, pages: await measurePages(dashboard, probes) };
   } catch (err) {
     console.error(dashboard.log().slice(-2_000));
     return { build, error: (err as Error).message };

@@ -200,6 +200,27 @@ describe('dashboardSection', () => {
     expect(md).toContain('**Target missed for overview**');
   });
 
+  it('writes the weighed pages: what fills them, gzipped against 60 KiB, and the median first paint', () => {
+    const weight = (bytes: number, gzipBytes: number) => ({
+      bytes,
+      gzipBytes,
+      rscBytes: bytes / 2,
+      inlineScriptBytes: 1_024,
+      markupBytes: bytes / 2 - 1_024,
+    });
+    const r = result();
+    r.http.pages = {
+      overview: { path: '/', weight: weight(160 * 1_024, 30 * 1_024), paints: [300, 120, 200, 180, 150] },
+      firstPage: { path: '/queues/webhook-dispatch?state=completed&size=50', weight: weight(100 * 1_024, 62 * 1_024), paints: [] },
+    };
+    r.http.pages.firstPage!.paintError = 'Chromium did not start';
+    const md = dashboardSection(r);
+    expect(md).toContain('#### Page weight and first paint');
+    expect(md).toContain('| `/` | 160.0 | 80.0 | 1.0 | 79.0 | 30.0 | met | 180 (120–300) |');
+    expect(md).toContain('| `/queues/webhook-dispatch?state=completed&size=50` | 100.0 | 50.0 | 1.0 | 49.0 | 62.0 | **missed** | — |');
+    expect(md).toContain('**No paint measured**: firstPage: Chromium did not start.');
+  });
+
   it('without the HTTP half says so and judges by the read models', () => {
     const r = result({ http: { build: { unusable: '`next build` failed (its output is in the bench log)' } } });
     const md = dashboardSection(r);
