@@ -4,7 +4,7 @@
  * into modules. The `.lua` files are what one edits and reviews; the module is what the
  * code imports, so no process (Next's server bundle, Playwright's loader, the worker)
  * has to find a file on disk at run time. `--check` fails when a module is stale
- * (`tests/unit/lua-files.test.ts` runs the same check).
+ * (`tests/unit/app/lua-files.test.ts` runs the same check).
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { silentLogger } from '@/lib/logging/logger';
 import type { JobContext, JobProgressValue } from '@/lib/runtime/handler';
-import type { JobTypeName } from './shipped-jobs';
 
 export interface RecordingContext<P> extends JobContext<P> {
   /** Every progress report, in order. */
@@ -14,7 +13,7 @@ export interface RecordingContext<P> extends JobContext<P> {
  * log lines. `makeJobContext('memory-cleanup', data, { attempt: 2 })`.
  */
 export function makeJobContext<P>(
-  type: JobTypeName,
+  type: string,
   data: P,
   overrides: Partial<Omit<JobContext<P>, 'data' | 'type' | 'progress' | 'log'>> = {},
 ): RecordingContext<P> {

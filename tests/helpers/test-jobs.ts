@@ -1,16 +1,19 @@
 import { z } from 'zod';
 import { JobCatalog } from '@/lib/jobs/job-catalog';
 import { defineJob } from '@/lib/jobs/job-definition';
+import type { ScheduleDefinition } from '@/lib/schedules/schedule-definition';
 
 /*
- * The runtime's own tests run on this table, not on the shipped application's: three
+ * The runtime's own tests run on this table, not on the shipped application's: four
  * generic types that between them use every kind of declaration the runtime reads
  * (a critical type with owned resource fields and a high priority, a rate-limited type
- * with schema defaults, a destructive one at CRITICAL priority). A team that replaces
- * jobs/ keeps these tests as they are.
+ * with schema defaults, a destructive one at CRITICAL priority, and a LOW chore whose
+ * payload is all defaults, which TEST_SCHEDULES runs). A team that replaces jobs/ keeps
+ * these tests as they are.
  */
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
+const DAY = 24 * 60 * MINUTE;
 
 export const notifySchema = z.object({
   webhookId: z.string().min(1).max(128),
@@ -30,6 +33,12 @@ export const syncSchema = z.object({
 export const eraseSchema = z.object({
   orgId: z.string().min(1),
   workspaceId: z.string().min(1).optional(),
+  reason: z.string().max(500).optional(),
+});
+
+export const tidySchema = z.object({
+  maxAgeMs: z.number().int().positive().default(DAY),
+  batchSize: z.number().int().min(1).max(10_000).default(500),
 });
 
 export const TEST_JOBS = [
@@ -58,6 +67,7 @@ export const TEST_JOBS = [
     attempts: 5,
     backoff: { type: 'exponential', delayMs: 5 * SECOND },
     timeoutMs: 2 * MINUTE,
+    concurrency: 2,
     rateLimit: { max: 50, durationMs: MINUTE },
     handler: (_deps: unknown) => async () => ({ fetched: 0 }),
   }),
@@ -75,7 +85,25 @@ export const TEST_JOBS = [
     destructive: true,
     handler: (_deps: unknown) => async () => ({ erased: 0 }),
   }),
+  defineJob({
+    name: 'tidy',
+    group: 'maintenance',
+    description: 'Remove what is older than its age.',
+    schema: tidySchema,
+    example: {},
+    attempts: 3,
+    backoff: { type: 'exponential', delayMs: 10 * SECOND },
+    timeoutMs: 2 * MINUTE,
+    priority: 'LOW',
+    concurrency: 1,
+    handler: (_deps: unknown) => async () => ({ removed: 0 }),
+  }),
 ] as const;
+
+/** The test table's one schedule: `tidy` every 15 minutes, in UTC. */
+export const TEST_SCHEDULES: readonly ScheduleDefinition[] = [
+  { name: 'tidy', jobType: 'tidy', pattern: '0 */15 * * * *', tz: 'UTC', data: {}, description: 'Tidy every 15 minutes.' },
+];
 
 export type TestJobs = typeof TEST_JOBS;
 export const TEST_CATALOG = new JobCatalog(TEST_JOBS);

@@ -1,25 +1,26 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import type { Bullpen, BullpenOptions } from '@/lib/bullpen';
+import type { Bullpen } from '@/lib/bullpen';
 import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
-import { makeBullpen } from './make-bullpen';
 import { startTestRedis } from './redis';
+import { type TestBullpenOptions, testBullpen } from './test-bullpen';
 
 export interface TestRedis {
   /** The file's redis-server; started in beforeAll, stopped in afterAll. */
   readonly redis: EmbeddedRedis;
-  /** A Bullpen on it under a unique prefix (shipped job table unless `jobs` is given), closed after the test. */
-  bullpen(overrides?: Partial<BullpenOptions> & { env?: Record<string, string> }): Bullpen;
+  /** A Bullpen on it under a unique prefix (testBullpen: the test table unless told), closed after the test. */
+  bullpen(overrides?: TestBullpenOptions): Bullpen;
   /** The same, once its connection is ready (the producer connection has no offline queue). */
-  readyBullpen(overrides?: Partial<BullpenOptions> & { env?: Record<string, string> }): Promise<Bullpen>;
+  readyBullpen(overrides?: TestBullpenOptions): Promise<Bullpen>;
 }
 
 /**
  * One redis-server per test file, started and stopped by the hooks this registers, and
  * Bullpens on it that are closed after each test: the setup every integration test
- * needs, written once. Call it at the top of a file or a describe block.
+ * needs, written once. Call it at the top of a file or a describe block. `base` is every
+ * Bullpen's starting options (an application's tests hand it their application).
  */
-export function useTestRedis(): TestRedis {
+export function useTestRedis(base: TestBullpenOptions = {}): TestRedis {
   let server: EmbeddedRedis | undefined;
   const open = new Set<Bullpen>();
   beforeAll(async () => {
@@ -38,7 +39,7 @@ export function useTestRedis(): TestRedis {
       return server;
     },
     bullpen(overrides = {}) {
-      const b = makeBullpen(t.redis, overrides);
+      const b = testBullpen(t.redis, { ...base, ...overrides });
       open.add(b);
       return b;
     },

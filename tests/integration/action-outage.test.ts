@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { shippedApp } from '@/jobs/shipped-app';
+import { TEST_JOBS } from '../helpers/test-jobs';
 import { createBullpen, type Bullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { QueueOperations } from '@/dashboard/queues/queue-operations';
@@ -16,7 +16,7 @@ import { useOutageRedis } from '../helpers/redis-outage';
  * Redis hung was applied about 100 s later, when Redis resumed, with no word to the
  * operator; now it fails within the gate, and nothing happens after Redis returns.
  */
-const TYPE = 'slack-sync';
+const TYPE = 'sync';
 /** What a bound may overrun by on a loaded 2-core machine: timers and a promise chain, no I/O. */
 const SLACK_MS = 750;
 /** How long after Redis resumes a late write would have landed: it runs what sat in the socket at once. */
@@ -35,7 +35,7 @@ describe('dashboard actions through a Redis outage', () => {
   /** The dashboard's Bullpen (producer connection) with the queue's BullMQ Queue started. */
   async function dashboard() {
     bullpen = createBullpen({
-      ...shippedApp,
+      jobs: TEST_JOBS,
       config: loadConfig({ LOG_LEVEL: 'silent' }),
       redis: { host: '127.0.0.1', port: redis.port },
       prefix: uniquePrefix('action-outage'),
@@ -76,7 +76,7 @@ describe('dashboard actions through a Redis outage', () => {
     const { err, ms } = await outcome(guardedWrite(b.redis, () => ops.pause(TYPE), { what: `pausing ${TYPE}` }));
     expect(isAppError(err), String(err)).toBe(true);
     expect(err).toMatchObject({ code: 'REDIS_UNAVAILABLE', details: { maybeApplied: false } });
-    expect((err as Error).message).toMatch(/nothing was sent and nothing changed \(pausing slack-sync\)/);
+    expect((err as Error).message).toMatch(/nothing was sent and nothing changed \(pausing sync\)/);
     expect(ms).toBeLessThan(WRITE_GATE_MS + SLACK_MS);
 
     redis.resume();

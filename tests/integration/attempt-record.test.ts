@@ -12,7 +12,7 @@ import {
 } from '@/lib/runtime/attempt-record';
 import type { JobContext, JobHandler } from '@/lib/runtime/handler';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
-import { poolOf } from '../helpers/make-bullpen';
+import { poolOf } from '../helpers/pool-of';
 import { TEST_JOBS } from '../helpers/test-jobs';
 import { useTestRedis } from '../helpers/use-test-redis';
 

@@ -11,7 +11,7 @@ import { SignInService } from '@/dashboard/auth/sign-in';
 import { readyClient } from '@/lib/redis/connection';
 import type { AppError } from '@/lib/errors/app-error';
 import { UserStore } from '@/dashboard/auth/user-store';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
 
 let bullpen: Bullpen;
 
@@ -22,7 +22,7 @@ afterEach(async () => {
 
 async function bullpenWithDataDir(): Promise<{ b: Bullpen; dir: string }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'bullpen-auth-'));
-  return { b: makeBullpen(server.redis, { env: { BULLPEN_DATA_DIR: dir } }), dir };
+  return { b: testBullpen(server.redis, { env: { BULLPEN_DATA_DIR: dir } }), dir };
 }
 
 describe('first admin', () => {
@@ -61,7 +61,7 @@ describe('first admin', () => {
 
 describe('users', () => {
   it('creates, refuses duplicates and bad input, changes password and role with a new session epoch, removes', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const users = new UserStore(bullpen.redis, bullpen.keys);
     const u = await users.create({ username: 'Victor', role: 'viewer', password: 'viewer-pass-1' });
     expect(u).toMatchObject({ username: 'victor', role: 'viewer', sessionEpoch: 0 });
@@ -105,7 +105,7 @@ describe('sign-in throttling', () => {
   }
 
   it('slows one client on one account with doubling delays, but never locks the account for another client', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const svc = new SignInService(bullpen.redis, bullpen.keys, { limits: { freeFailures: 3, baseDelayMs: 60_000 } });
     await svc.users.create({ username: 'admin', role: 'admin', password: 'admin-pass-01' });
     expect(await guesses(svc, 'admin', '203.0.113.5', 4)).toEqual([
@@ -123,7 +123,7 @@ describe('sign-in throttling', () => {
   });
 
   it('the delay doubles with each failure past the free ones, up to the cap', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     await readyClient(bullpen.redis);
     const limiter = new SignInRateLimiter(bullpen.redis, bullpen.keys, { freeFailures: 2, baseDelayMs: 1_000, maxDelayMs: 5_000 });
     let now = 1_000_000;
@@ -145,7 +145,7 @@ describe('sign-in throttling', () => {
   });
 
   it('caps one client spraying many names, and everyone past the global cap', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const svc = new SignInService(bullpen.redis, bullpen.keys, { limits: { maxPerClient: 4, globalMax: 10 } });
     await svc.users.create({ username: 'victor', role: 'viewer', password: 'viewer-pass-1' });
     for (let i = 0; i < 4; i++) await guesses(svc, `nobody${i}`, '10.9.9.9', 1);
@@ -164,7 +164,7 @@ describe('sign-in throttling', () => {
   });
 
   it('30 parallel guesses: only the free ones reach a password check (reserve and count are one step)', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const svc = new SignInService(bullpen.redis, bullpen.keys, { limits: { freeFailures: 3 }, hashing: { limit: 2, maxWaiting: 40 } });
     await svc.users.create({ username: 'admin', role: 'admin', password: 'admin-pass-01' });
     let checked = 0;
@@ -187,7 +187,7 @@ describe('sign-in throttling', () => {
   });
 
   it('a success starts the pair over and does not count as a failure', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const svc = new SignInService(bullpen.redis, bullpen.keys, { limits: { freeFailures: 3 } });
     await svc.users.create({ username: 'admin', role: 'admin', password: 'admin-pass-01' });
     await guesses(svc, 'admin', '1.1.1.1', 2);
@@ -197,7 +197,7 @@ describe('sign-in throttling', () => {
   });
 
   it('bounds concurrent password hashing: past the waiting room an attempt is refused at once', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     await readyClient(bullpen.redis);
     const svc = new SignInService(bullpen.redis, bullpen.keys, { limits: { freeFailures: 100 }, hashing: { limit: 1, maxWaiting: 1 } });
     let running = 0;
@@ -225,7 +225,7 @@ describe('sign-in throttling', () => {
 
 describe('server-side sessions', () => {
   it('sign-out closes the session at once; a password or role change closes all of the user’s sessions', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const svc = new SignInService(bullpen.redis, bullpen.keys);
     await svc.users.create({ username: 'olivia', role: 'operator', password: 'operator-pass-1' });
     const a = await svc.sessions.open('olivia');

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { shippedApp } from '@/jobs/shipped-app';
 import type { Bullpen } from '@/lib/bullpen';
 import { addJobDefaults, type AddJobRequest } from '@/dashboard/client/add-job-form';
 import { JobOperations } from '@/dashboard/jobs/job-operations';
 import { PRIORITY } from '@/lib/jobs/priority';
 import { useTestRedis } from '../helpers/use-test-redis';
 
-const server = useTestRedis();
+const server = useTestRedis(shippedApp);
 
 /** Jobs in every queue of the table, whatever their state: what a refusal must leave as it is. */
 async function allJobs(b: Bullpen): Promise<number> {

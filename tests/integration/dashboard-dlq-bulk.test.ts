@@ -4,7 +4,7 @@ import type { Bullpen } from '@/lib/bullpen';
 import { BulkRunner } from '@/dashboard/live/bulk-runner';
 import { discardSelected, replaySelected, startPurge, startReplayAll } from '@/dashboard/dead-letters/dead-letters-bulk';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
 
 let bullpen: Bullpen;
 
@@ -18,9 +18,9 @@ const T0 = Date.UTC(2025, 0, 31, 4, 0);
 function deadLetter(i: number, orgId = 'org-1'): DeadLetterInput {
   const payload = { webhookId: 'wh_1', event: 'memory.created', payload: { i } };
   return {
-    queue: 'webhook-dispatch',
+    queue: 'notify',
     jobId: `job-${i}`,
-    jobType: 'webhook-dispatch',
+    jobType: 'notify',
     jobData: { payload, requestId: `req-${i}`, dispatchedAt: T0, tenant: { orgId } },
     error: { message: 'HTTP 503', errorClass: 'server' },
     attempts: 10,
@@ -37,11 +37,11 @@ async function seed(n: number, orgId?: string, offset = 0): Promise<string[]> {
 }
 
 const replayJobsIn = async () =>
-  (await bullpen.queues.get('webhook-dispatch').getJobs(['prioritized', 'waiting'], 0, -1)).filter((j) => j.data.replayOf);
+  (await bullpen.queues.get('notify').getJobs(['prioritized', 'waiting'], 0, -1)).filter((j) => j.data.replayOf);
 
 describe('replaySelected / discardSelected', () => {
   it('replays each selected entry once, skipping one whose replay count changed meanwhile', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const [a, b, c] = await seed(3);
     await bullpen.dlq.replay(c, { by: 'bob' }); // someone else got there first
     const out = await replaySelected(
@@ -66,7 +66,7 @@ describe('replaySelected / discardSelected', () => {
   });
 
   it('refuses an empty, oversized or duplicated selection and changes nothing', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const [a] = await seed(1);
     await expect(replaySelected(bullpen, [], 'alice')).rejects.toMatchObject({ code: 'VALIDATION' });
     await expect(discardSelected(bullpen, [a, a], 'alice')).rejects.toMatchObject({ code: 'VALIDATION' });
@@ -81,7 +81,7 @@ describe('replaySelected / discardSelected', () => {
   });
 
   it('discards the selected entries', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const ids = await seed(2);
     const out = await discardSelected(bullpen, ids, 'carol');
     expect(out.done).toEqual(ids);
@@ -92,7 +92,7 @@ describe('replaySelected / discardSelected', () => {
 
 describe('startReplayAll', () => {
   it('replays at most `limit` matching entries in the background, with progress and an audit entry', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     await seed(230, 'org-1');
     await seed(5, 'org-2', 1_000);
     const bulk = new BulkRunner(bullpen.redis, bullpen.keys, bullpen.logger, bullpen.audit);
@@ -115,7 +115,7 @@ describe('startReplayAll', () => {
   });
 
   it('refuses statuses that cannot be replayed, and an empty match, before starting anything', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     await seed(2);
     const bulk = new BulkRunner(bullpen.redis, bullpen.keys, bullpen.logger);
     const now = Date.now();
@@ -133,7 +133,7 @@ describe('startReplayAll', () => {
 
 describe('startPurge', () => {
   it('removes every match and only the matches', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     await seed(120, 'org-1');
     const keep = await seed(3, 'org-2', 1_000);
     const bulk = new BulkRunner(bullpen.redis, bullpen.keys, bullpen.logger, bullpen.audit);
@@ -145,7 +145,7 @@ describe('startPurge', () => {
   });
 
   it('refuses to purge without a filter', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     await seed(2);
     const bulk = new BulkRunner(bullpen.redis, bullpen.keys, bullpen.logger);
     await expect(startPurge(bullpen, bulk, {}, { by: 'root', now: Date.now() })).rejects.toMatchObject({ code: 'VALIDATION' });

@@ -4,7 +4,7 @@ import type { Bullpen } from '@/lib/bullpen';
 import { parseDeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
 import { readDeadLetterDetail, readDeadLetterList } from '@/dashboard/dead-letters/dead-letters-read';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
 
 let bullpen: Bullpen;
 
@@ -18,9 +18,9 @@ const payload = { webhookId: 'wh_1', event: 'memory.created', payload: { id: 7 }
 
 function deadLetter(i: number, over: Partial<DeadLetterInput> = {}): DeadLetterInput {
   return {
-    queue: 'webhook-dispatch',
+    queue: 'notify',
     jobId: `job-${i}`,
-    jobType: 'webhook-dispatch',
+    jobType: 'notify',
     jobData: {
       payload: { ...payload, payload: { id: i } },
       requestId: `req-${i}`,
@@ -48,7 +48,7 @@ async function seed(n: number): Promise<string[]> {
 
 describe('readDeadLetterList', () => {
   it('pages newest first with the filtered total and the per-status counts', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     await seed(12);
     const { filters } = parseDeadLetterFilters({ size: '25' });
     const first = await readDeadLetterList(bullpen, { ...filters, pageSize: 25 }, T0 + 3_600_000);
@@ -66,7 +66,7 @@ describe('readDeadLetterList', () => {
   });
 
   it('applies the URL filters: tenant, error class, time window and page', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     await seed(12);
     const odd = await readDeadLetterList(bullpen, parseDeadLetterFilters({ tenant: 'org-odd', size: '25' }).filters);
     expect(odd.total).toBe(6);
@@ -89,7 +89,7 @@ describe('readDeadLetterList', () => {
   });
 
   it('reflects a replay in the row, the status filter and the counts', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const [id] = await seed(3);
     await bullpen.dlq.replay(id, { by: 'alice' });
     const replayed = await readDeadLetterList(bullpen, parseDeadLetterFilters({ status: 'replayed' }).filters);
@@ -106,10 +106,10 @@ describe('readDeadLetterList', () => {
 
 describe('readDeadLetterDetail', () => {
   it('shows the original job’s state, the error, the envelope and the replay history with job states', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     // The original job still sits in its queue (prioritized: the type's default priority); the DLQ entry names it.
-    const queue = bullpen.queues.get('webhook-dispatch');
-    const job = await queue.add('webhook-dispatch', deadLetter(1).jobData, { jobId: 'job-1' });
+    const queue = bullpen.queues.get('notify');
+    const job = await queue.add('notify', deadLetter(1).jobData, { jobId: 'job-1' });
     const { id } = await bullpen.dlq.record(deadLetter(1));
     const before = await readDeadLetterDetail(bullpen, id);
     expect(before).toMatchObject({
@@ -140,7 +140,7 @@ describe('readDeadLetterDetail', () => {
   });
 
   it('says `gone` for a job BullMQ no longer holds, and null for an unknown entry', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const { id } = await bullpen.dlq.record(deadLetter(4));
     expect((await readDeadLetterDetail(bullpen, id))?.originalJobState).toBe('gone');
     expect(await readDeadLetterDetail(bullpen, 'dlq-000000000000000000000000')).toBeNull();
@@ -148,7 +148,7 @@ describe('readDeadLetterDetail', () => {
   });
 
   it('keeps a huge payload off the page and out of the editor', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const big = { ...payload, payload: { blob: 'x'.repeat(300 * 1024) } };
     const { id } = await bullpen.dlq.record(deadLetter(5, { jobData: { payload: big, requestId: 'r', dispatchedAt: T0 } }));
     const d = await readDeadLetterDetail(bullpen, id);

@@ -7,7 +7,8 @@ import { awaitReplayOutcome } from '@/dashboard/dead-letters/dead-letters-replay
 import type { DeadLetterEntry } from '@/lib/dlq/entry';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
 import { createWebhookDispatchHandler } from '@/jobs/integration/webhook-dispatch';
-import { makeBullpen, poolOf } from '../helpers/make-bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
+import { poolOf } from '../helpers/pool-of';
 import { useStatusReceiver } from '../helpers/status-receiver';
 
 /*

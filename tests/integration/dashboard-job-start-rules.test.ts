@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { shippedApp } from '@/jobs/shipped-app';
 import type { Bullpen } from '@/lib/bullpen';
 import { BulkRunner } from '@/dashboard/live/bulk-runner';
 import { replaySelected, startReplayAll } from '@/dashboard/dead-letters/dead-letters-bulk';
@@ -14,7 +15,7 @@ import { useTestRedis } from '../helpers/use-test-redis';
  * typed org id on every path that starts a job from the dashboard; a job added there
  * names only its own tenant's resources (docs/security.md).
  */
-const server = useTestRedis();
+const server = useTestRedis(shippedApp);
 const OPERATOR = { role: 'operator' } as const;
 const ADMIN = { role: 'admin' } as const;
 

@@ -4,7 +4,7 @@ import type { Bullpen } from '@/lib/bullpen';
 import { LiveCache } from '@/dashboard/live/live-cache';
 import { readOverview } from '@/dashboard/queues/queue-overview';
 import { readyClient } from '@/lib/redis/connection';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
 
 let bullpen: Bullpen;
 
@@ -21,7 +21,7 @@ async function commandsProcessed(b: Bullpen): Promise<number> {
 
 describe('live cache', () => {
   it('answers 20 concurrent tabs with one overview read from Redis', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     await readyClient(bullpen.redis);
     await readOverview(bullpen, Date.now()); // load BullMQ's scripts once
 

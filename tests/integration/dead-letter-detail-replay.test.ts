@@ -5,7 +5,7 @@ import { replayJobId } from '@/lib/dlq/entry';
 import { useTestRedis } from '../helpers/use-test-redis';
 
 const server = useTestRedis();
-const TYPE = 'webhook-dispatch';
+const TYPE = 'notify';
 
 /** Fails job `id` for good as the runtime would: the failed set, then its dead letter. */
 async function failForGood(b: Bullpen, id: string, message: string): Promise<string> {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { shippedApp } from '@/jobs/shipped-app';
+import { TEST_JOBS } from '../helpers/test-jobs';
 import { createBullpen, type Bullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { isAppError } from '@/lib/errors/app-error';
@@ -29,7 +29,7 @@ describe('dispatch through a Redis outage', () => {
 
   function producer(port = redis.port): Bullpen {
     const b = createBullpen({
-      ...shippedApp,
+      jobs: TEST_JOBS,
       config: loadConfig({ LOG_LEVEL: 'silent', BULLPEN_DISPATCH_TIMEOUT_MS: String(BOUND_MS) }),
       redis: { host: '127.0.0.1', port },
       prefix: uniquePrefix('dispatch-outage'),
@@ -57,27 +57,27 @@ describe('dispatch through a Redis outage', () => {
   it('a connected producer fails within the bound once Redis is killed, and dispatches again when it is back', async () => {
     const b = producer();
     await readyClient(b.redis);
-    await b.dispatcher.dispatch('slack-sync', slack);
+    await b.dispatcher.dispatch('sync', slack);
     await redis.kill();
-    const { err, ms } = await timedFailure(b.dispatcher.dispatch('slack-sync', slack));
+    const { err, ms } = await timedFailure(b.dispatcher.dispatch('sync', slack));
     expectRedisUnavailable(err, false);
     expect((err as Error).message).toMatch(/unreachable.*not sent/);
     expect(ms).toBeLessThan(BOUND_MS + SLACK_MS);
 
     await redis.restart();
     await readyClient(b.redis, 10_000);
-    const r = await b.dispatcher.dispatch('slack-sync', slack);
-    expect(await b.queues.get('slack-sync').getJob(r.jobId)).toBeDefined();
+    const r = await b.dispatcher.dispatch('sync', slack);
+    expect(await b.queues.get('sync').getJob(r.jobId)).toBeDefined();
   });
 
   it('a producer started while Redis is down fails within the bound instead of waiting for it', async () => {
     const nothing = await freePort();
     const b = producer(nothing);
-    const { err, ms } = await timedFailure(b.dispatcher.dispatch('slack-sync', slack));
+    const { err, ms } = await timedFailure(b.dispatcher.dispatch('sync', slack));
     expectRedisUnavailable(err, false);
     expect(ms).toBeLessThan(BOUND_MS + SLACK_MS);
     // A bulk dispatch too.
-    const bulk = await timedFailure(b.dispatcher.dispatchBulk([{ type: 'slack-sync', data: slack }]));
+    const bulk = await timedFailure(b.dispatcher.dispatchBulk([{ type: 'sync', data: slack }]));
     expectRedisUnavailable(bulk.err, false);
     expect(bulk.ms).toBeLessThan(BOUND_MS + SLACK_MS);
   });
@@ -85,9 +85,9 @@ describe('dispatch through a Redis outage', () => {
   it('a connected producer fails within the bound while Redis hangs (SIGSTOP), saying the job may still be added', async () => {
     const b = producer();
     await readyClient(b.redis);
-    await b.dispatcher.dispatch('slack-sync', slack);
+    await b.dispatcher.dispatch('sync', slack);
     redis.hang();
-    const { err, ms } = await timedFailure(b.dispatcher.dispatch('slack-sync', slack));
+    const { err, ms } = await timedFailure(b.dispatcher.dispatch('sync', slack));
     expectRedisUnavailable(err, true);
     expect((err as Error).message).toMatch(/may still be applied/);
     expect(ms).toBeLessThan(BOUND_MS + SLACK_MS);

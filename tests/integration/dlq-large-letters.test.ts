@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shippedApp } from '@/jobs/shipped-app';
 import type { Bullpen } from '@/lib/bullpen';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from '@/lib/jobs/payload-limit';
 import { DLQ_COMMAND } from '../helpers/dlq-command';
@@ -41,7 +42,7 @@ interface Letters {
  * is a process of its own that reports its peak RSS (tests/helpers/peak-rss.mjs).
  */
 describe('large dead letters in the CLI and the dead-letters page', () => {
-  const server = useTestRedis();
+  const server = useTestRedis(shippedApp);
   const letters: Record<'small' | 'limitSized' | 'big', Letters> = {} as never;
   /** A connection of the file's own: the Bullpens above are closed after the first test. */
   let stats: Redis | undefined;

@@ -6,10 +6,10 @@ import { PermanentError } from '@/lib/errors/permanent-error';
 import { DEFAULT_MAX_PAYLOAD_BYTES, PAYLOAD_PREVIEW_BYTES, previewOf } from '@/lib/jobs/payload-limit';
 import { silentLogger } from '@/lib/logging/logger';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
 import { useTestRedis } from '../helpers/use-test-redis';
 
-const TYPE = 'session-cleanup' as const;
+const TYPE = 'tidy' as const;
 
 /** A sink that loses every write, as a worker that dies before its DLQ write would. */
 class DroppingSink implements DeadLetterSink {
@@ -33,7 +33,7 @@ describe('DeadLetterReconciler over failed jobs larger than the limit', () => {
   let connection: ReturnType<Bullpen['workerConnection']> | undefined;
 
   beforeEach(() => {
-    bullpen = makeBullpen(server.redis, { handledTypes: [TYPE] });
+    bullpen = testBullpen(server.redis, { handledTypes: [TYPE] });
   });
   afterEach(async () => {
     await pool?.close(5_000);

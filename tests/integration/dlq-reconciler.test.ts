@@ -6,9 +6,9 @@ import type { DeadLetterInput, DeadLetterSink } from '@/lib/dlq/sink';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { silentLogger } from '@/lib/logging/logger';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
 
-const TYPE = 'session-cleanup' as const;
+const TYPE = 'tidy' as const;
 
 /** A sink that loses every write, as a worker that dies before its DLQ write would. */
 class DroppingSink implements DeadLetterSink {
@@ -26,7 +26,7 @@ describe('DeadLetterReconciler', () => {
 
   const server = useTestRedis();
   beforeEach(() => {
-    bullpen = makeBullpen(server.redis, { handledTypes: [TYPE] });
+    bullpen = testBullpen(server.redis, { handledTypes: [TYPE] });
   });
   afterEach(async () => {
     await pool?.close(5_000);

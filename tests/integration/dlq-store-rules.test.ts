@@ -8,7 +8,7 @@ import { MAX_ERROR_MESSAGE, MAX_ERROR_STACK } from '@/lib/dlq/entry';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
 import { capturingLogger } from '../helpers/capturing-logger';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
 import { uniquePrefix } from '../helpers/redis';
 
 /**
@@ -20,14 +20,14 @@ function input(over: Partial<DeadLetterInput> & { payload?: unknown } = {}): Dea
   seq++;
   const { payload, ...rest } = over;
   const envelope: JobEnvelope = {
-    payload: payload ?? { webhookId: 'wh-1', deliveryId: 'd-1', event: 'order.created', payload: { n: seq } },
+    payload: payload ?? { webhookId: 'wh-1', event: 'order.created', payload: { n: seq } },
     requestId: `req-${seq}`,
     dispatchedAt: 1_700_000_000_000,
   };
   return {
-    queue: 'webhook-dispatch',
+    queue: 'notify',
     jobId: `rules-${seq}`,
-    jobType: 'webhook-dispatch',
+    jobType: 'notify',
     jobData: envelope,
     error: { message: 'boom', errorClass: 'server' },
     attempts: 10,
@@ -73,7 +73,7 @@ describe('DeadLetterStore rules', () => {
   const server = useTestRedis();
   beforeEach(() => {
     prefix = uniquePrefix();
-    bullpen = makeBullpen(server.redis, { prefix });
+    bullpen = testBullpen(server.redis, { prefix });
   });
   afterEach(async () => {
     await bullpen.close();
@@ -94,7 +94,7 @@ describe('DeadLetterStore rules', () => {
     expect(alerter.alerts).toEqual([
       {
         reason: 'dlq_threshold',
-        type: 'webhook-dispatch',
+        type: 'notify',
         message: 'The dead-letter queue holds 1 pending entries (threshold 1)',
         fields: { pending: 1, threshold: 1, dlqId: id },
       },
@@ -143,7 +143,7 @@ describe('DeadLetterStore rules', () => {
     await bullpen.dlq.record(a);
     const { id } = await bullpen.dlq.record(b);
     await bullpen.dlq.discard(id, 'ops');
-    const statuses = await bullpen.dlq.recordStatuses('webhook-dispatch', [a.jobId, b.jobId, 'no-record']);
+    const statuses = await bullpen.dlq.recordStatuses('notify', [a.jobId, b.jobId, 'no-record']);
     expect([...statuses]).toEqual([
       [a.jobId, 'pending'],
       [b.jobId, 'discarded'],
@@ -159,11 +159,11 @@ describe('DeadLetterStore rules', () => {
     expect(entry.replays).toHaveLength(1);
     expect(entry.replays[0]).toMatchObject({ by: 'alice', newJobId: `replay-${id}-1`, edited: false });
     expect(entry.replays[0].at).toBeGreaterThanOrEqual(before);
-    const job = await bullpen.queues.get('webhook-dispatch').getJob(`replay-${id}-1`);
+    const job = await bullpen.queues.get('notify').getJob(`replay-${id}-1`);
     expect(job?.data).toMatchObject({ replayOf: id, originJobId: i.jobId, requestId: (i.jobData as JobEnvelope).requestId });
     expect(job?.data.dispatchedAt).toBeGreaterThanOrEqual(before);
     const second = await bullpen.dlq.replay(id, { by: 'bob', expectedReplays: 1 });
-    const job2 = await bullpen.queues.get('webhook-dispatch').getJob(second.replays[1].newJobId);
+    const job2 = await bullpen.queues.get('notify').getJob(second.replays[1].newJobId);
     expect(job2?.data.originJobId).toBe(i.jobId);
   });
 
@@ -171,7 +171,7 @@ describe('DeadLetterStore rules', () => {
     const bare = input({ jobData: { payload: { webhookId: 'wh-1', event: 'e', payload: {} } } });
     const { id } = await bullpen.dlq.record(bare);
     await bullpen.dlq.replay(id, { by: 'alice' });
-    const job = await bullpen.queues.get('webhook-dispatch').getJob(`replay-${id}-1`);
+    const job = await bullpen.queues.get('notify').getJob(`replay-${id}-1`);
     expect(job?.data.requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(job?.data.originJobId).toBe(bare.jobId);
   });
@@ -212,7 +212,7 @@ describe('DeadLetterStore rules', () => {
     });
     const { id } = await bullpen.dlq.record(input());
     const one = await appError(
-      bullpen.dlq.replay(id, { by: 'alice', payload: { webhookId: 'wh-2', deliveryId: 'd-1', event: 'order.created', payload: {} } }),
+      bullpen.dlq.replay(id, { by: 'alice', payload: { webhookId: 'wh-2', event: 'order.created', payload: {} } }),
     );
     expect(one.message).toBe('Refused: the edit changes locked field webhookId');
     expect(one.details).toEqual({
@@ -220,9 +220,9 @@ describe('DeadLetterStore rules', () => {
       lockedFields: ['webhookId'],
     });
     const two = await appError(
-      bullpen.dlq.replay(id, { by: 'alice', payload: { webhookId: 'wh-2', deliveryId: 'd-2', event: 'order.created', payload: {} } }),
+      bullpen.dlq.replay(id, { by: 'alice', payload: { webhookId: 'wh-2', event: 'order.created', payload: {} } }),
     );
-    expect(two.message).toBe('Refused: the edit changes locked fields webhookId, deliveryId');
+    expect(two.message).toBe('Refused: the edit changes locked field webhookId');
     expect((await bullpen.dlq.get(id))?.status).toBe('pending');
   });
 
@@ -231,7 +231,7 @@ describe('DeadLetterStore rules', () => {
     const e = await appError(bullpen.dlq.replay(id, { by: 'alice' }));
     expect(e.code).toBe('VALIDATION');
     expect(e.message).toMatch(
-      new RegExp(`^Dead letter ${id}'s payload does not pass the webhook-dispatch schema \\(.*\\); replay it with an edited payload$`),
+      new RegExp(`^Dead letter ${id}'s payload does not pass the notify schema \\(.*\\); replay it with an edited payload$`),
     );
     expect(e.message).not.toContain('\n');
     expect(e.details).toMatchObject({ needsEdit: true });
@@ -246,7 +246,7 @@ describe('DeadLetterStore rules', () => {
     expect(await bullpen.dlq.discard(id, 'ops')).toMatchObject({ status: 'discarded', discardedBy: 'ops' });
     const other = (await bullpen.dlq.record(input())).id;
     // A replay in progress: its claim stands until it finishes or goes stale.
-    const queue = bullpen.queues.get('webhook-dispatch');
+    const queue = bullpen.queues.get('notify');
     const { release, restore } = holdAdds(queue);
     const replaying = bullpen.dlq.replay(other, { by: 'alice' });
     try {
@@ -257,7 +257,7 @@ describe('DeadLetterStore rules', () => {
         message: `Dead letter ${other} is replaying; it cannot be discarded now`,
         details: { status: 'replaying' },
       });
-      const retry = await bullpen.dlq.claimQueueRetry('webhook-dispatch', (await bullpen.dlq.get(other))!.originalJobId, 'bob');
+      const retry = await bullpen.dlq.claimQueueRetry('notify', (await bullpen.dlq.get(other))!.originalJobId, 'bob');
       expect(retry).toEqual({ outcome: 'refused', id: other, status: 'replaying', reason: 'its dead letter is being replayed right now' });
     } finally {
       release();
@@ -307,7 +307,7 @@ describe('DeadLetterStore rules', () => {
     other.jobData = { ...(other.jobData as JobEnvelope), tenant: { orgId: 'org-gone' } };
     await bullpen.dlq.record(other);
     const first = async <T>(call: (store: DeadLetterStore) => Promise<T>): Promise<T> => {
-      const fresh = makeBullpen(server.redis, { prefix });
+      const fresh = testBullpen(server.redis, { prefix });
       try {
         return await call(fresh.dlq);
       } finally {
@@ -319,13 +319,13 @@ describe('DeadLetterStore rules', () => {
     expect((await first((s) => s.list())).total).toBe(3);
     expect(await first((s) => s.pendingCount())).toBe(3);
     expect((await first((s) => s.counts())).total).toBe(3);
-    expect([...(await first((s) => s.recordStatuses('webhook-dispatch', [a.jobId])))]).toEqual([[a.jobId, 'pending']]);
-    expect(await first((s) => s.claimQueueRetry('webhook-dispatch', 'no-record', 'ops'))).toEqual({ outcome: 'none' });
+    expect([...(await first((s) => s.recordStatuses('notify', [a.jobId])))]).toEqual([[a.jobId, 'pending']]);
+    expect(await first((s) => s.claimQueueRetry('notify', 'no-record', 'ops'))).toEqual({ outcome: 'none' });
     expect((await first((s) => s.replay(id, { by: 'ops' }))).status).toBe('replayed');
     expect((await first((s) => s.discard(id, 'ops'))).status).toBe('discarded');
     expect(await first((s) => s.prune({ now: Date.now() + 40 * 86_400_000 }))).toBe(1);
     expect(await first((s) => s.purgeTenant({ orgId: 'org-gone' }, { by: 'ops' }))).toBe(1);
-    expect((await first((s) => s.replayMany({ type: 'slack-sync' }, { by: 'ops' }))).processed).toBe(0);
+    expect((await first((s) => s.replayMany({ type: 'sync' }, { by: 'ops' }))).processed).toBe(0);
     expect((await first((s) => s.discardMany({}, { by: 'ops' }))).processed).toBe(1);
     expect(await first((s) => s.purge({ status: 'discarded' }, { by: 'ops' }))).toBe(1);
   });
@@ -360,7 +360,7 @@ describe('DeadLetterStore rules', () => {
       level: 'debug',
       component: 'dlq',
       dlqId: id,
-      queue: 'webhook-dispatch',
+      queue: 'notify',
       jobId: i.jobId,
       outcome: 1,
     });
@@ -383,7 +383,7 @@ describe('DeadLetterStore rules', () => {
     const { id } = await bullpen.dlq.record(input());
     expect((await appError(bullpen.dlq.replay(id, { by: '' }))).message).toMatch(/^Invalid replay options: /);
     expect((await appError(bullpen.dlq.discard(id, ''))).message).toMatch(/^Invalid actor: /);
-    expect((await appError(bullpen.dlq.claimQueueRetry('webhook-dispatch', 'x', ''))).message).toMatch(/^Invalid actor: /);
+    expect((await appError(bullpen.dlq.claimQueueRetry('notify', 'x', ''))).message).toMatch(/^Invalid actor: /);
     const missing = await appError(bullpen.dlq.discard('dlq-000000000000000000000000', 'ops'));
     expect(missing).toMatchObject({ code: 'NOT_FOUND', message: 'No dead letter dlq-000000000000000000000000' });
   });
@@ -417,14 +417,14 @@ describe('DeadLetterStore rules', () => {
     await bullpen.redis.del(bullpen.dlq.keys.entry(id));
     await bullpen.redis.set(bullpen.dlq.keys.entry(id), 'not a hash');
     await expect(bullpen.dlq.getMany([id])).rejects.toThrow(/WRONGTYPE/);
-    await expect(bullpen.dlq.recordStatuses('webhook-dispatch', [i.jobId])).rejects.toThrow(/WRONGTYPE/);
+    await expect(bullpen.dlq.recordStatuses('notify', [i.jobId])).rejects.toThrow(/WRONGTYPE/);
   });
 
   it('a tenant’s purge leaves an entry whose replay is in progress', async () => {
     const i = input();
     (i.jobData as JobEnvelope).tenant = { orgId: 'org-busy' };
     const { id } = await bullpen.dlq.record(i);
-    const queue = bullpen.queues.get('webhook-dispatch');
+    const queue = bullpen.queues.get('notify');
     const { release, restore } = holdAdds(queue);
     const replaying = bullpen.dlq.replay(id, { by: 'alice' });
     try {

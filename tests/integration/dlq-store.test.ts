@@ -8,20 +8,18 @@ import { DeadLetterStore } from '@/lib/dlq/dead-letter-store';
 import { deadLetterId, type DeadLetterEntry } from '@/lib/dlq/entry';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
-import { jobType } from '../helpers/shipped-jobs';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { TEST_CATALOG } from '../helpers/test-jobs';
+import { testBullpen } from '../helpers/test-bullpen';
 
 const T0 = 1_700_000_000_000;
 let seq = 0;
 
-/** A dead letter as the runtime reports it; `makeInput({ jobType: 'session-cleanup' })`. */
+/** A dead letter as the runtime reports it; `makeInput({ jobType: 'tidy' })`. */
 function makeInput(overrides: Partial<DeadLetterInput> & { orgId?: string; errorClass?: ErrorClass } = {}): DeadLetterInput {
   const { orgId, errorClass, ...rest } = overrides;
-  const jobType = rest.jobType ?? 'webhook-dispatch';
+  const jobType = rest.jobType ?? 'notify';
   const payload =
-    jobType === 'webhook-dispatch'
-      ? { webhookId: 'wh-1', event: 'order.created', payload: { n: seq } }
-      : { maxAgeMs: 1_000, batchSize: 10 };
+    jobType === 'notify' ? { webhookId: 'wh-1', event: 'order.created', payload: { n: seq } } : { maxAgeMs: 1_000, batchSize: 10 };
   const tenant = orgId ? { orgId } : undefined;
   const envelope: JobEnvelope = { payload, tenant, requestId: `req-${seq}`, dispatchedAt: T0 };
   seq++;
@@ -59,7 +57,7 @@ describe('DeadLetterStore', () => {
 
   const server = useTestRedis();
   beforeEach(() => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
   });
   afterEach(async () => {
     await bullpen.close();
@@ -76,7 +74,7 @@ describe('DeadLetterStore', () => {
     const entry = await bullpen.dlq.getByJob(input.queue, input.jobId);
     expect(entry).toMatchObject({
       id,
-      queue: 'webhook-dispatch',
+      queue: 'notify',
       originalJobId: input.jobId,
       status: 'pending',
       tenant: { orgId: 'org-a' },
@@ -86,7 +84,7 @@ describe('DeadLetterStore', () => {
     });
     // One member in each index it belongs to, nothing more.
     const k = bullpen.dlq.keys;
-    for (const key of [k.all, k.byType('webhook-dispatch'), k.byTenant('org-a'), k.byErrorClass('validation'), k.byStatus('pending')]) {
+    for (const key of [k.all, k.byType('notify'), k.byTenant('org-a'), k.byErrorClass('validation'), k.byStatus('pending')]) {
       expect(await bullpen.redis.zrange(key, 0, -1)).toEqual([id]);
     }
     expect(await bullpen.dlq.counts()).toEqual({ pending: 1, replaying: 0, replayed: 0, discarded: 0, total: 1 });
@@ -98,7 +96,7 @@ describe('DeadLetterStore', () => {
     for (let i = 0; i < 45; i++) {
       inputs.push(
         makeInput({
-          jobType: i % 3 === 0 ? 'session-cleanup' : 'webhook-dispatch',
+          jobType: i % 3 === 0 ? 'tidy' : 'notify',
           orgId: i % 2 === 0 ? 'org-a' : i % 5 === 0 ? undefined : 'org-b',
           errorClass: i % 4 === 0 ? 'timeout' : 'server',
           // Some share a failedAt: ties must page without gaps or repeats.
@@ -133,13 +131,13 @@ describe('DeadLetterStore', () => {
       return expected.length;
     };
 
-    expect(await expectFilter({ type: 'session-cleanup' }, (e) => e.jobType === 'session-cleanup')).toBe(15);
+    expect(await expectFilter({ type: 'tidy' }, (e) => e.jobType === 'tidy')).toBe(15);
     expect(await expectFilter({ tenant: 'org-a' }, (e) => e.tenant?.orgId === 'org-a')).toBe(23);
     expect(await expectFilter({ errorClass: 'timeout' }, (e) => e.error.errorClass === 'timeout')).toBe(12);
     expect(await expectFilter({ status: 'discarded' }, (e) => e.status === 'discarded')).toBe(2);
     await expectFilter(
-      { type: 'webhook-dispatch', tenant: 'org-b', status: 'pending' },
-      (e) => e.jobType === 'webhook-dispatch' && e.tenant?.orgId === 'org-b' && e.status === 'pending',
+      { type: 'notify', tenant: 'org-b', status: 'pending' },
+      (e) => e.jobType === 'notify' && e.tenant?.orgId === 'org-b' && e.status === 'pending',
     );
     await expectFilter(
       { errorClass: 'server', from: T0 + 3_000, to: T0 + 10_000 },
@@ -157,9 +155,9 @@ describe('DeadLetterStore', () => {
     );
 
     // A multi-filter list sees a write made right after it (the cached intersection is versioned).
-    const before = await bullpen.dlq.list({ type: 'webhook-dispatch', status: 'discarded' });
+    const before = await bullpen.dlq.list({ type: 'notify', status: 'discarded' });
     await bullpen.dlq.discard(ids[1], 'bob');
-    const after = await bullpen.dlq.list({ type: 'webhook-dispatch', status: 'discarded' });
+    const after = await bullpen.dlq.list({ type: 'notify', status: 'discarded' });
     expect(after.total).toBe(before.total + 1);
     expect(after.entries.map((e) => e.id)).toContain(ids[1]);
 
@@ -175,10 +173,10 @@ describe('DeadLetterStore', () => {
     const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
     expect((refused.reason as AppError).code).toBe('CONFLICT');
 
-    const queue = bullpen.queues.get('webhook-dispatch');
+    const queue = bullpen.queues.get('notify');
     expect(await queued(queue)).toBe(1);
     const job = await queue.getJob(`replay-${id}-1`);
-    expect(job?.opts.attempts).toBe(jobType('webhook-dispatch').attempts);
+    expect(job?.opts.attempts).toBe(TEST_CATALOG.get('notify').attempts);
     expect(job?.attemptsMade).toBe(0);
     expect(job?.data).toMatchObject({
       payload: (input.jobData as JobEnvelope).payload,
@@ -203,22 +201,22 @@ describe('DeadLetterStore', () => {
     const { id } = await bullpen.dlq.record(makeInput());
     const before = await bullpen.dlq.get(id);
     const err = await expectAppError(bullpen.dlq.replay(id, { by: 'alice', payload: { webhookId: '', event: 42 } }), 'VALIDATION');
-    expect(err.message).toMatch(/webhook-dispatch payload/);
+    expect(err.message).toMatch(/notify payload/);
     expect(err.message).toMatch(/webhookId|event/);
     expect(await bullpen.dlq.get(id)).toEqual(before);
-    expect(await queued(bullpen.queues.get('webhook-dispatch'))).toBe(0);
+    expect(await queued(bullpen.queues.get('notify'))).toBe(0);
 
-    // The webhook id is locked (tests/integration/tenant-isolation.test.ts); the event and body may change.
+    // The webhook id is locked (tests/integration/app/tenant-isolation.test.ts); the event and body may change.
     const edited = { webhookId: 'wh-1', event: 'order.fixed', payload: { fixed: true } };
     const entry = await bullpen.dlq.replay(id, { by: 'alice', payload: edited });
     expect(entry.replays[0]).toMatchObject({ by: 'alice', edited: true });
-    const job = await bullpen.queues.get('webhook-dispatch').getJob(entry.replays[0].newJobId);
+    const job = await bullpen.queues.get('notify').getJob(entry.replays[0].newJobId);
     expect((job?.data as JobEnvelope).payload).toEqual(edited);
   });
 
   it('rolls a replay back to pending when the enqueue fails', async () => {
     const { id } = await bullpen.dlq.record(makeInput());
-    const queue = bullpen.queues.get('webhook-dispatch');
+    const queue = bullpen.queues.get('notify');
     const original = queue.add.bind(queue);
     queue.add = (() => Promise.reject(new Error('redis went away'))) as typeof queue.add;
     try {
@@ -245,20 +243,15 @@ describe('DeadLetterStore', () => {
   });
 
   it('purges by filter, leaving the others and their indexes intact', async () => {
-    const a = await Promise.all(
-      Array.from({ length: 7 }, () => bullpen.dlq.record(makeInput({ jobType: 'session-cleanup', orgId: 'org-x' }))),
-    );
+    const a = await Promise.all(Array.from({ length: 7 }, () => bullpen.dlq.record(makeInput({ jobType: 'tidy', orgId: 'org-x' }))));
     const b = await Promise.all(Array.from({ length: 3 }, () => bullpen.dlq.record(makeInput({ orgId: 'org-x' }))));
     const progress: number[] = [];
-    const removed = await bullpen.dlq.purge(
-      { type: 'session-cleanup' },
-      { by: 'admin', batchSize: 3, onProgress: (p) => progress.push(p.succeeded) },
-    );
+    const removed = await bullpen.dlq.purge({ type: 'tidy' }, { by: 'admin', batchSize: 3, onProgress: (p) => progress.push(p.succeeded) });
     expect(removed).toBe(7);
     expect(progress).toEqual([3, 6, 7]);
     for (const { id } of a) expect(await bullpen.redis.exists(bullpen.dlq.keys.entry(id))).toBe(0);
     const k = bullpen.dlq.keys;
-    expect(await bullpen.redis.zcard(k.byType('session-cleanup'))).toBe(0);
+    expect(await bullpen.redis.zcard(k.byType('tidy'))).toBe(0);
     expect((await bullpen.redis.zrange(k.byTenant('org-x'), 0, -1)).sort()).toEqual(b.map((r) => r.id).sort());
     expect(await bullpen.redis.zcard(k.all)).toBe(3);
     expect((await bullpen.dlq.counts()).pending).toBe(3);
@@ -408,7 +401,7 @@ describe('DeadLetterStore', () => {
     );
     expect(result).toMatchObject({ processed: 8, succeeded: 8, failed: 0 });
     expect(progress).toEqual([5, 8]);
-    expect(await queued(bullpen.queues.get('webhook-dispatch'))).toBe(8);
+    expect(await queued(bullpen.queues.get('notify'))).toBe(8);
     const rest = await bullpen.dlq.replayMany({ tenant: 'org-r' }, { by: 'ops' });
     expect(rest).toMatchObject({ succeeded: 3 });
     expect(await bullpen.dlq.counts()).toMatchObject({ pending: 1, replayed: 11, discarded: 1 });

@@ -5,7 +5,8 @@ import type { DeadLetterInput } from '@/lib/dlq/sink';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import type { JobContext, JobHandler } from '@/lib/runtime/handler';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
-import { makeBullpen, poolOf } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
+import { poolOf } from '../helpers/pool-of';
 
 /*
  * A final failure's dead letter is written once BullMQ has recorded the failure
@@ -15,7 +16,7 @@ import { makeBullpen, poolOf } from '../helpers/make-bullpen';
  */
 describe('a final failure and its dead letter', () => {
   const server = useTestRedis();
-  const TYPE = 'webhook-dispatch';
+  const TYPE = 'notify';
   const data = { webhookId: 'w1', event: 'order.created', payload: { id: 1 } };
   let bullpen: Bullpen;
   let pool: WorkerPool | undefined;
@@ -27,7 +28,7 @@ describe('a final failure and its dead letter', () => {
   });
 
   async function run(handler: JobHandler, opts: { sinkDelayMs?: number } = {}) {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const b = bullpen;
     const delay = opts.sinkDelayMs ?? 0;
     const sink = { record: async (input: DeadLetterInput) => (await sleep(delay), b.dlq.record(input)) };

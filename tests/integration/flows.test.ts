@@ -1,6 +1,7 @@
 import { FlowProducer } from 'bullmq';
 import IORedis from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
+import { shippedApp } from '@/jobs/shipped-app';
 import { readJobPage } from '@/dashboard/jobs/job-page';
 import { parseJobKey } from '@/dashboard/jobs/job-flow';
 import { parseQueueFilters } from '@/dashboard/client/queue-filters';
@@ -9,7 +10,7 @@ import { useTestRedis } from '../helpers/use-test-redis';
 
 /** A BullMQ flow added with plain `bullmq`, as another service would: a parent that waits on two children. */
 describe('flows in the read models', () => {
-  const server = useTestRedis();
+  const server = useTestRedis(shippedApp);
   const open: Array<() => Promise<unknown>> = [];
   afterEach(async () => {
     for (const close of open.splice(0).reverse()) await close();

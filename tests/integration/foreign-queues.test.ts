@@ -1,6 +1,7 @@
 import { Queue, Worker } from 'bullmq';
 import IORedis from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
+import { shippedApp } from '@/jobs/shipped-app';
 import { readForeignQueues } from '@/dashboard/queues/foreign-queues';
 import { JobOperations } from '@/dashboard/jobs/job-operations';
 import { readJobPage } from '@/dashboard/jobs/job-page';
@@ -13,7 +14,7 @@ import { useTestRedis } from '../helpers/use-test-redis';
 
 /** Queues another service made with plain `bullmq`, seen and operated through the dashboard's read models. */
 describe('foreign BullMQ queues', () => {
-  const server = useTestRedis();
+  const server = useTestRedis(shippedApp);
   const open: Array<() => Promise<unknown>> = [];
   afterEach(async () => {
     for (const close of open.splice(0).reverse()) await close();

@@ -5,16 +5,15 @@ import type { DeadLetterInput, DeadLetterSink } from '@/lib/dlq/sink';
 import { HttpError } from '@/lib/errors/http-error';
 import { HealthChecker, type HealthCheckerOptions } from '@/lib/health/health-checker';
 import type { CheckResult, HealthReport } from '@/lib/health/health-status';
-import type { JobTypeName } from '../helpers/shipped-jobs';
 import { PRIORITY } from '@/lib/jobs/priority';
 import { silentLogger } from '@/lib/logging/logger';
 import { freePort, type EmbeddedRedis } from '@/lib/redis/embedded-server';
 import type { HandlerMap, JobHandler } from '@/lib/runtime/handler';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
 import { startTestRedis } from '../helpers/redis';
 
-const TYPES: JobTypeName[] = ['webhook-dispatch', 'slack-sync'];
+const TYPES: string[] = ['notify', 'sync'];
 const MIN = 60_000;
 const noop: JobHandler = async () => ({ ok: true });
 
@@ -47,11 +46,11 @@ describe('HealthChecker against a real redis-server', () => {
   });
 
   function setup(env: Record<string, string> = {}) {
-    bullpen = makeBullpen(server.redis, { handledTypes: TYPES, env });
+    bullpen = testBullpen(server.redis, { handledTypes: TYPES, env });
     return bullpen;
   }
 
-  async function startPool(types: JobTypeName[], handlers: HandlerMap = Object.fromEntries(types.map((t) => [t, noop]))) {
+  async function startPool(types: string[], handlers: HandlerMap = Object.fromEntries(types.map((t) => [t, noop]))) {
     const pool = new WorkerPool({
       connection: bullpen.workerConnection(),
       keys: bullpen.keys,
@@ -87,7 +86,7 @@ describe('HealthChecker against a real redis-server', () => {
     expect(check(report, 'redis').status).toBe('healthy');
     expect(check(report, 'workers').details).toEqual({
       minWorkers: 1,
-      workers: { 'webhook-dispatch': 1, 'slack-sync': 1 },
+      workers: { notify: 1, sync: 1 },
       total: 2,
       belowMinimum: [],
     });
@@ -110,22 +109,22 @@ describe('HealthChecker against a real redis-server', () => {
     const report = await bullpen.health.check();
     expect(check(report, 'workers')).toMatchObject({
       status: 'unhealthy',
-      details: { workers: { 'webhook-dispatch': 0, 'slack-sync': 0 }, total: 0, belowMinimum: ['slack-sync', 'webhook-dispatch'] },
+      details: { workers: { notify: 0, sync: 0 }, total: 0, belowMinimum: ['notify', 'sync'] },
     });
     expect(report.status).toBe('unhealthy');
   });
 
   it('is degraded when some queues lack workers, or have fewer than HEALTH_MIN_WORKERS', async () => {
     setup({ HEALTH_MIN_WORKERS: '2' });
-    await startPool(['webhook-dispatch']);
-    expect(check(await checker().check(), 'workers')).toMatchObject({ status: 'degraded', details: { belowMinimum: ['slack-sync'] } });
+    await startPool(['notify']);
+    expect(check(await checker().check(), 'workers')).toMatchObject({ status: 'degraded', details: { belowMinimum: ['sync'] } });
 
     // Every queue has one worker, but the configured minimum is two.
-    await startPool(['slack-sync']);
+    await startPool(['sync']);
     const min2 = await bullpen.health.check();
     expect(check(min2, 'workers')).toMatchObject({
       status: 'degraded',
-      details: { minWorkers: 2, workers: { 'webhook-dispatch': 1, 'slack-sync': 1 }, belowMinimum: ['slack-sync', 'webhook-dispatch'] },
+      details: { minWorkers: 2, workers: { notify: 1, sync: 1 }, belowMinimum: ['notify', 'sync'] },
     });
     expect(min2.status).toBe('degraded');
 
@@ -134,7 +133,7 @@ describe('HealthChecker against a real redis-server', () => {
       connection: bullpen.workerConnection(),
       keys: bullpen.keys,
       jobs: bullpen.jobs,
-      handlers: { 'webhook-dispatch': noop, 'slack-sync': noop },
+      handlers: { notify: noop, sync: noop },
       sink,
       alerter: bullpen.alerter,
       logger: silentLogger,
@@ -151,7 +150,7 @@ describe('HealthChecker against a real redis-server', () => {
     // A user allowed everything but CLIENT LIST, as some managed services configure it.
     const user = `limited-${bullpen.keys.root}`;
     await bullpen.redis.call('ACL', 'SETUSER', user, 'on', '>limited-pass', '~*', '&*', '+@all', '-client|list');
-    const limited = makeBullpen(server.redis, {
+    const limited = testBullpen(server.redis, {
       handledTypes: TYPES,
       redis: { url: `redis://${user}:limited-pass@127.0.0.1:${server.redis.port}` },
     });
@@ -172,8 +171,8 @@ describe('HealthChecker against a real redis-server', () => {
   it('reports the oldest waiting job per queue, in the wait list and in every priority band', async () => {
     setup();
     const now = Date.now();
-    const webhooks = bullpen.queues.get('webhook-dispatch');
-    const slack = bullpen.queues.get('slack-sync');
+    const webhooks = bullpen.queues.get('notify');
+    const slack = bullpen.queues.get('sync');
     const thresholds = { waitingDegradedMs: 5 * MIN, waitingUnhealthyMs: 30 * MIN };
 
     // A plain (unprioritised) job 10 minutes old: the wait list's tail.
@@ -183,10 +182,10 @@ describe('HealthChecker against a real redis-server', () => {
     let queues = check(report, 'queues');
     expect(queues.status).toBe('degraded');
     expect(queues.details.queues).toMatchObject({
-      'webhook-dispatch': { waiting: 2, paused: false },
-      'slack-sync': { waiting: 0, oldestWaitingMs: null },
+      notify: { waiting: 2, paused: false },
+      sync: { waiting: 0, oldestWaitingMs: null },
     });
-    const age = (queues.details.queues as Record<string, { oldestWaitingMs: number }>)['webhook-dispatch'].oldestWaitingMs;
+    const age = (queues.details.queues as Record<string, { oldestWaitingMs: number }>)['notify'].oldestWaitingMs;
     expect(age).toBeGreaterThanOrEqual(10 * MIN);
     expect(age).toBeLessThan(11 * MIN);
 
@@ -204,7 +203,7 @@ describe('HealthChecker against a real redis-server', () => {
     await slack.pause();
     queues = check(await checker(thresholds).check(), 'queues');
     expect(queues.status).toBe('degraded');
-    expect((queues.details.queues as Record<string, { paused: boolean; waiting: number }>)['slack-sync']).toMatchObject({
+    expect((queues.details.queues as Record<string, { paused: boolean; waiting: number }>)['sync']).toMatchObject({
       paused: true,
       waiting: 2,
     });
@@ -212,7 +211,7 @@ describe('HealthChecker against a real redis-server', () => {
 
   it('times a delayed job from when it became due, and uses the injected clock', async () => {
     setup();
-    const queue = bullpen.queues.get('webhook-dispatch');
+    const queue = bullpen.queues.get('notify');
     const job = await queue.add('later', { n: 1 }, { delay: 60 * MIN });
     expect(check(await checker().check(), 'queues').details).toMatchObject({ oldestWaitingMs: null });
     await job.promote(); // now in the prioritized set, due 60 min after creation
@@ -232,9 +231,9 @@ describe('HealthChecker against a real redis-server', () => {
       failures++;
       throw new HttpError(503, 'upstream unavailable');
     };
-    const pool = await startPool(['webhook-dispatch'], { 'webhook-dispatch': failing });
-    const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', { webhookId: 'w1', event: 'e', payload: {} });
-    const queue = bullpen.queues.get('webhook-dispatch');
+    const pool = await startPool(['notify'], { notify: failing });
+    const { jobId } = await bullpen.dispatcher.dispatch('notify', { webhookId: 'w1', event: 'e', payload: {} });
+    const queue = bullpen.queues.get('notify');
     const deadline = Date.now() + 10_000;
     while (failures === 0) {
       if (Date.now() > deadline) throw new Error('the job never ran');
@@ -249,11 +248,11 @@ describe('HealthChecker against a real redis-server', () => {
     const later = () => checker({ now: () => Date.now() + 60 * MIN }).check();
     expect(check(await later(), 'queues')).toMatchObject({ status: 'healthy', details: { oldestWaitingMs: null } });
     // ...but a fresh job queued behind it in the same band still shows the backlog.
-    await bullpen.dispatcher.dispatch('webhook-dispatch', { webhookId: 'w1', event: 'e2', payload: {} });
+    await bullpen.dispatcher.dispatch('notify', { webhookId: 'w1', event: 'e2', payload: {} });
     const queues = check(await later(), 'queues');
     expect(queues.status).toBe('unhealthy');
     expect(queues.details.oldestWaitingMs as number).toBeGreaterThanOrEqual(59 * MIN);
-    expect((queues.details.queues as Record<string, { waiting: number }>)['webhook-dispatch'].waiting).toBe(2);
+    expect((queues.details.queues as Record<string, { waiting: number }>)['notify'].waiting).toBe(2);
   });
 
   it('rates pending dead letters against the threshold', async () => {
@@ -278,9 +277,9 @@ describe('HealthChecker against a real redis-server', () => {
     await startPool(TYPES);
     const record = (jobId: string) =>
       bullpen.dlq.record({
-        queue: 'webhook-dispatch',
+        queue: 'notify',
         jobId,
-        jobType: 'webhook-dispatch',
+        jobType: 'notify',
         jobData: { n: jobId },
         error: { message: 'gone', errorClass: 'client' },
         attempts: 1,
@@ -334,7 +333,7 @@ describe('HealthChecker against a real redis-server', () => {
       /waitingUnhealthyMs: must be greater than waitingDegradedMs/,
     );
     expect(() => checker({ checkTimeoutMs: 0 })).toThrow(/checkTimeoutMs/);
-    expect(() => checker({ types: ['nope' as JobTypeName] })).toThrow(/unknown job type\(s\) nope/);
+    expect(() => checker({ types: ['nope' as string] })).toThrow(/unknown job type\(s\) nope/);
   });
 });
 
@@ -347,7 +346,7 @@ describe('HealthChecker when Redis is down or hung', () => {
 
   it('is unhealthy within the time limit when nothing listens on the port', async () => {
     const port = await freePort();
-    bullpen = makeBullpen({ port } as EmbeddedRedis, { handledTypes: TYPES });
+    bullpen = testBullpen({ port } as EmbeddedRedis, { handledTypes: TYPES });
     const health = new HealthChecker({
       redis: bullpen.redis,
       queues: bullpen.queues,
@@ -372,7 +371,7 @@ describe('HealthChecker when Redis is down or hung', () => {
     const pid = own.child?.pid;
     if (!pid) throw new Error('expected a redis-server this test started');
     try {
-      bullpen = makeBullpen(own, { handledTypes: TYPES });
+      bullpen = testBullpen(own, { handledTypes: TYPES });
       const health = new HealthChecker({ redis: bullpen.redis, queues: bullpen.queues, types: TYPES, checkTimeoutMs: 300, cacheTtlMs: 0 });
       // The first check also connects; on a loaded machine that can take longer than 300 ms.
       const ready = Date.now() + 10_000;

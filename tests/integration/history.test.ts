@@ -33,7 +33,7 @@ async function rolledUp(bullpen: Bullpen, queue: string) {
 }
 
 describe('the hourly history', () => {
-  const server = useTestRedis();
+  const server = useTestRedis(shippedApp);
   const running: RunningWorker[] = [];
   afterEach(async () => {
     for (const w of running.splice(0)) await w.stop(5_000);

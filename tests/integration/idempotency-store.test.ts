@@ -8,7 +8,7 @@ import { IdempotencyStore } from '@/lib/idempotency/idempotency-store';
 import { IdempotencyInProgressError } from '@/lib/idempotency/in-progress-error';
 import { hashRequest } from '@/lib/idempotency/request-hash';
 import { buildIdempotencyKey } from '@/lib/jobs/idempotency-key';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
 
 let bullpen: Bullpen;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -28,7 +28,7 @@ async function rawRecord(b: Bullpen, k: string) {
 
 describe('IdempotencyStore', () => {
   it('starts, reports in-progress, completes and returns the stored response', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const store = bullpen.idempotency;
     const k = key();
     const h = hashRequest(request);
@@ -55,7 +55,7 @@ describe('IdempotencyStore', () => {
   });
 
   it('refuses the same key with a different request, changing nothing', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const store = bullpen.idempotency;
     const k = key('inv-8');
     await store.begin(k, hashRequest(request));
@@ -68,7 +68,7 @@ describe('IdempotencyStore', () => {
   });
 
   it('releases the key on a retryable failure and keeps a permanent one', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const store = bullpen.idempotency;
     const k = key('inv-9');
     const h = hashRequest(request);
@@ -83,7 +83,7 @@ describe('IdempotencyStore', () => {
   });
 
   it('lets another caller take over a processing record whose lock lapsed (its worker died)', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const store = bullpen.idempotency;
     const k = key('inv-10');
     const h = hashRequest(request);
@@ -95,21 +95,21 @@ describe('IdempotencyStore', () => {
   });
 
   it("lets the lock's own owner take it over at once (a job re-run after its worker died), and nobody else", async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const store = bullpen.idempotency;
     const k = key('owned');
     const h = hashRequest(request);
-    expect(await store.begin(k, h, { owner: 'webhook-dispatch:42' })).toMatchObject({ state: 'started', takeover: false });
+    expect(await store.begin(k, h, { owner: 'notify:42' })).toMatchObject({ state: 'started', takeover: false });
     // Another job waits out the lock; the same job takes over without waiting.
-    expect(await store.begin(k, h, { owner: 'webhook-dispatch:43' })).toMatchObject({ state: 'in-progress' });
+    expect(await store.begin(k, h, { owner: 'notify:43' })).toMatchObject({ state: 'in-progress' });
     expect(await store.begin(k, h)).toMatchObject({ state: 'in-progress' });
-    expect(await store.begin(k, h, { owner: 'webhook-dispatch:42' })).toEqual({ state: 'started', takeover: true, attempts: 2 });
+    expect(await store.begin(k, h, { owner: 'notify:42' })).toEqual({ state: 'started', takeover: true, attempts: 2 });
     await store.complete(k, { ok: true });
-    expect(await store.begin(k, h, { owner: 'webhook-dispatch:42' })).toEqual({ state: 'completed', response: { ok: true } });
+    expect(await store.begin(k, h, { owner: 'notify:42' })).toEqual({ state: 'completed', response: { ok: true } });
   });
 
   it('forgets a record after its TTL, so the key may run again', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const store = new IdempotencyStore(bullpen.redis, bullpen.keys, { ttlMs: 150 });
     const k = key('inv-11');
     const h = hashRequest(request);
@@ -122,7 +122,7 @@ describe('IdempotencyStore', () => {
   });
 
   it('refuses complete() and fail() for a key never begun, and bad input', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const store = bullpen.idempotency;
     await expect(store.complete('never:begun', 1)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(store.fail('never:begun', 'x', { retryable: true })).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -136,7 +136,7 @@ describe('IdempotencyStore', () => {
 
 describe('IdempotencyStore.runOnce', () => {
   it('runs the effect once for concurrent callers and replays its response after', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const store = bullpen.idempotency;
     const k = key('inv-20');
     const h = hashRequest(request);
@@ -159,7 +159,7 @@ describe('IdempotencyStore.runOnce', () => {
   });
 
   it('runs again after a retryable failure, never after a permanent one', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const store = bullpen.idempotency;
     const h = hashRequest(request);
 

@@ -5,7 +5,7 @@ import { editJobData } from '@/dashboard/jobs/job-data-edit';
 import { useTestRedis } from '../helpers/use-test-redis';
 
 const server = useTestRedis();
-const TYPE = 'webhook-dispatch';
+const TYPE = 'notify';
 const payload = { webhookId: 'wh_1', event: 'order.created', payload: { orderId: 1 } };
 
 async function stored(b: Bullpen, id: string): Promise<Record<string, unknown>> {
@@ -66,9 +66,9 @@ describe('mend a job before it runs', () => {
   it('leaves a destructive type to admins', async () => {
     const b = await server.readyBullpen();
     const data = { orgId: 'acme', reason: 'test' };
-    const { jobId } = await b.dispatcher.dispatch('data-deletion', data, { tenant: { orgId: 'acme' }, delayMs: 60_000 });
+    const { jobId } = await b.dispatcher.dispatch('erase', data, { tenant: { orgId: 'acme' }, delayMs: 60_000 });
     const edit = (role: 'operator' | 'admin') =>
-      editJobData(b, 'data-deletion', jobId, { payload: { ...data, reason: 'typo fixed' }, original: data, by: 'x', role });
+      editJobData(b, 'erase', jobId, { payload: { ...data, reason: 'typo fixed' }, original: data, by: 'x', role });
     await expect(edit('operator')).rejects.toMatchObject({ code: 'FORBIDDEN' });
     expect(await edit('admin')).toMatchObject({ state: 'delayed', changes: [{ path: 'reason', before: 'test', after: 'typo fixed' }] });
   });

@@ -5,7 +5,7 @@ import { JobOperations } from '@/dashboard/jobs/job-operations';
 import { readJobPage } from '@/dashboard/jobs/job-page';
 import { AppError } from '@/lib/errors/app-error';
 import { readyClient } from '@/lib/redis/connection';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
 
 /*
  * A job id is the last part of its hash's key, beside the queue's own keys: the job page
@@ -16,11 +16,11 @@ let realId: string;
 
 const server = useTestRedis();
 beforeEach(async () => {
-  bullpen = makeBullpen(server.redis);
+  bullpen = testBullpen(server.redis);
   await readyClient(bullpen.redis);
-  const queue = bullpen.queues.get('webhook-dispatch');
+  const queue = bullpen.queues.get('notify');
   // Creates the queue's meta hash, events stream, prioritized set and a job with a log list.
-  const [job] = await bullpen.dispatcher.dispatchBulk([{ type: 'webhook-dispatch', data: { webhookId: 'w1', event: 'e', payload: {} } }]);
+  const [job] = await bullpen.dispatcher.dispatchBulk([{ type: 'notify', data: { webhookId: 'w1', event: 'e', payload: {} } }]);
   realId = job.jobId;
   await queue.addJobLog(realId, 'a line');
 });
@@ -32,23 +32,23 @@ describe('job ids that name a queue key', () => {
   it.each(['meta', 'events', 'id', 'wait', 'prioritized', 'failed', 'stalled-check', 'limiter', 'marker', 'pc', 'metrics'])(
     'the job page for %j is not found',
     async (id) => {
-      expect(await readJobPage(bullpen, 'webhook-dispatch', id)).toBeNull();
+      expect(await readJobPage(bullpen, 'notify', id)).toBeNull();
     },
   );
 
   it('a key of another type (a job’s log list, the events stream) is not found rather than an error', async () => {
-    expect(await bullpen.redis.type(`${bullpen.keys.queuePrefix('webhook-dispatch')}:webhook-dispatch:${realId}:logs`)).toBe('list');
-    expect(await readJobPage(bullpen, 'webhook-dispatch', `${realId}:logs`)).toBeNull();
-    expect(await readJobPage(bullpen, 'webhook-dispatch', '../x')).toBeNull();
-    expect(await readJobPage(bullpen, 'webhook-dispatch', '')).toBeNull();
+    expect(await bullpen.redis.type(`${bullpen.keys.queuePrefix('notify')}:notify:${realId}:logs`)).toBe('list');
+    expect(await readJobPage(bullpen, 'notify', `${realId}:logs`)).toBeNull();
+    expect(await readJobPage(bullpen, 'notify', '../x')).toBeNull();
+    expect(await readJobPage(bullpen, 'notify', '')).toBeNull();
   });
 
   it('operations on such an id answer NOT_FOUND and change nothing', async () => {
     const ops = new JobOperations(bullpen);
-    const metaKey = `${bullpen.keys.queuePrefix('webhook-dispatch')}:webhook-dispatch:meta`;
+    const metaKey = `${bullpen.keys.queuePrefix('notify')}:notify:meta`;
     const before = await bullpen.redis.hgetall(metaKey);
     for (const id of ['meta', `${realId}:logs`, 'events']) {
-      const err = await ops.promote('webhook-dispatch', id).catch((e: unknown) => e);
+      const err = await ops.promote('notify', id).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(AppError);
       expect((err as AppError).code).toBe('NOT_FOUND');
     }
@@ -56,7 +56,7 @@ describe('job ids that name a queue key', () => {
   });
 
   it('a real job still reads', async () => {
-    const page = await readJobPage(bullpen, 'webhook-dispatch', realId);
+    const page = await readJobPage(bullpen, 'notify', realId);
     expect(page?.job.id).toBe(realId);
     expect(page?.logs.lines).toEqual(['a line']);
   });

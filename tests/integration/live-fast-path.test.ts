@@ -100,12 +100,12 @@ describe('the dashboard server answers a poll from the live cache', () => {
     const { get } = await serve(bullpen, cache);
     const { cookie } = await signedIn(bullpen);
     const filters = parseQueueFilters(new URLSearchParams('state=failed&tenant=acme&size=50'));
-    await cache.get(liveKeys.queuePage('webhook-dispatch', filters), 1_500, async () => ({ page: 'failed of acme' }));
-    const r = await get('/api/live/queues/webhook-dispatch?size=50&tenant=acme&state=failed', { cookie });
+    await cache.get(liveKeys.queuePage('notify', filters), 1_500, async () => ({ page: 'failed of acme' }));
+    const r = await get('/api/live/queues/notify?size=50&tenant=acme&state=failed', { cookie });
     expect(r.status).toBe(200);
     expect(JSON.parse(r.body.toString())).toEqual({ page: 'failed of acme' });
     // Another state, another key: not this value.
-    expect((await get('/api/live/queues/webhook-dispatch?size=50&tenant=acme&state=active', { cookie })).status).toBe(299);
+    expect((await get('/api/live/queues/notify?size=50&tenant=acme&state=active', { cookie })).status).toBe(299);
   });
 
   it('leaves every request it cannot vouch for to the app', async () => {
@@ -114,7 +114,7 @@ describe('the dashboard server answers a poll from the live cache', () => {
     const { get, fellThrough } = await serve(bullpen, cache);
     const viewer = await signedIn(bullpen);
     await cache.get(liveKeys.overview(), 60_000, async () => ({ secret: 'queue data' }));
-    await cache.get(liveKeys.job('webhook-dispatch', '1', 1), 60_000, async () => null);
+    await cache.get(liveKeys.job('notify', '1', 1), 60_000, async () => null);
 
     const refused = async (path: string, headers: Record<string, string>) => {
       const r = await get(path, headers);
@@ -133,7 +133,7 @@ describe('the dashboard server answers a poll from the live cache', () => {
     );
     await refused('/api/live/overview', { cookie: `${SESSION_COOKIE}=${other}` });
     // Not a polled route, or one whose handler turns the value into an error (a job page's 404).
-    await refused('/api/live/queues/webhook-dispatch/jobs/1', { cookie: viewer.cookie });
+    await refused('/api/live/queues/notify/jobs/1', { cookie: viewer.cookie });
     await refused('/api/live/overview/', { cookie: viewer.cookie });
     await refused('/api/live/queues/%E0%A4%A', { cookie: viewer.cookie });
     await refused('/api/live/queues/..%2F..%2Foverview', { cookie: viewer.cookie });

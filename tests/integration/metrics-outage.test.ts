@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { shippedApp } from '@/jobs/shipped-app';
+import { TEST_JOBS } from '../helpers/test-jobs';
 import { createBullpen, type Bullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { createDashboardMetrics } from '@/dashboard/health/health-metrics';
@@ -41,20 +41,18 @@ describe('metrics through a Redis outage', () => {
   async function start() {
     const prefix = uniquePrefix('metrics-outage');
     const metricsPort = await freePort();
-    const env = { LOG_LEVEL: 'silent', METRICS_PORT: String(metricsPort), WORKER_TYPES: 'slack-sync', BULLPEN_HISTORY: '0' };
+    const env = { LOG_LEVEL: 'silent', METRICS_PORT: String(metricsPort), WORKER_TYPES: 'sync', BULLPEN_HISTORY: '0' };
     const target = { host: '127.0.0.1', port: redis.port };
     worker = await startWorkerProcess({
-      jobs: shippedApp.jobs,
-      schedules: shippedApp.schedules,
-      metricsPrefix: shippedApp.metricsPrefix,
-      handlers: { 'slack-sync': async () => 'ok' },
+      jobs: TEST_JOBS,
+      handlers: { sync: async () => 'ok' },
       config: loadConfig(env),
       redis: target,
       prefix,
       logger: silentLogger,
       maintenance: false,
     });
-    dashboard = createBullpen({ ...shippedApp, config: loadConfig(env), redis: target, prefix, logger: silentLogger });
+    dashboard = createBullpen({ jobs: TEST_JOBS, config: loadConfig(env), redis: target, prefix, logger: silentLogger });
     await readyClient(dashboard.redis);
     const dashboardMetrics = createDashboardMetrics(dashboard);
     const scrapeWorker = async () => {
@@ -73,21 +71,21 @@ describe('metrics through a Redis outage', () => {
   function expectAnsweredWithoutRedis(scrape: { status: number; body: string; ms: number }) {
     expect(scrape.status).toBe(200);
     expect(scrape.ms).toBeLessThan(SCRAPE_BOUND_MS);
-    expect(value(scrape.body, 'ruvbot_redis_up')).toBe(0);
+    expect(value(scrape.body, 'bullpen_redis_up')).toBe(0);
     // What the process has is still there; what Redis holds is left out, and counted.
-    expect(scrape.body).toContain('# TYPE ruvbot_worker_jobs_total counter');
-    expect(scrape.body).not.toMatch(/^ruvbot_worker_queue_depth\{/m);
-    expect(scrape.body).not.toMatch(/^ruvbot_worker_dlq_size /m);
-    expect(value(scrape.body, 'ruvbot_scrape_errors_total{gauge="redis_up"}')).toBeGreaterThanOrEqual(1);
-    expect(value(scrape.body, 'ruvbot_scrape_errors_total{gauge="dlq_size"}')).toBeGreaterThanOrEqual(1);
+    expect(scrape.body).toContain('# TYPE bullpen_worker_jobs_total counter');
+    expect(scrape.body).not.toMatch(/^bullpen_worker_queue_depth\{/m);
+    expect(scrape.body).not.toMatch(/^bullpen_worker_dlq_size /m);
+    expect(value(scrape.body, 'bullpen_scrape_errors_total{gauge="redis_up"}')).toBeGreaterThanOrEqual(1);
+    expect(value(scrape.body, 'bullpen_scrape_errors_total{gauge="dlq_size"}')).toBeGreaterThanOrEqual(1);
   }
 
   it('answer 200 within 1 s with redis_up 0 while redis-server is killed, and report it up again after', async () => {
     const { scrapeWorker, scrapeDashboard } = await start();
     for (const before of [await scrapeWorker(), await scrapeDashboard()]) {
       expect(before.status).toBe(200);
-      expect(value(before.body, 'ruvbot_redis_up')).toBe(1);
-      expect(value(before.body, 'ruvbot_worker_dlq_size')).toBe(0);
+      expect(value(before.body, 'bullpen_redis_up')).toBe(1);
+      expect(value(before.body, 'bullpen_worker_dlq_size')).toBe(0);
     }
 
     await redis.kill();
@@ -101,13 +99,13 @@ describe('metrics through a Redis outage', () => {
     await redis.restart();
     await readyClient(worker!.bullpen.redis, 15_000);
     await readyClient(dashboard!.redis, 15_000);
-    expect(value((await scrapeWorker()).body, 'ruvbot_redis_up')).toBe(1);
-    expect(value((await scrapeDashboard()).body, 'ruvbot_redis_up')).toBe(1);
+    expect(value((await scrapeWorker()).body, 'bullpen_redis_up')).toBe(1);
+    expect(value((await scrapeDashboard()).body, 'bullpen_redis_up')).toBe(1);
   });
 
   it('answer 200 within 1 s with redis_up 0 while redis-server hangs (SIGSTOP)', async () => {
     const { scrapeWorker, scrapeDashboard } = await start();
-    expect(value((await scrapeWorker()).body, 'ruvbot_redis_up')).toBe(1);
+    expect(value((await scrapeWorker()).body, 'bullpen_redis_up')).toBe(1);
 
     redis.hang();
     await sleep(CACHES_MS);
@@ -117,7 +115,7 @@ describe('metrics through a Redis outage', () => {
     expectAnsweredWithoutRedis(await scrapeWorker());
 
     redis.resume();
-    expect(value((await scrapeWorker()).body, 'ruvbot_redis_up')).toBe(1);
-    expect(value((await scrapeDashboard()).body, 'ruvbot_redis_up')).toBe(1);
+    expect(value((await scrapeWorker()).body, 'bullpen_redis_up')).toBe(1);
+    expect(value((await scrapeDashboard()).body, 'bullpen_redis_up')).toBe(1);
   });
 });

@@ -5,7 +5,6 @@ import type { DeadLetterInput, DeadLetterSink } from '@/lib/dlq/sink';
 import { AppError } from '@/lib/errors/app-error';
 import { HttpError } from '@/lib/errors/http-error';
 import { HealthChecker } from '@/lib/health/health-checker';
-import type { JobTypeName } from '../helpers/shipped-jobs';
 import { PRIORITY } from '@/lib/jobs/priority';
 import { silentLogger } from '@/lib/logging/logger';
 import { MetricsServer } from '@/lib/metrics/metrics-server';
@@ -13,10 +12,10 @@ import { createQueueDepthSource } from '@/lib/metrics/queue-depth';
 import { WorkerMetrics } from '@/lib/metrics/worker-metrics';
 import type { JobHandler } from '@/lib/runtime/handler';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
 
 const TOKEN = 'scrape-token-0123456789abcdef';
-const TYPE: JobTypeName = 'webhook-dispatch';
+const TYPE: string = 'notify';
 const data = { webhookId: 'w1', event: 'order.created', payload: { id: 1 } };
 
 const sink: DeadLetterSink = {
@@ -57,8 +56,8 @@ describe('the worker’s metrics server', () => {
   });
 
   async function serve(opts: { prefix?: string; token?: string; env?: Record<string, string> } = {}) {
-    bullpen = makeBullpen(redis.redis, { handledTypes: [TYPE], env: opts.env });
-    // The prefix as the worker takes it: the shipped application's `ruvbot_` unless the test names one.
+    bullpen = testBullpen(redis.redis, { handledTypes: [TYPE], env: opts.env });
+    // The prefix as the worker takes it: the application's (the runtime's `bullpen_` for the test table) unless the test names one.
     const metrics = new WorkerMetrics(opts.prefix ?? bullpen.metricsPrefix, createQueueDepthSource({ queues: bullpen.queues, ttlMs: 0 }));
     server = new MetricsServer({
       metrics,
@@ -94,7 +93,7 @@ describe('the worker’s metrics server', () => {
     // delayed; in another queue, one plain (waiting) job and one prioritized.
     for (let i = 0; i < 3; i++) await bullpen.dispatcher.dispatch(TYPE, data);
     for (let i = 0; i < 2; i++) await bullpen.dispatcher.dispatch(TYPE, data, { delayMs: 3_600_000 });
-    const other = bullpen.queues.get('slack-sync');
+    const other = bullpen.queues.get('sync');
     await other.add('plain', { n: 1 }, { priority: 0 });
     await other.add('low', { n: 2 }, { priority: PRIORITY.LOW });
 
@@ -102,19 +101,19 @@ describe('the worker’s metrics server', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
     let text = await res.text();
-    expect(text).toMatch(/^# TYPE ruvbot_worker_jobs_total counter$/m);
-    expect(text).toMatch(/^# TYPE ruvbot_worker_jobs_active gauge$/m);
-    expect(text).toMatch(/^# TYPE ruvbot_worker_job_duration_seconds histogram$/m);
-    expect(text).toMatch(/^# TYPE ruvbot_worker_queue_depth gauge$/m);
+    expect(text).toMatch(/^# TYPE bullpen_worker_jobs_total counter$/m);
+    expect(text).toMatch(/^# TYPE bullpen_worker_jobs_active gauge$/m);
+    expect(text).toMatch(/^# TYPE bullpen_worker_job_duration_seconds histogram$/m);
+    expect(text).toMatch(/^# TYPE bullpen_worker_queue_depth gauge$/m);
     let m = parseMetrics(text);
-    const depth = (type: string, state: string) => m.get(series('ruvbot_worker_queue_depth', { type, state }));
+    const depth = (type: string, state: string) => m.get(series('bullpen_worker_queue_depth', { type, state }));
     expect(depth(TYPE, 'prioritized')).toBe(3);
     expect(depth(TYPE, 'delayed')).toBe(2);
     expect(depth(TYPE, 'waiting')).toBe(0);
     expect(depth(TYPE, 'completed')).toBe(0);
-    expect(depth('slack-sync', 'waiting')).toBe(1);
-    expect(depth('slack-sync', 'prioritized')).toBe(1);
-    expect(depth('memory-cleanup', 'waiting')).toBe(0); // every job type is reported
+    expect(depth('sync', 'waiting')).toBe(1);
+    expect(depth('sync', 'prioritized')).toBe(1);
+    expect(depth('erase', 'waiting')).toBe(0); // every job type is reported
 
     // Run the 3 ready jobs and a fourth that fails for good (400); one blocks so
     // jobs_active can be seen.
@@ -130,12 +129,12 @@ describe('the worker’s metrics server', () => {
     await bullpen.dispatcher.dispatch(TYPE, { ...data, payload: { fail: true } });
     const deadline = Date.now() + 15_000;
     const scrape = async () => parseMetrics(await (await fetch(url('/metrics'))).text());
-    while ((m = await scrape()).get(series('ruvbot_worker_jobs_active', { type: TYPE })) !== 1) {
+    while ((m = await scrape()).get(series('bullpen_worker_jobs_active', { type: TYPE })) !== 1) {
       if (Date.now() > deadline) throw new Error('jobs_active never reached 1');
       await new Promise((r) => setTimeout(r, 20));
     }
     release();
-    const total = (status: string) => m.get(series('ruvbot_worker_jobs_total', { type: TYPE, status })) ?? 0;
+    const total = (status: string) => m.get(series('bullpen_worker_jobs_total', { type: TYPE, status })) ?? 0;
     // The counters move inside the processor, the sets when BullMQ acknowledges: wait for both.
     const settled = () => total('completed') + total('failed') === 4 && depth(TYPE, 'completed') === 3 && depth(TYPE, 'failed') === 1;
     while (!settled()) {
@@ -146,13 +145,13 @@ describe('the worker’s metrics server', () => {
     expect(total('completed')).toBe(3);
     expect(total('retried')).toBe(0);
     expect(total('failed')).toBe(1);
-    expect(m.get(series('ruvbot_worker_jobs_active', { type: TYPE }))).toBe(0);
+    expect(m.get(series('bullpen_worker_jobs_active', { type: TYPE }))).toBe(0);
     const buckets = ['0.1', '0.5', '1', '5', '10', '30', '60', '300', '+Inf'];
-    for (const le of buckets) expect(m.has(series('ruvbot_worker_job_duration_seconds_bucket', { type: TYPE, le }))).toBe(true);
+    for (const le of buckets) expect(m.has(series('bullpen_worker_job_duration_seconds_bucket', { type: TYPE, le }))).toBe(true);
     text = await (await fetch(url('/metrics'))).text();
-    const les = [...text.matchAll(/ruvbot_worker_job_duration_seconds_bucket\{le="([^"]+)",type="webhook-dispatch"\}/g)].map((x) => x[1]);
+    const les = [...text.matchAll(/bullpen_worker_job_duration_seconds_bucket\{le="([^"]+)",type="notify"\}/g)].map((x) => x[1]);
     expect(les).toEqual(buckets);
-    expect(m.get(series('ruvbot_worker_job_duration_seconds_count', { type: TYPE }))).toBe(4);
+    expect(m.get(series('bullpen_worker_job_duration_seconds_count', { type: TYPE }))).toBe(4);
     expect(depth(TYPE, 'completed')).toBe(3); // m is the latest scrape
     expect(depth(TYPE, 'failed')).toBe(1);
     expect(depth(TYPE, 'delayed')).toBe(2);
@@ -164,7 +163,7 @@ describe('the worker’s metrics server', () => {
     metrics.jobsTotal.inc({ type: TYPE, status: 'completed' });
     await bullpen.dispatcher.dispatch(TYPE, data);
     const text = await (await fetch(url('/metrics'))).text();
-    expect(text).not.toContain('ruvbot_');
+    expect(text).not.toContain('bullpen_');
     const m = parseMetrics(text);
     expect(m.get(series('acme_worker_jobs_total', { type: TYPE, status: 'completed' }))).toBe(1);
     expect(m.get(series('acme_worker_queue_depth', { type: TYPE, state: 'prioritized' }))).toBe(1);
@@ -206,7 +205,7 @@ describe('the worker’s metrics server', () => {
       expect(basic.status).toBe(401);
       const ok = await fetch(url(path), { headers: { authorization: `Bearer ${TOKEN}` } });
       expect([200, 503]).toContain(ok.status);
-      if (path === '/metrics') expect(await ok.text()).toContain('ruvbot_worker_queue_depth');
+      if (path === '/metrics') expect(await ok.text()).toContain('bullpen_worker_queue_depth');
       else expect((await ok.json()).checks).toBeInstanceOf(Array);
     }
   });
@@ -232,16 +231,16 @@ describe('the worker’s metrics server', () => {
   });
 
   it('reads queue depth once for concurrent scrapes', async () => {
-    bullpen = makeBullpen(redis.redis, { handledTypes: [TYPE] });
+    bullpen = testBullpen(redis.redis, { handledTypes: [TYPE] });
     await bullpen.dispatcher.dispatch(TYPE, data);
-    const types: JobTypeName[] = [TYPE, 'slack-sync', 'memory-cleanup'];
+    const types: string[] = [TYPE, 'sync', 'erase'];
     const depth = createQueueDepthSource({ queues: bullpen.queues, types, ttlMs: 60_000 });
-    const metrics = new WorkerMetrics('ruvbot_', depth);
+    const metrics = new WorkerMetrics('bullpen_', depth);
     await createQueueDepthSource({ queues: bullpen.queues, types, ttlMs: 0 })(); // load the Lua scripts
     await bullpen.redis.config('RESETSTAT');
     const bodies = await Promise.all(Array.from({ length: 10 }, () => metrics.render()));
     for (const { body } of bodies) {
-      expect(parseMetrics(body).get(series('ruvbot_worker_queue_depth', { type: TYPE, state: 'prioritized' }))).toBe(1);
+      expect(parseMetrics(body).get(series('bullpen_worker_queue_depth', { type: TYPE, state: 'prioritized' }))).toBe(1);
     }
     const info = await bullpen.redis.info('commandstats');
     const evalshaCalls = Number(/cmdstat_evalsha:calls=(\d+)/.exec(info)?.[1] ?? 0);

@@ -6,7 +6,7 @@ import { isAppError } from '@/lib/errors/app-error';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { PAYLOAD_PREVIEW_BYTES } from '@/lib/jobs/payload-limit';
 import type { RedisClient } from '@/lib/redis/connection';
-import { poolOf } from '../helpers/make-bullpen';
+import { poolOf } from '../helpers/pool-of';
 import { useTestRedis } from '../helpers/use-test-redis';
 
 /**
@@ -47,36 +47,34 @@ describe('the payload size limit', () => {
   it('refuses a dispatch over the limit at once, naming the size and the limit, and writes nothing', async () => {
     const bullpen = await server.readyBullpen({ env: { BULLPEN_MAX_PAYLOAD_BYTES: String(LIMIT) } });
     const hook = (blob: string) => ({ webhookId: 'wh-1', event: 'e', payload: { blob } });
-    const queue = bullpen.queues.get('webhook-dispatch');
+    const queue = bullpen.queues.get('notify');
 
     // The envelope around a payload has a fixed size for the same options (a UUID request
     // id, a 13-digit time): measure it once, then fill a payload to the limit exactly.
-    const probe = await bullpen.dispatcher.dispatch('webhook-dispatch', hook(''));
+    const probe = await bullpen.dispatcher.dispatch('notify', hook(''));
     const overhead = await bullpen.redis.hstrlen(queue.toKey(probe.jobId), 'data');
-    const atLimit = await bullpen.dispatcher.dispatch('webhook-dispatch', hook('x'.repeat(LIMIT - overhead)));
+    const atLimit = await bullpen.dispatcher.dispatch('notify', hook('x'.repeat(LIMIT - overhead)));
     // What was checked is what BullMQ stored: the serialized data, byte for byte.
     expect(await bullpen.redis.hstrlen(queue.toKey(atLimit.jobId), 'data')).toBe(LIMIT);
 
     const before = await keysOf(bullpen);
-    const over = await refusal(bullpen.dispatcher.dispatch('webhook-dispatch', hook('x'.repeat(LIMIT - overhead + 1))));
+    const over = await refusal(bullpen.dispatcher.dispatch('notify', hook('x'.repeat(LIMIT - overhead + 1))));
     expect(over.code).toBe('PAYLOAD_TOO_LARGE');
     expect(over.status).toBe(413);
     expect(over.details).toMatchObject({ bytes: LIMIT + 1, limit: LIMIT });
-    expect(over.message).toBe(
-      `The webhook-dispatch job's data is 4,097 bytes of JSON, over the limit of 4,096 bytes (BULLPEN_MAX_PAYLOAD_BYTES)`,
-    );
+    expect(over.message).toBe(`The notify job's data is 4,097 bytes of JSON, over the limit of 4,096 bytes (BULLPEN_MAX_PAYLOAD_BYTES)`);
     // Bytes, not characters: é is two bytes of UTF-8.
-    const wide = await refusal(bullpen.dispatcher.dispatch('webhook-dispatch', hook('é'.repeat(LIMIT / 2))));
+    const wide = await refusal(bullpen.dispatcher.dispatch('notify', hook('é'.repeat(LIMIT / 2))));
     expect(wide.details).toMatchObject({ bytes: LIMIT + overhead });
     // A bulk dispatch is checked whole before any queue is written.
     const bulk = await refusal(
       bullpen.dispatcher.dispatchBulk([
-        { type: 'quota-check', data: { orgId: 'acme' } },
-        { type: 'webhook-dispatch', data: hook('x'.repeat(LIMIT)) },
+        { type: 'erase', data: { orgId: 'acme' } },
+        { type: 'notify', data: hook('x'.repeat(LIMIT)) },
       ]),
     );
     expect(bulk.code).toBe('PAYLOAD_TOO_LARGE');
-    expect(bulk.message).toMatch(/^item 1: The webhook-dispatch job's data is/);
+    expect(bulk.message).toMatch(/^item 1: The notify job's data is/);
     expect(await keysOf(bullpen)).toEqual(before);
     expect(await queue.count()).toBe(2);
   });
@@ -85,22 +83,22 @@ describe('the payload size limit', () => {
     const bullpen = await server.readyBullpen({ env: { BULLPEN_MAX_PAYLOAD_BYTES: String(LIMIT) } });
     const ran: unknown[] = [];
     const pool = poolOf(bullpen, {
-      'quota-check': async (ctx) => {
+      erase: async (ctx) => {
         ran.push(ctx.data);
       },
     });
     await pool.start();
     open.push({ close: () => pool.close(5_000) });
     const connection = new IORedis({ host: '127.0.0.1', port: server.redis.port, maxRetriesPerRequest: null });
-    const plain = new Queue('quota-check', { connection, prefix: bullpen.keys.queuePrefix('quota-check') });
+    const plain = new Queue('erase', { connection, prefix: bullpen.keys.queuePrefix('erase') });
     open.push({ close: async () => (await plain.close(), connection.disconnect()) });
 
     const big = { orgId: 'acme', notes: 'n'.repeat(64 * LIMIT) };
     const bigText = JSON.stringify(big);
-    const job = await plain.add('quota-check', big, { attempts: 5, tenant: { orgId: 'acme' } } as never);
+    const job = await plain.add('erase', big, { attempts: 5, tenant: { orgId: 'acme' } } as never);
     // At the limit exactly, a bare payload runs.
     const notes = 'n'.repeat(LIMIT - JSON.stringify({ orgId: 'acme', notes: '' }).length);
-    const fits = await plain.add('quota-check', { orgId: 'acme', notes });
+    const fits = await plain.add('erase', { orgId: 'acme', notes });
     expect(Buffer.byteLength(JSON.stringify(fits.data))).toBe(LIMIT);
 
     await expect.poll(() => job.getState(), { timeout: 10_000 }).toBe('failed');
@@ -109,12 +107,12 @@ describe('the payload size limit', () => {
     // One attempt of five: permanent, never retried.
     expect(failed?.attemptsMade).toBe(1);
     expect(failed?.failedReason).toBe(
-      `The quota-check job's data is ${bigText.length.toLocaleString('en')} bytes of JSON, over the limit of 4,096 bytes (BULLPEN_MAX_PAYLOAD_BYTES)`,
+      `The erase job's data is ${bigText.length.toLocaleString('en')} bytes of JSON, over the limit of 4,096 bytes (BULLPEN_MAX_PAYLOAD_BYTES)`,
     );
     expect(ran).toEqual([{ orgId: 'acme' }]);
 
-    await expect.poll(async () => (await bullpen.dlq.getByJob('quota-check', job.id!))?.status, { timeout: 10_000 }).toBe('pending');
-    const entry = (await bullpen.dlq.getByJob('quota-check', job.id!))!;
+    await expect.poll(async () => (await bullpen.dlq.getByJob('erase', job.id!))?.status, { timeout: 10_000 }).toBe('pending');
+    const entry = (await bullpen.dlq.getByJob('erase', job.id!))!;
     expect(entry.error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', errorClass: 'validation' });
     expect(entry.tenant).toEqual({ orgId: 'acme' });
     expect(entry.payload).toBeUndefined();
@@ -133,9 +131,9 @@ describe('the payload size limit', () => {
   it('refuses an edited replay over the limit before it claims the dead letter', async () => {
     const bullpen = await server.readyBullpen({ env: { BULLPEN_MAX_PAYLOAD_BYTES: String(LIMIT) } });
     const { id } = await bullpen.dlq.record({
-      queue: 'webhook-dispatch',
+      queue: 'notify',
       jobId: 'edit-1',
-      jobType: 'webhook-dispatch',
+      jobType: 'notify',
       jobData: { payload: { webhookId: 'wh-1', event: 'e', payload: {} }, requestId: 'r-1', dispatchedAt: 1 },
       error: { message: 'HTTP 400', errorClass: 'client' },
       attempts: 1,
@@ -148,13 +146,13 @@ describe('the payload size limit', () => {
     expect(err.code).toBe('PAYLOAD_TOO_LARGE');
     const entry = await bullpen.dlq.get(id);
     expect(entry).toMatchObject({ status: 'pending', replays: [] });
-    expect(await bullpen.queues.get('webhook-dispatch').count()).toBe(0);
+    expect(await bullpen.queues.get('notify').count()).toBe(0);
   });
 
   it("stores a failed job's payload once: its dead letter costs at most 1.2 times the payload in Redis", async () => {
     const bullpen = await server.readyBullpen();
     const pool = poolOf(bullpen, {
-      'webhook-dispatch': async () => {
+      notify: async () => {
         throw new PermanentError('the receiver refused it');
       },
     });
@@ -165,10 +163,10 @@ describe('the payload size limit', () => {
     const payload = { webhookId: 'wh-1', event: 'export.ready', payload: { rows } };
     const payloadBytes = Buffer.byteLength(JSON.stringify(payload));
     expect(payloadBytes).toBeGreaterThan(450 * 1024);
-    const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', payload, { tenant: { orgId: 'acme' } });
+    const { jobId } = await bullpen.dispatcher.dispatch('notify', payload, { tenant: { orgId: 'acme' } });
 
-    await expect.poll(async () => (await bullpen.dlq.getByJob('webhook-dispatch', jobId))?.status, { timeout: 10_000 }).toBe('pending');
-    const entry = (await bullpen.dlq.getByJob('webhook-dispatch', jobId))!;
+    await expect.poll(async () => (await bullpen.dlq.getByJob('notify', jobId))?.status, { timeout: 10_000 }).toBe('pending');
+    const entry = (await bullpen.dlq.getByJob('notify', jobId))!;
     expect(entry.payload).toEqual(payload);
     expect(entry.jobData).toMatchObject({ payload, tenant: { orgId: 'acme' } });
     // Every key the entry wrote: its hash, its index entries and the DLQ's version.

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { shippedApp } from '@/jobs/shipped-app';
 import { readSearchStep } from '@/dashboard/queues/payload-search';
 import { parseSearchStep, SEARCH_STEP_BYTES } from '@/dashboard/client/payload-search-params';
 import type { Bullpen } from '@/lib/bullpen';
@@ -13,7 +14,7 @@ import { useTestRedis } from '../helpers/use-test-redis';
  * 75 KB one call held Redis for 2.2 s and every other client (workers included) waited.
  * Redis now only copies bytes, in bounded round trips, and the dashboard matches.
  */
-const server = useTestRedis();
+const server = useTestRedis(shippedApp);
 
 const JOBS = 1_000;
 const PAYLOAD_BYTES = 75_000;

@@ -4,19 +4,20 @@ import { addStandardJob } from 'bullmq/dist/esm/scripts/addStandardJob-9.js';
 import IORedis from 'ioredis';
 import { pack } from 'msgpackr';
 import { afterEach, describe, expect, it } from 'vitest';
+import { shippedApp } from '@/jobs/shipped-app';
 import type { Bullpen } from '@/lib/bullpen';
 import type { JobContext } from '@/lib/runtime/handler';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { createHandlers } from '../helpers/shipped-jobs';
 import { useTestRedis } from '../helpers/use-test-redis';
-import { poolOf } from '../helpers/make-bullpen';
+import { poolOf } from '../helpers/pool-of';
 
 /**
  * Jobs added with plain `bullmq`, as another service or language would add them
  * (docs/producers.md): no dispatcher, no envelope, the queue's hash-tagged prefix.
  */
 describe('plain BullMQ producers', () => {
-  const server = useTestRedis();
+  const server = useTestRedis(shippedApp);
   const open: Array<{ close(): Promise<unknown> }> = [];
   afterEach(async () => {
     for (const o of open.splice(0).reverse()) await o.close();

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { shippedApp } from '@/jobs/shipped-app';
+import { TEST_JOBS } from '../helpers/test-jobs';
 import { createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
@@ -48,7 +48,7 @@ describe('a producer connection before its first ready', () => {
 
   it('a Bullpen’s first command needs no readiness call (the ACL SETUSER of health.test.ts)', async () => {
     const b = createBullpen({
-      ...shippedApp,
+      jobs: TEST_JOBS,
       config: loadConfig({ LOG_LEVEL: 'silent' }),
       redis: { host: '127.0.0.1', port: redis.port },
       prefix: uniquePrefix('early'),

@@ -21,7 +21,7 @@ vi.mock('server-only', () => ({}));
 
 const DEPLOY = path.resolve(import.meta.dirname, '../../deploy/prometheus');
 const token = randomBytes(24).toString('hex');
-const server = useTestRedis();
+const server = useTestRedis(shippedApp);
 
 let tmp: string;
 let worker: RunningWorker;

@@ -35,12 +35,12 @@ describe('the queue registry after a failed start', () => {
 
   it("reports the failure to the call that met it, and the table's next call on that type runs on a new queue", async () => {
     const bullpen = await bullpenWithoutInfo();
-    await expect(bullpen.dispatcher.dispatch('quota-check', {})).rejects.toThrow(/NOPERM/);
+    await expect(bullpen.dispatcher.dispatch('tidy', {})).rejects.toThrow(/NOPERM/);
     await allowInfo();
     // The registry forgets the queue on the failed start's rejection, a few microtasks on.
     await new Promise((r) => setImmediate(r));
-    const { jobId } = await bullpen.dispatcher.dispatch('quota-check', {});
-    expect(await bullpen.queues.get('quota-check').getJobState(jobId)).toMatch(/^(waiting|prioritized)$/);
+    const { jobId } = await bullpen.dispatcher.dispatch('tidy', {});
+    expect(await bullpen.queues.get('tidy').getJobState(jobId)).toMatch(/^(waiting|prioritized)$/);
   });
 
   it("does the same for another service's queue", async () => {

@@ -6,9 +6,9 @@ import { QueueThroughput } from '@/dashboard/queues/queue-throughput';
 import { parseQueueFilters } from '@/dashboard/client/queue-filters';
 import type { JobHandler } from '@/lib/runtime/handler';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
-import { poolOf } from '../helpers/make-bullpen';
+import { poolOf } from '../helpers/pool-of';
 
-const TYPE = 'webhook-dispatch';
+const TYPE = 'notify';
 const data = { webhookId: 'w1', event: 'throughput.test', payload: {} };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -188,8 +188,8 @@ describe('runtime throughput limits: global concurrency and rate limit', () => {
   it('on a type with its own rate limit, a global limit keeps the job table’s window, and another window is refused', async () => {
     const bullpen = await server.readyBullpen();
     const limits = new QueueThroughput(bullpen);
-    const queue = bullpen.queues.get('slack-sync');
-    const page = () => readQueuePage(bullpen, 'slack-sync', parseQueueFilters({}));
+    const queue = bullpen.queues.get('sync');
+    const page = () => readQueuePage(bullpen, 'sync', parseQueueFilters({}));
     expect((await page()).queue.throughput).toEqual({
       globalConcurrency: null,
       globalRateLimit: null,
@@ -198,13 +198,13 @@ describe('runtime throughput limits: global concurrency and rate limit', () => {
       effectiveRateLimit: { max: 50, durationMs: 60_000 },
     });
 
-    await expect(limits.setRateLimit('slack-sync', 5, 1_000)).rejects.toMatchObject({
+    await expect(limits.setRateLimit('sync', 5, 1_000)).rejects.toMatchObject({
       code: 'VALIDATION',
       details: { fieldErrors: { durationMs: [expect.stringContaining('1 min')] } },
     });
     expect(await queue.getGlobalRateLimit()).toBeNull();
 
-    await limits.setRateLimit('slack-sync', 10, 60_000);
+    await limits.setRateLimit('sync', 10, 60_000);
     expect((await page()).queue.throughput?.effectiveRateLimit).toEqual({ max: 10, durationMs: 60_000 });
   });
 });

@@ -4,7 +4,7 @@ import type { HealthReport } from '@/lib/health/health-status';
 import { RedisWatch } from '@/lib/health/redis-watch';
 import { startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { readyClient } from '@/lib/redis/connection';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
 import { startTestRedis } from '../helpers/redis';
 
 /**
@@ -34,7 +34,7 @@ describe('RedisWatch and the health report during an outage', () => {
   /** A Bullpen whose health checker reads a watch PINGing on its connection, as the dashboard builds them (dashboard/dashboard-process.ts). */
   function watched(redis: EmbeddedRedis): RedisWatch {
     const watch = new RedisWatch(async () => (await readyClient(b.redis, 1_100)).ping());
-    const b = makeBullpen(redis, { redisWatch: watch });
+    const b = testBullpen(redis, { redisWatch: watch });
     bullpen = b;
     return watch;
   }

@@ -9,7 +9,8 @@ import { QueueOperations } from '@/dashboard/queues/queue-operations';
 import type { DeadLetterEntry } from '@/lib/dlq/entry';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
 import { createWebhookDispatchHandler } from '@/jobs/integration/webhook-dispatch';
-import { makeBullpen, poolOf } from '../helpers/make-bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
+import { poolOf } from '../helpers/pool-of';
 
 /*
  * Edit-and-replay of webhook deliveries (docs/dead-letters.md, "Replay keys"): an edited

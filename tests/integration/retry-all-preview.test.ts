@@ -9,7 +9,7 @@ import { deadLetterId, replayJobId } from '@/lib/dlq/entry';
 import { useTestRedis } from '../helpers/use-test-redis';
 
 const server = useTestRedis();
-const TYPE = 'webhook-dispatch';
+const TYPE = 'notify';
 
 /** Moves jobs to the failed set as a worker's final failure would, at `at`. */
 async function fail(b: Bullpen, ids: string[], at: number): Promise<void> {

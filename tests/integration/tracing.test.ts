@@ -33,21 +33,21 @@ describe('traces (BULLPEN_TRACES)', () => {
       connection: bullpen.workerConnection(),
       keys: bullpen.keys,
       jobs: bullpen.jobs,
-      handlers: { 'webhook-dispatch': async () => 'delivered' },
+      handlers: { notify: async () => 'delivered' },
       sink: bullpen.dlq,
       alerter: bullpen.alerter,
       logger: silentLogger,
-      types: ['webhook-dispatch'],
+      types: ['notify'],
       telemetry: bullpen.telemetry,
     });
     await pool.start();
     try {
       const { jobId } = await bullpen.dispatcher.dispatch(
-        'webhook-dispatch',
+        'notify',
         { webhookId: 'w', event: 'traced', payload: {} },
         { tenant: { orgId: 'acme', workspaceId: 'ws1' } },
       );
-      await expect.poll(() => bullpen.queues.get('webhook-dispatch').getJobState(jobId), { timeout: 10_000 }).toBe('completed');
+      await expect.poll(() => bullpen.queues.get('notify').getJobState(jobId), { timeout: 10_000 }).toBe('completed');
       return jobId;
     } finally {
       await pool.close(5_000);
@@ -60,14 +60,14 @@ describe('traces (BULLPEN_TRACES)', () => {
     const jobId = await runOne(bullpen);
     await provider.forceFlush();
     const spans = exporter.getFinishedSpans();
-    const producer = spans.find((s) => s.kind === SpanKind.PRODUCER && s.name.includes('webhook-dispatch'));
+    const producer = spans.find((s) => s.kind === SpanKind.PRODUCER && s.name.includes('notify'));
     const consumer = spans.find((s) => s.kind === SpanKind.CONSUMER && s.attributes['bullpen.job.id'] === jobId);
     expect(producer, spans.map((s) => `${s.name} ${s.kind}`).join(', ')).toBeDefined();
     expect(consumer, spans.map((s) => `${s.name} ${s.kind}`).join(', ')).toBeDefined();
     expect(consumer!.spanContext().traceId).toBe(producer!.spanContext().traceId);
     expect(consumer!.attributes).toMatchObject({
       'bullpen.job.id': jobId,
-      'bullpen.job.type': 'webhook-dispatch',
+      'bullpen.job.type': 'notify',
       'bullpen.job.attempt': 1,
       'bullpen.tenant.org_id': 'acme',
       'bullpen.tenant.workspace_id': 'ws1',

@@ -11,7 +11,8 @@ import { readWebhookDetail, readWebhookList } from '@/dashboard/webhooks/webhook
 import { deadLetterId } from '@/lib/dlq/entry';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import { WEBHOOK_TEST_EVENT } from '@/lib/webhooks/webhook-schema';
-import { makeBullpen, poolOf } from '../helpers/make-bullpen';
+import { makeBullpen } from '../helpers/make-bullpen';
+import { poolOf } from '../helpers/pool-of';
 
 /**
  * The webhooks page's read model and the operations that mend a webhook (issue 20 item 2),

@@ -8,7 +8,7 @@ import { shippedApp } from '@/jobs/shipped-app';
 import { useTestRedis } from '../helpers/use-test-redis';
 
 describe('the workers view', () => {
-  const server = useTestRedis();
+  const server = useTestRedis(shippedApp);
   const stops: Array<() => Promise<unknown>> = [];
   afterEach(async () => {
     for (const stop of stops.splice(0).reverse()) await stop();

@@ -6,7 +6,7 @@ describe('configuration', () => {
     const c = loadConfig({});
     expect(c.REDIS_URL).toBeUndefined();
     expect(c.BULLPEN_PREFIX).toBe('bullpen');
-    // The metric prefix is the application's unless set (tests/unit/applications.test.ts).
+    // The metric prefix is the application's unless set (tests/unit/app/applications.test.ts).
     expect(c.METRICS_PREFIX).toBeUndefined();
     expect(c.BULLPEN_APP).toBe('shipped');
     expect(c.dataDir).toMatch(/\.data$/);

@@ -61,6 +61,18 @@ beforeAll(() => {
   write('worker/choose.ts', "import { APPLICATIONS } from '../applications';\nexport const c = APPLICATIONS;\n");
   write('jobs/choose.ts', "import { APPLICATIONS } from '../applications';\nexport const c = APPLICATIONS;\n");
   write('lib/choose.ts', "import { APPLICATIONS } from '../applications';\nexport const c = APPLICATIONS;\n");
+  // The runtime's tests on their own table; the shipped application's tests and helpers apart.
+  write('tests/helpers/test-jobs.ts', "import { ok } from '../../lib/ok';\nexport const TEST_JOBS = [ok];\n");
+  write('tests/helpers/shipped-jobs.ts', "import { app } from '../../jobs/app';\nexport const SHIPPED = app;\n");
+  write('tests/integration/queues.test.ts', "import { TEST_JOBS } from '../helpers/test-jobs';\nexport const t = TEST_JOBS;\n");
+  write('tests/integration/knows-app.test.ts', "import { app } from '../../jobs/app';\nexport const t = app;\n");
+  write('tests/unit/knows-helper.test.ts', "import { SHIPPED } from '../helpers/shipped-jobs';\nexport const t = SHIPPED;\n");
+  write('tests/unit/knows-registry.test.ts', "import { APPLICATIONS } from '../../applications';\nexport const t = APPLICATIONS;\n");
+  write(
+    'tests/integration/app/handler.test.ts',
+    "import { SHIPPED } from '../../helpers/shipped-jobs';\nimport { app } from '../../../jobs/app';\nexport const t = [SHIPPED, app];\n",
+  );
+  write('tests/e2e/product.spec.ts', "import { APPLICATIONS } from '../../applications';\nexport const t = APPLICATIONS;\n");
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -68,7 +80,7 @@ async function violations(): Promise<string[]> {
   const cwd = process.cwd();
   process.chdir(dir);
   try {
-    const result = await cruise(['lib', 'app', 'dashboard', 'worker', 'jobs', 'examples', 'applications.ts'], {
+    const result = await cruise(['lib', 'app', 'dashboard', 'worker', 'jobs', 'examples', 'tests', 'applications.ts'], {
       ruleSet: { forbidden: config.forbidden } as never,
       validate: true,
     });
@@ -96,15 +108,19 @@ async function clientViolations(): Promise<string[]> {
 }
 
 describe('the dependency rules', () => {
+  // One cruise of the tree for all cases: it takes seconds on a loaded two-core machine.
+  let found: string[];
+  beforeAll(async () => {
+    found = await violations();
+  }, 60_000);
+
   it('refuse a cycle and lib importing a layer above it, and accept imports that run one way', async () => {
-    const found = await violations();
     expect(found).toContain('lib-not-upward: lib/upward.ts → app/page.ts');
     expect(found.some((v) => v.startsWith('no-circular: lib/cycle-'))).toBe(true);
     expect(found.filter((v) => v.includes(': worker/main.ts →') || v.startsWith('lib-not-upward: app/'))).toEqual([]);
   });
 
   it('refuse the runtime importing an application, an application importing its composition, and an example using the shipped application', async () => {
-    const found = await violations();
     expect(found).toContain('lib-knows-no-application: lib/knows-app.ts → jobs/app.ts');
     expect(found).toContain('application-not-upward: jobs/upward.ts → worker/main.ts');
     expect(found).toContain('examples-not-to-source-app: examples/mini/jobs.ts → jobs/app.ts');
@@ -113,18 +129,24 @@ describe('the dependency rules', () => {
   });
 
   it('refuse the runtime or an application importing the registry of applications, which only a process imports', async () => {
-    const found = await violations();
     expect(found).toContain('lib-not-upward: lib/choose.ts → applications.ts');
     expect(found).toContain('application-not-upward: jobs/choose.ts → applications.ts');
     expect(found.filter((v) => v.includes('worker/choose.ts') || v.includes(': applications.ts →'))).toEqual([]);
   });
 
   it('refuse lib/ or an application importing the dashboard, and the dashboard importing app/; app/ may use it', async () => {
-    const found = await violations();
     expect(found).toContain('lib-not-upward: lib/knows-dashboard.ts → dashboard/queues/read.ts');
     expect(found).toContain('application-not-upward: jobs/knows-dashboard.ts → dashboard/client/view.ts');
     expect(found).toContain('dashboard-not-upward: dashboard/upward.ts → app/page.ts');
     expect(found.filter((v) => v.includes('app/dashboard-page.ts →') || v.includes(': dashboard/queues/'))).toEqual([]);
+  });
+
+  it('keep the runtime’s tests off the shipped application, its helpers and the registry; its own tests and e2e may use them', async () => {
+    expect(found.filter((v) => v.startsWith('runtime-tests-on-the-test-table:'))).toEqual([
+      'runtime-tests-on-the-test-table: tests/integration/knows-app.test.ts → jobs/app.ts',
+      'runtime-tests-on-the-test-table: tests/unit/knows-helper.test.ts → tests/helpers/shipped-jobs.ts',
+      'runtime-tests-on-the-test-table: tests/unit/knows-registry.test.ts → applications.ts',
+    ]);
   });
 
   it('keep components to the client-safe part at run time, and let them name a read model’s type', async () => {

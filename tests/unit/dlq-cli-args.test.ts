@@ -1,32 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { MAILER_JOBS } from '@/examples/mailer/jobs';
-import { SHIPPED_JOB_NAMES } from '@/jobs';
 import { parseCliArgs, UsageError } from '@/scripts/dlq';
+import { TEST_JOBS } from '../helpers/test-jobs';
 
-/** The shipped application's command line. */
-const parse = (argv: string[]) => parseCliArgs(argv, SHIPPED_JOB_NAMES);
+/** The command line of an application with the test table's types. */
+const parse = (argv: string[]) =>
+  parseCliArgs(
+    argv,
+    TEST_JOBS.map((j) => j.name),
+  );
 const bad = (...argv: string[]) => expect(() => parse(argv)).toThrow(UsageError);
 
 describe('dlq CLI arguments', () => {
   it('parses filters, limits and flags', () => {
     expect(
-      parse([
-        'replay',
-        '--status',
-        'pending',
-        '--type',
-        'webhook-dispatch',
-        '--tenant',
-        'org-a',
-        '--error-class',
-        'timeout',
-        '--limit',
-        '100',
-      ]),
+      parse(['replay', '--status', 'pending', '--type', 'notify', '--tenant', 'org-a', '--error-class', 'timeout', '--limit', '100']),
     ).toMatchObject({
       command: 'replay',
       status: 'pending',
-      type: 'webhook-dispatch',
+      type: 'notify',
       tenant: 'org-a',
       errorClass: 'timeout',
       limit: 100,
@@ -34,7 +26,7 @@ describe('dlq CLI arguments', () => {
       yes: false,
     });
     expect(parse(['list', '--json'])).toMatchObject({ command: 'list', json: true });
-    expect(parse(['purge', '--type', 'data-export', '--yes'])).toMatchObject({ command: 'purge', yes: true });
+    expect(parse(['purge', '--type', 'erase', '--yes'])).toMatchObject({ command: 'purge', yes: true });
     expect(parse(['--help'])).toBe('help');
   });
 
@@ -66,18 +58,18 @@ describe('dlq CLI arguments', () => {
     bad('replay', '--id', 'not-an-id');
     bad('replay', '--id', 'dlq-0123456789abcdef01234567', '--payload', '{nope');
     bad('replay', '--payload', '{}');
-    bad('discard', '--id', 'dlq-0123456789abcdef01234567', '--type', 'webhook-dispatch');
+    bad('discard', '--id', 'dlq-0123456789abcdef01234567', '--type', 'notify');
     bad('replay', '--cursor', 'x');
     bad('list', '--cursor', 'x');
     bad('list', '--cursor', '12:dlq-nothex');
-    bad('purge', '--type', 'webhook-dispatch');
+    bad('purge', '--type', 'notify');
     bad('purge', '--id', 'dlq-0123456789abcdef01234567', '--yes');
     expect(() => parse(['purge'])).toThrow(/--yes/);
   });
 
-  it("takes the types of the application it runs for, not the shipped application's", () => {
+  it("takes the types of the application it runs for, not another's", () => {
     const mailer = MAILER_JOBS.map((j) => j.name);
     expect(parseCliArgs(['list', '--type', 'send-email'], mailer)).toMatchObject({ type: 'send-email' });
-    expect(() => parseCliArgs(['list', '--type', 'webhook-dispatch'], mailer)).toThrow(/not a job type of this application/);
+    expect(() => parseCliArgs(['list', '--type', 'notify'], mailer)).toThrow(/not a job type of this application/);
   });
 });

@@ -11,7 +11,7 @@ import type { WorkerMetrics } from '@/lib/metrics/worker-metrics';
 import { buildProcessor, type ProcessorDeps } from '@/lib/runtime/processor';
 import type { RuntimeHooks } from '@/lib/runtime/runtime-hooks';
 import { capturingLogger } from '../helpers/capturing-logger';
-import { SHIPPED_CATALOG } from '../helpers/shipped-jobs';
+import { TEST_CATALOG } from '../helpers/test-jobs';
 
 /**
  * The processor the worker pool hands BullMQ, called the way BullMQ calls it: one job in,
@@ -19,7 +19,7 @@ import { SHIPPED_CATALOG } from '../helpers/shipped-jobs';
  * the handler's result, the metrics, the hooks, the job's log, the dead letter before
  * the final failure and the error BullMQ needs to stop retrying.
  */
-const TYPE = 'slack-sync';
+const TYPE = 'sync';
 const tenant = { orgId: 'acme' };
 const envelope = (payload: unknown = { channelId: 'C1' }) => ({ payload, tenant, requestId: 'req-1', dispatchedAt: 1 });
 
@@ -76,7 +76,7 @@ function harness(
     onComplete: (c) => events.push(['complete', c]),
     onFailed: (c) => events.push(['failed', c]),
   };
-  const definition = { ...SHIPPED_CATALOG.get(TYPE), critical: opts.critical ?? false };
+  const definition = { ...TEST_CATALOG.get(TYPE), critical: opts.critical ?? false };
   const prepared: Array<() => Promise<void>> = [];
   const processor = buildProcessor({
     type: TYPE,
@@ -135,9 +135,7 @@ describe('processor: a job that completes', () => {
     const { job } = fakeJob({ attemptsMade: 1 });
     expect(await h.process(job)).toBe('done');
     // The schema's defaults are filled in before the handler sees the payload.
-    expect(seen).toEqual([
-      { data: { channelId: 'C1', postSummary: false, limit: 200 }, jobId: 'job-1', attempt: 2, maxAttempts: 3, tenant },
-    ]);
+    expect(seen).toEqual([{ data: { channelId: 'C1', limit: 200 }, jobId: 'job-1', attempt: 2, maxAttempts: 3, tenant }]);
   });
 
   it('counts it completed and its duration, leaves nothing active, and tells the hooks', async () => {
@@ -151,7 +149,7 @@ describe('processor: a job that completes', () => {
       type: TYPE,
       attempt: 1,
       tenant,
-      result: { got: { channelId: 'C1', postSummary: false, limit: 200 } },
+      result: { got: { channelId: 'C1', limit: 200 } },
     });
     expect(h.events[1][1].durationMs).toBeGreaterThanOrEqual(0);
     expect(h.records).toEqual([]);
@@ -287,7 +285,7 @@ describe('processor: the final failure', () => {
     const prepared: Array<() => Promise<void>> = [];
     const process = buildProcessor({
       type: TYPE,
-      definition: SHIPPED_CATALOG.get(TYPE),
+      definition: TEST_CATALOG.get(TYPE),
       handler: async () => Promise.reject(new PermanentError('bad')),
       sink: { record: async (input) => (records.push(input), { id: 'dlq-1', created: true }) },
       alerter: { raise: () => undefined } as unknown as Alerter,
@@ -381,10 +379,10 @@ describe('processor: jobs it refuses before the handler', () => {
 
   it('a job named after another type: permanent, with the rule', async () => {
     const h = harness({ handler: never });
-    const thrown = await rejection(h.process(fakeJob({ name: 'webhook-dispatch' }).job));
+    const thrown = await rejection(h.process(fakeJob({ name: 'notify' }).job));
     expect(thrown).toBeInstanceOf(UnrecoverableError);
     expect(thrown.message).toBe(
-      `Job name "webhook-dispatch" is not this queue's job type "${TYPE}": a Bullpen queue runs one type, and its jobs are named after it (docs/producers.md)`,
+      `Job name "notify" is not this queue's job type "${TYPE}": a Bullpen queue runs one type, and its jobs are named after it (docs/producers.md)`,
     );
     expect(h.records[0].error).toMatchObject({ errorClass: 'permanent', code: 'VALIDATION' });
   });
@@ -402,7 +400,7 @@ describe('processor: jobs it refuses before the handler', () => {
     const h = harness({ handler: never });
     const thrown = await rejection(h.process(fakeJob({ data: envelope({ channelId: '' }) }).job));
     expect(thrown).toBeInstanceOf(UnrecoverableError);
-    expect(thrown.message).toMatch(/^Invalid slack-sync payload: .*channelId/s);
+    expect(thrown.message).toMatch(/^Invalid sync payload: .*channelId/s);
     expect(h.records[0].error).toMatchObject({ errorClass: 'validation' });
     expect(h.stats).toMatchObject({ failed: 1, retried: 0, completed: 0 });
   });
@@ -421,7 +419,7 @@ describe('processor: optional parts', () => {
     });
 
   it('runs without metrics or hooks, on both paths', async () => {
-    const def = SHIPPED_CATALOG.get(TYPE);
+    const def = TEST_CATALOG.get(TYPE);
     expect(await bare(def, async () => 'ok')(fakeJob().job)).toBe('ok');
     const err = netError();
     expect(await rejection(bare(def, async () => Promise.reject(err))(fakeJob().job))).toBe(err);
@@ -430,7 +428,7 @@ describe('processor: optional parts', () => {
   it('runs with hooks that define none of the callbacks', async () => {
     const process = buildProcessor({
       type: TYPE,
-      definition: SHIPPED_CATALOG.get(TYPE),
+      definition: TEST_CATALOG.get(TYPE),
       handler: async () => 'ok',
       sink: { record: async () => ({ id: 'dlq-1', created: true }) },
       alerter: { raise: () => undefined } as unknown as Alerter,
@@ -443,7 +441,7 @@ describe('processor: optional parts', () => {
       buildProcessor({
         ...({} as ProcessorDeps),
         type: TYPE,
-        definition: SHIPPED_CATALOG.get(TYPE),
+        definition: TEST_CATALOG.get(TYPE),
         handler: async () => Promise.reject(new PermanentError('no')),
         sink: { record: async () => ({ id: 'd', created: true }) },
         alerter: { raise: () => undefined } as unknown as Alerter,
@@ -455,7 +453,7 @@ describe('processor: optional parts', () => {
   });
 
   it('takes the time limit from the type’s definition unless one is given', async () => {
-    const def = { ...SHIPPED_CATALOG.get(TYPE), timeoutMs: 20 };
+    const def = { ...TEST_CATALOG.get(TYPE), timeoutMs: 20 };
     const e = await rejection(bare(def, () => new Promise(() => undefined))(fakeJob().job));
     expect(e).toBeInstanceOf(TimeoutError);
     expect(e.message).toBe('attempt timed out after 20 ms');

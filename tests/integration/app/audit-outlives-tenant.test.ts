@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { shippedApp } from '@/jobs/shipped-app';
 import { createDataDeletionHandler } from '@/jobs/maintenance/data-deletion';
 import type { Bullpen } from '@/lib/bullpen';
 import { storesOf } from '../../helpers/shipped-jobs';
@@ -14,7 +15,7 @@ import { useTestRedis } from '../../helpers/use-test-redis';
  * The audit is the operators' record: a deletion keeps every entry and forgets the ids
  * behind its pseudonyms (docs/decisions/0010-audit-outlives-tenants.md).
  */
-const server = useTestRedis();
+const server = useTestRedis(shippedApp);
 let dataDir: string;
 let bullpen: Bullpen;
 

@@ -8,7 +8,8 @@ import type { DeadLetterEntry } from '@/lib/dlq/entry';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import type { HandlerMap, JobHandler } from '@/lib/runtime/handler';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
-import { makeBullpen, poolOf } from '../../helpers/make-bullpen';
+import { makeBullpen } from '../../helpers/make-bullpen';
+import { poolOf } from '../../helpers/pool-of';
 import { JOB_TYPE_NAMES, jobType, lockedFieldsOf, type JobTypeName } from '../../helpers/shipped-jobs';
 
 /*

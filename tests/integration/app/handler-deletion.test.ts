@@ -15,7 +15,7 @@ import { createDataDeletionHandler } from '@/jobs/maintenance/data-deletion';
 import { createDataExportHandler } from '@/jobs/maintenance/data-export';
 import { makeBullpen } from '../../helpers/make-bullpen';
 import { makeJobContext } from '../../helpers/job-context';
-import { seedTenantData } from '../../fixtures/tenant-data';
+import { seedTenantData } from '../../fixtures/app/tenant-data';
 
 const acme = { orgId: 'acme' };
 const globex = { orgId: 'globex' };

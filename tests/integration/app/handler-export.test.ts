@@ -13,7 +13,7 @@ import { createAuditExportHandler } from '@/jobs/maintenance/audit-export';
 import { createDataExportHandler } from '@/jobs/maintenance/data-export';
 import { makeBullpen } from '../../helpers/make-bullpen';
 import { makeJobContext } from '../../helpers/job-context';
-import { seedTenantData } from '../../fixtures/tenant-data';
+import { seedTenantData } from '../../fixtures/app/tenant-data';
 
 let bullpen: Bullpen;
 let dataDir: string;

@@ -13,8 +13,8 @@ import { createPatternTrainingHandler } from '@/jobs/learning/pattern-training';
 import { createTrajectoryProcessHandler } from '@/jobs/learning/trajectory-process';
 import { makeBullpen } from '../../helpers/make-bullpen';
 import { makeJobContext } from '../../helpers/job-context';
-import { makeTrajectories } from '../../fixtures/trajectories';
-import { twoTasks } from '../../fixtures/learning-data';
+import { makeTrajectories } from '../../fixtures/app/trajectories';
+import { twoTasks } from '../../fixtures/app/learning-data';
 
 const acme = { orgId: 'acme' };
 const globex = { orgId: 'globex', workspaceId: 'lab' };
@@ -234,7 +234,7 @@ describe('ewc-consolidation', () => {
   });
 
   it('keeps an earlier task measurably better with the elastic penalty than without it', async () => {
-    // Task A, then task B (tests/fixtures/learning-data.ts): B can be learnt through x1,
+    // Task A, then task B (tests/fixtures/app/learning-data.ts): B can be learnt through x1,
     // but plain training on B turns x0's weights against A.
     const learnt = twoTasks(7, 400);
     const unseen = twoTasks(8, 400);

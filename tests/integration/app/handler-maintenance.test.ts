@@ -11,7 +11,7 @@ import { SessionStore } from '@/jobs/session/sessions/session-store';
 import { createQuotaCheckHandler } from '@/jobs/maintenance/quota-check';
 import { makeBullpen } from '../../helpers/make-bullpen';
 import { makeJobContext } from '../../helpers/job-context';
-import { makeSessions } from '../../fixtures/sessions';
+import { makeSessions } from '../../fixtures/app/sessions';
 
 const acme = { orgId: 'acme' };
 const acmeWs = { orgId: 'acme', workspaceId: 'ws1' };

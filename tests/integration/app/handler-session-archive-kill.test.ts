@@ -14,7 +14,7 @@ import { makeBullpen } from '../../helpers/make-bullpen';
 import { makeJobContext } from '../../helpers/job-context';
 import { uniquePrefix } from '../../helpers/redis';
 import { type SpawnedWorker, spawnFixture } from '../../helpers/spawn-worker';
-import { makeSessions } from '../../fixtures/sessions';
+import { makeSessions } from '../../fixtures/app/sessions';
 
 const DAY = 24 * 60 * 60 * 1000;
 const BATCH = 10;
@@ -109,7 +109,7 @@ async function expectArchivedExactlyOnce(
 describe('session-archive killed between a batch’s write and its delete', () => {
   it('the handler run again recovers that batch (deletes it without writing it again) and archives every session exactly once', async () => {
     const { bullpen, dataDir, all, remaining } = await seeded('kill-handler');
-    const child = spawnFixture('session-archive-child.ts', {
+    const child = spawnFixture('app/session-archive-child.ts', {
       REDIS_PORT: String(server.redis.port),
       BULLPEN_PREFIX: bullpen.keys.root,
       BULLPEN_DATA_DIR: dataDir,
@@ -144,7 +144,7 @@ describe('session-archive killed between a batch’s write and its delete', () =
       STALLED_INTERVAL_MS: '1000',
       LOCK_DURATION_MS: '2000',
     };
-    const first = spawnFixture('session-archive-worker.ts', { ...env, KILL_AT_BATCH: String(KILL_AT) });
+    const first = spawnFixture('app/session-archive-worker.ts', { ...env, KILL_AT_BATCH: String(KILL_AT) });
     spawned.push(first);
     expect(await first.exited, first.output()).toBeNull();
     expect(first.output()).toContain(`killed after writing batch ${KILL_AT}, before deleting it`);
@@ -153,7 +153,7 @@ describe('session-archive killed between a batch’s write and its delete', () =
     await expectKilledBetweenWriteAndDelete(bullpen, dataDir, all);
 
     // A worker as `npm run worker` composes it, nothing replaced.
-    const second = spawnFixture('session-archive-worker.ts', env);
+    const second = spawnFixture('app/session-archive-worker.ts', env);
     spawned.push(second);
     await second.ready;
     const deadline = Date.now() + 60_000;

@@ -12,7 +12,7 @@ import { createSessionArchiveHandler } from '@/jobs/session/session-archive';
 import { createSessionCleanupHandler } from '@/jobs/session/session-cleanup';
 import { makeBullpen } from '../../helpers/make-bullpen';
 import { makeJobContext } from '../../helpers/job-context';
-import { makeSessions } from '../../fixtures/sessions';
+import { makeSessions } from '../../fixtures/app/sessions';
 
 const DAY = 24 * 60 * 60 * 1000;
 const acme = { orgId: 'acme' };

@@ -17,9 +17,10 @@ import { readyClient } from '@/lib/redis/connection';
 import type { HandlerMap, JobContext, JobHandler } from '@/lib/runtime/handler';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
 import { createDataDeletionHandler } from '@/jobs/maintenance/data-deletion';
-import { makeBullpen, poolOf } from '../../helpers/make-bullpen';
+import { makeBullpen } from '../../helpers/make-bullpen';
+import { poolOf } from '../../helpers/pool-of';
 import { makeJobContext } from '../../helpers/job-context';
-import { seedTenantData } from '../../fixtures/tenant-data';
+import { seedTenantData } from '../../fixtures/app/tenant-data';
 
 const acme: Tenant = { orgId: 'acme' };
 const ws1: Tenant = { orgId: 'acme', workspaceId: 'ws1' };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { accumulateFisher, diagonalFisher } from '@/jobs/learning/patterns/fisher';
 import { seededRandom } from '@/jobs/shared/seeded-random';
 import { elasticPenalty, evaluate, probabilities, train, zeroModel } from '@/jobs/learning/patterns/softmax-model';
-import { twoTasks } from '../../fixtures/learning-data';
+import { twoTasks } from '../../fixtures/app/learning-data';
 
 const opts = (seed: number) => ({ batchSize: 16, learningRate: 0.1, random: seededRandom(seed) });
 

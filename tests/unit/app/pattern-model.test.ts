@@ -3,7 +3,7 @@ import { advantageWeights, MAX_ADVANTAGE_WEIGHT } from '@/jobs/learning/patterns
 import { seededRandom, seedFrom } from '@/jobs/shared/seeded-random';
 import { evaluate, predict, probabilities, train, trainEpoch, withClasses, zeroModel } from '@/jobs/learning/patterns/softmax-model';
 import { toTrainingSamples } from '@/jobs/learning/trajectories/to-training-samples';
-import { threeBlobs } from '../../fixtures/learning-data';
+import { threeBlobs } from '../../fixtures/app/learning-data';
 
 const opts = (seed = 1) => ({ batchSize: 16, learningRate: 0.1, random: seededRandom(seed) });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RETENTION } from '@/lib/jobs/queues';
-import { JOB_TYPE_NAMES, jobType } from '../helpers/shipped-jobs';
+import { JOB_TYPE_NAMES, jobType } from '../../helpers/shipped-jobs';
 import { hiddenFields } from '@/scripts/bench/http-sign-in';
 import { type ObserverBenchResult, type ObserverRound, observerSection } from '@/scripts/bench/observer';
 import { type PeerBenchResult, peerSection } from '@/scripts/bench/peer';

@@ -1,11 +1,11 @@
-import { SHIPPED_CATALOG } from '../helpers/shipped-jobs';
+import { SHIPPED_CATALOG } from '../../helpers/shipped-jobs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkPayloadValue } from '@/dashboard/client/dead-letters-payload';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { resolveInside } from '@/lib/fs/resolve-inside';
 import { changedLockedFields } from '@/lib/jobs/locked-fields';
-import { lockedFieldsOf } from '../helpers/shipped-jobs';
+import { lockedFieldsOf } from '../../helpers/shipped-jobs';
 import { dataDeletionSchema, dataExportSchema } from '@/jobs/maintenance/schemas';
 import { isTenant, tenantSchema } from '@/lib/jobs/tenant';
 

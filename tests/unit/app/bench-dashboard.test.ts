@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { deadLetterInputSchema } from '@/lib/dlq/entry';
 import { ERROR_CLASSES } from '@/lib/errors/classify';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
-import { JOB_TYPE_NAMES } from '../helpers/shipped-jobs';
+import { JOB_TYPE_NAMES } from '../../helpers/shipped-jobs';
 import { summariseMemory } from '@/scripts/bench/dashboard-memory';
 import type { RetryRun } from '@/scripts/bench/dashboard-retry';
 import { dashboardSection, heapGrowthFactor, judgedMs, type DashboardBenchResult } from '@/scripts/bench/dashboard-section';

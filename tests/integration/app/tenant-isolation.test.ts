@@ -1,4 +1,4 @@
-import { useTestRedis } from '../helpers/use-test-redis';
+import { useTestRedis } from '../../helpers/use-test-redis';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,9 +9,9 @@ import { TenantExporter } from '@/jobs/maintenance/exports/tenant-exporter';
 import { AppError } from '@/lib/errors/app-error';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
-import type { JobTypeName } from '../helpers/shipped-jobs';
+import type { JobTypeName } from '../../helpers/shipped-jobs';
 import { readyClient } from '@/lib/redis/connection';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { makeBullpen } from '../../helpers/make-bullpen';
 
 /*
  * Tenant ids name folders under the data directory, and an edit-and-replay may fix a

@@ -1,4 +1,4 @@
-import { useTestRedis } from '../helpers/use-test-redis';
+import { useTestRedis } from '../../helpers/use-test-redis';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,8 +7,9 @@ import { MemoryStore } from '@/jobs/memory/memories/memory-store';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { readyClient } from '@/lib/redis/connection';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
-import { createHandlers } from '../helpers/shipped-jobs';
-import { makeBullpen, poolOf } from '../helpers/make-bullpen';
+import { createHandlers } from '../../helpers/shipped-jobs';
+import { makeBullpen } from '../../helpers/make-bullpen';
+import { poolOf } from '../../helpers/pool-of';
 
 /*
  * Edit-and-replay of a type that keeps a run's progress under its idempotency key

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { LOG_MAX_LENGTH } from '@/jobs/embedding/vectors/vector-scripts';
 import { luaDirs, staleLuaModules } from '@/scripts/lua-bundle';
 
-const root = path.resolve(__dirname, '../..');
+const root = path.resolve(__dirname, '../../..');
 
 function luaFiles(dir: string): string[] {
   return readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })

@@ -1,17 +1,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { shippedApp } from '@/jobs/shipped-app';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
 import { silentLogger } from '@/lib/logging/logger';
 import type { RedisClient } from '@/lib/redis/connection';
 import type { JobContext } from '@/lib/runtime/handler';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
 import { planBacklog, seedPayload, seedBacklog } from '@/scripts/bench/peer-seed';
-import { useTestRedis } from '../helpers/use-test-redis';
+import { useTestRedis } from '../../helpers/use-test-redis';
 
 const TYPE = 'webhook-dispatch';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('the peer benchmark’s backlog', () => {
-  const server = useTestRedis();
+  const server = useTestRedis(shippedApp);
   let pool: WorkerPool | undefined;
   let connection: RedisClient | undefined;
 
