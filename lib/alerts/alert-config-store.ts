@@ -2,7 +2,7 @@ import { AppError } from '../errors/app-error';
 import type { RedisClient } from '../redis/connection';
 import { type AlertChannel, type ChannelInput, type ChannelView, channelSchema, viewChannel } from './alert-channel';
 import type { AlertKeys } from './alert-keys';
-import { type AlertRules, type AlertRulesPatch, alertRulesSchema, DEFAULT_ALERT_RULES, patchRules } from './alert-rules';
+import { type AlertRules, type AlertRulesPatch, alertRulesPatchSchema, DEFAULT_ALERT_RULES, patchRules } from './alert-rules';
 
 /** A deployment's channels are a handful; the cap keeps a round's fan-out bounded. */
 export const MAX_CHANNELS = 20;
@@ -18,12 +18,20 @@ export class AlertConfigStore {
     private readonly keys: AlertKeys,
   ) {}
 
-  /** The rules: the stored thresholds over the defaults (a stored document that no longer parses falls back to them). */
+  /**
+   * The rules: the stored thresholds over the defaults, so a rule added in a later version
+   * starts at its default (a stored document that no longer parses falls back to them).
+   */
   async rules(): Promise<AlertRules> {
     const raw = await this.redis.get(this.keys.rules);
     if (!raw) return DEFAULT_ALERT_RULES;
-    const parsed = alertRulesSchema.safeParse(JSON.parse(raw));
-    return parsed.success ? parsed.data : DEFAULT_ALERT_RULES;
+    const parsed = alertRulesPatchSchema.safeParse(JSON.parse(raw));
+    if (!parsed.success) return DEFAULT_ALERT_RULES;
+    try {
+      return patchRules(DEFAULT_ALERT_RULES, parsed.data);
+    } catch {
+      return DEFAULT_ALERT_RULES;
+    }
   }
 
   /** Applies `patch` to the rules; returns the rules before and after (the audit records both). */

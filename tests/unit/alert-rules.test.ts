@@ -3,7 +3,7 @@ import { type AlertChannel, channelSecrets, redact, viewChannel } from '@/lib/al
 import { type AlertObservation, evaluateConditions } from '@/lib/alerts/alert-conditions';
 import { countOverMinutes } from '@/lib/alerts/alert-observer';
 import { type FiringAlert, planRound } from '@/lib/alerts/alert-plan';
-import { DEFAULT_ALERT_RULES, patchRules } from '@/lib/alerts/alert-rules';
+import { alertRulesPatchSchema, DEFAULT_ALERT_RULES, patchRules } from '@/lib/alerts/alert-rules';
 
 const none: AlertObservation = { pendingDeadLetters: 0, criticalDeadLetters: [], finished: [], queues: [] };
 const MIN = 60_000;
@@ -91,5 +91,20 @@ describe('channel views', () => {
     for (const s of ['tok3n', 'abc', 'whsec']) expect(view).not.toContain(s);
     expect(redact('POST https://hooks.example.com/T0/B0/tok3n?key=abc failed', channelSecrets(hook))).toBe('POST *** failed');
     expect(redact('503 at /T0/B0/tok3n?key=abc', channelSecrets(hook))).toBe('503 at ***');
+  });
+});
+
+describe('patchRules', () => {
+  it('changes only the fields a patch names', () => {
+    const rules = patchRules(DEFAULT_ALERT_RULES, { failureRate: { percent: 12 }, repeatSeconds: 60 });
+    const patch = alertRulesPatchSchema.parse({ failureRate: { enabled: false } });
+    expect(patch).toEqual({ failureRate: { enabled: false } });
+    expect(patchRules(rules, patch).failureRate).toEqual({ ...DEFAULT_ALERT_RULES.failureRate, percent: 12, enabled: false });
+    expect(patchRules(rules, patch).repeatSeconds).toBe(60);
+  });
+
+  it('refuses a threshold out of range and a field no rule has', () => {
+    expect(alertRulesPatchSchema.safeParse({ deadLetters: { threshold: 0 } }).success).toBe(false);
+    expect(alertRulesPatchSchema.safeParse({ deadLetters: { limit: 5 } }).success).toBe(false);
   });
 });
