@@ -4,8 +4,9 @@
  * time (type-only imports are erased, hence `tsPreCompilationDeps: false`) comes from the
  * dashboard's client-safe part, dashboard/client/, or from the few lib/ modules both the
  * runtime and the browser use; and nothing they import leads, however indirectly, to
- * Redis, BullMQ, a job table or a server-only module. A read model's type may be named
- * with `import type` (erased before the browser sees it).
+ * Redis, BullMQ, a job table or a server-only module. That components/ import nothing of
+ * dashboard/ outside dashboard/client/, type-only imports included, is checked by
+ * .dependency-cruiser.cjs, which counts them.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 const base = require('./.dependency-cruiser.cjs');

@@ -111,6 +111,14 @@ module.exports = {
       to: { path: '^node_modules/(bullmq|ioredis)/' },
     },
     {
+      name: 'components-only-through-the-client-part',
+      severity: 'error',
+      comment:
+        "components/ take the dashboard through dashboard/client/ only, a type-only import included (this config counts them): a read model's type is named in dashboard/client/read-models.ts.",
+      from: { path: '^components/' },
+      to: { path: '^dashboard/(?!client/)' },
+    },
+    {
       name: 'components-not-to-redis-services',
       severity: 'error',
       comment: 'Client components read through the dashboard read models, never the Redis services.',

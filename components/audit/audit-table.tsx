@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import type { AuditRow } from '@/dashboard/audit/audit-page';
+import type { AuditRow } from '@/dashboard/client/read-models';
 import { RelativeTime } from '@/components/ui/relative-time';
 import { Table } from '@/components/ui/table';
 import { RESULTS_ID } from '@/components/layout/results-id';

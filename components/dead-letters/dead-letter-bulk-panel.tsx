@@ -6,7 +6,7 @@ import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
 import { BulkProgress } from '@/components/queue/bulk-progress';
 import type { ActionResult } from '@/dashboard/client/action-result';
-import type { BulkOperation } from '@/dashboard/live/bulk-runner';
+import type { BulkOperation } from '@/dashboard/client/read-models';
 import { DEFAULT_REPLAY_ALL_LIMIT, DLQ_BULK_BATCH, MAX_REPLAY_ALL } from '@/dashboard/client/dead-letters-limits';
 import { describeFilters, hasFilter, withoutPaging, type DeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
 import { queryKeys } from '@/dashboard/client/query-keys';

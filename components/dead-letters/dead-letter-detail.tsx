@@ -5,7 +5,7 @@ import { JsonView } from '@/components/ui/json-view';
 import { RelativeTime } from '@/components/ui/relative-time';
 import { Table } from '@/components/ui/table';
 import { deadLettersHref } from '@/dashboard/client/dead-letters-filters';
-import type { DeadLetterDetail } from '@/dashboard/dead-letters/dead-letters-read';
+import type { DeadLetterDetail } from '@/dashboard/client/read-models';
 import { jobPageHref } from '@/dashboard/client/schedules-view';
 
 const iso = (ms: number) =>

@@ -11,7 +11,7 @@ import { InlineResult } from '@/components/ui/inline-result';
 import { RelativeTime } from '@/components/ui/relative-time';
 import { useAction } from '@/components/ui/use-action';
 import { deadLettersHref, type DeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
-import type { DeadLetterRow as Row } from '@/dashboard/dead-letters/dead-letters-read';
+import type { DeadLetterRow as Row } from '@/dashboard/client/read-models';
 import type { DeadLetterActions } from './dlq-actions';
 import { ReplayResultView } from './replay-result';
 

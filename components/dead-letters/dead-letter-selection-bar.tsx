@@ -6,7 +6,7 @@ import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { useAction } from '@/components/ui/use-action';
 import { ErrorResult } from '@/components/ui/inline-result';
 import type { ActionResult } from '@/dashboard/client/action-result';
-import type { SelectedOutcome } from '@/dashboard/dead-letters/dead-letters-bulk';
+import type { SelectedOutcome } from '@/dashboard/client/read-models';
 import type { DeadLetterActions } from './dlq-actions';
 import { plural } from '@/lib/text/plural';
 import { describeReplayOutcomes } from '@/lib/dlq/replay-outcomes';

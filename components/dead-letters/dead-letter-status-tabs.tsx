@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { deadLettersHref, type DeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
-import type { DeadLetterList } from '@/dashboard/dead-letters/dead-letters-read';
+import type { DeadLetterList } from '@/dashboard/client/read-models';
 import { DEAD_LETTER_STATUSES } from '@/lib/dlq/dead-letter-id';
 
 /**

@@ -19,7 +19,7 @@ import {
   withoutPaging,
   type DeadLetterFilters,
 } from '@/dashboard/client/dead-letters-filters';
-import type { DeadLetterList } from '@/dashboard/dead-letters/dead-letters-read';
+import type { DeadLetterList } from '@/dashboard/client/read-models';
 import { plural } from '@/lib/text/plural';
 import { exportUrls, queryKeys } from '@/dashboard/client/query-keys';
 import { ExportLinks } from '@/components/export/export-links';

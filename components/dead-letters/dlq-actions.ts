@@ -1,7 +1,7 @@
 import type { ActionResult } from '@/dashboard/client/action-result';
-import type { BulkOperation } from '@/dashboard/live/bulk-runner';
-import type { SelectedOutcome } from '@/dashboard/dead-letters/dead-letters-bulk';
-import type { ReplayResult } from '@/dashboard/dead-letters/dead-letters-replay-outcome';
+import type { BulkOperation } from '@/dashboard/client/read-models';
+import type { SelectedOutcome } from '@/dashboard/client/read-models';
+import type { ReplayResult } from '@/dashboard/client/read-models';
 
 /**
  * The dead-letters segment's server actions, passed down as props (components never

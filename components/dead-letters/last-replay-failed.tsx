@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { RelativeTime } from '@/components/ui/relative-time';
-import type { DeadLetterDetail } from '@/dashboard/dead-letters/dead-letters-read';
+import type { DeadLetterDetail } from '@/dashboard/client/read-models';
 import { jobPageHref } from '@/dashboard/client/schedules-view';
 
 /**

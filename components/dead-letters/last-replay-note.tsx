@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { RelativeTime } from '@/components/ui/relative-time';
-import type { LastReplay } from '@/dashboard/dead-letters/last-replay';
+import type { LastReplay } from '@/dashboard/client/read-models';
 import { jobPageHref } from '@/dashboard/client/schedules-view';
 
 const OUTCOME: Record<LastReplay['outcome'], { tone: string; words: string }> = {

@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { ErrorResult } from '@/components/ui/inline-result';
 import type { ActionResult } from '@/dashboard/client/action-result';
-import type { ReplayResult } from '@/dashboard/dead-letters/dead-letters-replay-outcome';
+import type { ReplayResult } from '@/dashboard/client/read-models';
 import { jobPageHref } from '@/dashboard/client/schedules-view';
 
 /**

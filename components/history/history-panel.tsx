@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import type { OverallHistory, QueueHistory } from '@/dashboard/history/queue-history';
+import type { OverallHistory, QueueHistory } from '@/dashboard/client/read-models';
 import { RANGE_SPEC } from '@/dashboard/client/history-range';
 import { HISTORY_REFETCH_MS, LIVE_REFETCH_MS, liveUrls, queryKeys } from '@/dashboard/client/query-keys';
 import { fetchJson } from '@/components/live/fetch-json';

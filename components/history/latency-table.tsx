@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import type { Latency, QueueLatency } from '@/dashboard/history/queue-history';
+import type { Latency, QueueLatency } from '@/dashboard/client/read-models';
 import { formatLatency } from '@/dashboard/client/history-format';
 import { type HistoryRange, historyRangeHref } from '@/dashboard/client/history-range';
 import { queueHref } from '@/dashboard/client/queue-filters';

@@ -10,7 +10,7 @@ import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
 import { payloadToText } from '@/dashboard/client/dead-letters-payload';
 import { jobPageHref } from '@/dashboard/client/schedules-view';
-import type { JobDetail } from '@/dashboard/jobs/job-summary';
+import type { JobDetail } from '@/dashboard/client/read-models';
 import type { JobActions } from './types';
 import { ErrorList } from '@/components/ui/error-list';
 

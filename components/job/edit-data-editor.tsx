@@ -7,7 +7,7 @@ import { Button } from '@/components/ui/button';
 import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
 import { payloadToText } from '@/dashboard/client/dead-letters-payload';
-import type { JobDetail } from '@/dashboard/jobs/job-summary';
+import type { JobDetail } from '@/dashboard/client/read-models';
 import type { JobActions } from './types';
 import { ErrorList } from '@/components/ui/error-list';
 import { LockedFieldsNote } from '@/components/dead-letters/locked-fields-note';

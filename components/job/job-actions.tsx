@@ -3,7 +3,7 @@
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import type { ActionResult } from '@/dashboard/client/action-result';
-import type { JobDetail } from '@/dashboard/jobs/job-summary';
+import type { JobDetail } from '@/dashboard/client/read-models';
 import type { RetryMark } from '@/dashboard/client/retry-mark';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';

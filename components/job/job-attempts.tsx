@@ -1,4 +1,4 @@
-import type { JobDetail } from '@/dashboard/jobs/job-summary';
+import type { JobDetail } from '@/dashboard/client/read-models';
 
 /** The last error and every failed attempt's stack trace (BullMQ keeps one per attempt). */
 export function JobAttempts({ job }: { job: JobDetail }) {

@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import type { JobDetail } from '@/dashboard/jobs/job-summary';
+import type { JobDetail } from '@/dashboard/client/read-models';
 import { RelativeTime } from '@/components/ui/relative-time';
 
 const at = (ms?: number) => (ms ? <RelativeTime ms={ms} /> : <span className="muted">—</span>);

@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { StatusPill } from '@/components/ui/badge';
 import { FLOW_CHILDREN_SHOWN } from '@/dashboard/client/job-flow-limits';
-import type { FlowNode, JobFlow } from '@/dashboard/jobs/job-flow';
+import type { FlowNode, JobFlow } from '@/dashboard/client/read-models';
 import { jobPageHref } from '@/dashboard/client/schedules-view';
 import { plural } from '@/lib/text/plural';
 

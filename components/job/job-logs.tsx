@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import type { JobPage } from '@/dashboard/jobs/job-page';
+import type { JobPage } from '@/dashboard/client/read-models';
 
 /** Log lines (page 1 = newest 100), with links to older pages. */
 export function JobLogs({ logs, queue, id }: { logs: JobPage['logs']; queue: string; id: string }) {

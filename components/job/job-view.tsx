@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import type { JobPage } from '@/dashboard/jobs/job-page';
+import type { JobPage } from '@/dashboard/client/read-models';
 import { liveUrls, queryKeys } from '@/dashboard/client/query-keys';
 import { fetchJson } from '@/components/live/fetch-json';
 import { LiveStatus } from '@/components/live/live-status';

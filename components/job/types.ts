@@ -1,5 +1,5 @@
 import type { ActionResult } from '@/dashboard/client/action-result';
-import type { PayloadChange } from '@/dashboard/jobs/payload-changes';
+import type { PayloadChange } from '@/dashboard/client/read-models';
 
 type Action<T, I = { queue: string; id: string }> = (input: I) => Promise<ActionResult<T>>;
 

@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { Badge, StatusPill } from '@/components/ui/badge';
 import { Table } from '@/components/ui/table';
-import type { ForeignQueues } from '@/dashboard/queues/foreign-queues';
+import type { ForeignQueues } from '@/dashboard/client/read-models';
 
 const STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed', 'completed'] as const;
 

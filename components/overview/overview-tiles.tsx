@@ -1,7 +1,7 @@
 'use client';
 
 import Link from 'next/link';
-import type { Overview } from '@/dashboard/queues/queue-overview';
+import type { Overview } from '@/dashboard/client/read-models';
 import { StatusPill } from '@/components/ui/badge';
 import { LiveStatus } from '@/components/live/live-status';
 import { formatCount, formatPercent, formatRate } from './format';

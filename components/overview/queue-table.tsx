@@ -1,7 +1,7 @@
 'use client';
 
 import Link from 'next/link';
-import type { Overview, QueueOverview } from '@/dashboard/queues/queue-overview';
+import type { Overview, QueueOverview } from '@/dashboard/client/read-models';
 import { failureRates, jobsPerMinute } from '@/dashboard/client/chart-series';
 import { queueHref } from '@/dashboard/client/queue-filters';
 import { StatusPill } from '@/components/ui/badge';

@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import type { BulkOperation } from '@/dashboard/live/bulk-runner';
+import type { BulkOperation } from '@/dashboard/client/read-models';
 import { liveUrls, queryKeys } from '@/dashboard/client/query-keys';
 import { fetchJson } from '@/components/live/fetch-json';
 import { ProgressBar } from '@/components/ui/progress-bar';

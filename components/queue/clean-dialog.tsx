@@ -1,9 +1,9 @@
 'use client';
 
 import { useId, useRef, useState } from 'react';
-import type { BulkOperation } from '@/dashboard/live/bulk-runner';
+import type { BulkOperation } from '@/dashboard/client/read-models';
 import { CLEANABLE_STATES, type CleanableState } from '@/dashboard/client/clean-states';
-import type { StateCounts } from '@/dashboard/queues/queue-overview';
+import type { StateCounts } from '@/dashboard/client/read-models';
 import { Button } from '@/components/ui/button';
 import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';

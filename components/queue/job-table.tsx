@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useRef, useState } from 'react';
-import type { JobSummary } from '@/dashboard/jobs/job-summary';
+import type { JobSummary } from '@/dashboard/client/read-models';
 import type { JobStateName } from '@/dashboard/client/job-states';
 import { Badge, StatusPill } from '@/components/ui/badge';
 import { RESULTS_ID } from '@/components/layout/results-id';

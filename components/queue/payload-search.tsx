@@ -5,10 +5,10 @@ import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { fetchJson, LiveFetchError } from '@/components/live/fetch-json';
 import { Button } from '@/components/ui/button';
 import { ProgressBar } from '@/components/ui/progress-bar';
-import type { SearchStep } from '@/dashboard/queues/payload-search';
+import type { SearchStep } from '@/dashboard/client/read-models';
 import { SEARCH_MAX_MATCHES, SEARCH_WINDOW, serializeSearchStep } from '@/dashboard/client/payload-search-params';
 import { plural } from '@/lib/text/plural';
-import type { JobSummary } from '@/dashboard/jobs/job-summary';
+import type { JobSummary } from '@/dashboard/client/read-models';
 import type { JobStateName } from '@/dashboard/client/job-states';
 import { liveUrls } from '@/dashboard/client/query-keys';
 

@@ -1,8 +1,8 @@
 'use client';
 
 import { useState } from 'react';
-import type { BulkOperation } from '@/dashboard/live/bulk-runner';
-import type { QueuePage } from '@/dashboard/queues/queue-page';
+import type { BulkOperation } from '@/dashboard/client/read-models';
+import type { QueuePage } from '@/dashboard/client/read-models';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { InlineResult } from '@/components/ui/inline-result';

@@ -2,8 +2,8 @@
 
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { BulkOperation } from '@/dashboard/live/bulk-runner';
-import type { QueuePage } from '@/dashboard/queues/queue-page';
+import type { BulkOperation } from '@/dashboard/client/read-models';
+import type { QueuePage } from '@/dashboard/client/read-models';
 import { queueHref, serializeQueueFilters, type QueueFilters } from '@/dashboard/client/queue-filters';
 import { exportUrls, queryKeys } from '@/dashboard/client/query-keys';
 import { ExportLinks } from '@/components/export/export-links';

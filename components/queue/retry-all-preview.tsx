@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { fetchJson } from '@/components/live/fetch-json';
 import { liveUrls, queryKeys } from '@/dashboard/client/query-keys';
-import type { RetryPreview } from '@/dashboard/queues/queue-operations';
+import type { RetryPreview } from '@/dashboard/client/read-models';
 import { plural } from '@/lib/text/plural';
 
 /**

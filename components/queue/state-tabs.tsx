@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { JOB_STATES, type JobStateName } from '@/dashboard/client/job-states';
 import { queueHref, type QueueFilters } from '@/dashboard/client/queue-filters';
-import type { StateCounts } from '@/dashboard/queues/queue-overview';
+import type { StateCounts } from '@/dashboard/client/read-models';
 
 /** One tab per state with its count; switching state keeps the filters and resets the page. */
 export function StateTabs({ queue, filters, counts }: { queue: string; filters: QueueFilters; counts: StateCounts }) {

@@ -1,9 +1,9 @@
 import type { ActionResult } from '@/dashboard/client/action-result';
 import type { AddedJob, AddJobRequest } from '@/dashboard/client/add-job-form';
 import type { AddedRawJob, AddRawJobRequest } from '@/dashboard/client/add-raw-job';
-import type { BulkOperation } from '@/dashboard/live/bulk-runner';
+import type { BulkOperation } from '@/dashboard/client/read-models';
 import type { CleanableState } from '@/dashboard/client/clean-states';
-import type { RetryCounts } from '@/dashboard/queues/queue-operations';
+import type { RetryCounts } from '@/dashboard/client/read-models';
 import type { LimitChange, RateLimit } from '@/dashboard/client/throughput-limits';
 
 /** Number fields may go as typed: the server parses them and says why a value is refused. */

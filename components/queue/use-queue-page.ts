@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import type { QueuePage } from '@/dashboard/queues/queue-page';
+import type { QueuePage } from '@/dashboard/client/read-models';
 import { liveUrls, queryKeys } from '@/dashboard/client/query-keys';
 import { fetchJson } from '@/components/live/fetch-json';
 

@@ -1,5 +1,5 @@
 import type { ActionResult } from '@/dashboard/client/action-result';
-import type { ScheduleFormInput } from '@/dashboard/schedules/schedules-form';
+import type { ScheduleFormInput } from '@/dashboard/client/read-models';
 import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
 
 /** The schedules segment's server actions, passed down as props (components never import app/). */

@@ -5,7 +5,7 @@ import { Button } from '@/components/ui/button';
 import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
 import type { ActionResult } from '@/dashboard/client/action-result';
-import type { ScheduleFormInput } from '@/dashboard/schedules/schedules-form';
+import type { ScheduleFormInput } from '@/dashboard/client/read-models';
 import { sameJson } from '@/dashboard/client/schedules-view';
 import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
 import { NextRuns } from './next-runs';

@@ -9,9 +9,9 @@ import { ErrorResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
 import type { ActionResult } from '@/dashboard/client/action-result';
 import { jobPageHref } from '@/dashboard/client/schedules-view';
-import type { Reenabled, WebhookReplays } from '@/dashboard/webhooks/webhook-operations';
+import type { Reenabled, WebhookReplays } from '@/dashboard/client/read-models';
 import { WEBHOOK_JOB_TYPE } from '@/dashboard/client/webhook-job-type';
-import type { WebhookRow } from '@/dashboard/webhooks/webhooks-read';
+import type { WebhookRow } from '@/dashboard/client/read-models';
 
 /** The server actions of app/webhooks/actions.ts, handed down by the page (operators only; each checks the role itself). */
 export interface WebhookActionSet {

@@ -5,7 +5,7 @@ import { RelativeTime } from '@/components/ui/relative-time';
 import { Table } from '@/components/ui/table';
 import { jobPageHref } from '@/dashboard/client/schedules-view';
 import { WEBHOOK_JOB_TYPE } from '@/dashboard/client/webhook-job-type';
-import type { DeliveryRow } from '@/dashboard/webhooks/webhooks-read';
+import type { DeliveryRow } from '@/dashboard/client/read-models';
 
 /** A page of delivery records, newest first: one row per HTTP attempt, linked to its job and dead letter. */
 export function WebhookDeliveries(props: { webhookId: string; rows: DeliveryRow[]; page: number; hasNext: boolean }) {

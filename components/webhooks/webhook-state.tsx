@@ -1,6 +1,6 @@
 import { StatusPill } from '@/components/ui/badge';
 import { RelativeTime } from '@/components/ui/relative-time';
-import type { WebhookRow } from '@/dashboard/webhooks/webhooks-read';
+import type { WebhookRow } from '@/dashboard/client/read-models';
 
 /** Active or disabled, since when, and why: the first thing an operator mending a webhook reads. */
 export function WebhookState({ webhook }: { webhook: WebhookRow }) {

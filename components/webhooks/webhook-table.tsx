@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { Pagination } from '@/components/ui/pagination';
 import { Table } from '@/components/ui/table';
-import type { WebhookList } from '@/dashboard/webhooks/webhooks-read';
+import type { WebhookList } from '@/dashboard/client/read-models';
 import { WebhookEvents, WebhookState, WindowCount } from './webhook-state';
 
 /** Every registered webhook, a page at a time: its URL without secrets, its state and its failures in the window. */

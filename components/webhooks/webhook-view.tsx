@@ -6,7 +6,7 @@ import { fetchJson } from '@/components/live/fetch-json';
 import { LiveStatus } from '@/components/live/live-status';
 import { RelativeTime } from '@/components/ui/relative-time';
 import { liveUrls, queryKeys } from '@/dashboard/client/query-keys';
-import type { WebhookDetail } from '@/dashboard/webhooks/webhooks-read';
+import type { WebhookDetail } from '@/dashboard/client/read-models';
 import { type WebhookActionSet, WebhookActions } from './webhook-actions';
 import { WebhookDeliveries } from './webhook-deliveries';
 import { WebhookEvents, WebhookState, WindowCount } from './webhook-state';

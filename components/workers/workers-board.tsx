@@ -11,7 +11,7 @@ import { Table } from '@/components/ui/table';
 import { plural } from '@/lib/text/plural';
 import { queryKeys } from '@/dashboard/client/query-keys';
 import { jobPageHref } from '@/dashboard/client/schedules-view';
-import type { WorkersView } from '@/dashboard/workers/workers-view';
+import type { WorkersView } from '@/dashboard/client/read-models';
 
 /** 75 s, 3 min 5 s, 1 h 2 min: how long a job has been running. */
 function duration(ms: number): string {

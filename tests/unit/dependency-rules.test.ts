@@ -80,9 +80,11 @@ async function violations(): Promise<string[]> {
   const cwd = process.cwd();
   process.chdir(dir);
   try {
-    const result = await cruise(['lib', 'app', 'dashboard', 'worker', 'jobs', 'examples', 'tests', 'applications.ts'], {
+    const result = await cruise(['lib', 'app', 'dashboard', 'worker', 'jobs', 'examples', 'components', 'tests', 'applications.ts'], {
       ruleSet: { forbidden: config.forbidden } as never,
       validate: true,
+      // As npm run deps reads this config: type-only imports count.
+      tsPreCompilationDeps: true,
     });
     const out = result.output as { summary: { violations: Array<{ rule: { name: string }; from: string; to: string }> } };
     return out.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
@@ -149,7 +151,12 @@ describe('the dependency rules', () => {
     ]);
   });
 
-  it('keep components to the client-safe part at run time, and let them name a read model’s type', async () => {
+  it('refuse a component naming a read model’s type anywhere but the client part', async () => {
+    expect(found).toContain('components-only-through-the-client-part: components/safe.tsx → dashboard/queues/read.ts');
+    expect(found.filter((v) => v.includes('components/safe.tsx → dashboard/client/'))).toEqual([]);
+  });
+
+  it('keep components to the client-safe part at run time', async () => {
     const found = await clientViolations();
     expect(found).toEqual([
       'client-part-stays-client-safe: dashboard/client/leaky.ts → dashboard/queues/read.ts',
