@@ -17,7 +17,7 @@ import { closeChild } from './child';
 import { attribute, type CostRule, type CpuProfile } from './cpu-profile';
 import { redisCpuSeconds } from './cpu-time';
 import type { ProfiledRun } from './runtime-profile-worker';
-import { fill, makeBullpen, plainRunner, SETTLE_MS, TYPE, throughput } from './runtime';
+import { benchCommand, fill, makeBullpen, plainRunner, SETTLE_MS, TYPE, throughput } from './runtime';
 import { fmt, median } from './stats';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -135,6 +135,24 @@ export interface ProfiledSide {
   /** The profiled process's CPU time per job (user + system, the profiler's own cost included). */
   cpuPerJob: number;
 }
+
+/** What each cost pays for: the section says it, as issue 26 asks for any cost that stays. */
+const WHAT_THEY_BUY = [
+  'What each cost buys, and where a hook’s Redis work shows: a row takes only the samples in its own frames, so the',
+  'commands a hook sends (the attempt record’s script call, the flushes) land in the ioredis row, and the work its',
+  'BullMQ event listeners cause in the BullMQ row; the difference between the two columns of those rows is Bullpen’s too.',
+  '- *Validation*: a payload that does not match its type’s schema fails for good with its message and a dead letter,',
+  '  instead of reaching a handler; jobs from plain BullMQ producers are checked the same way (docs/producers.md).',
+  '- *The timeout*: a handler that ignores its signal cannot hold a worker slot past its type’s time limit.',
+  '- *Metrics, the history tally, the usage recorder*: counters in memory, written per interval (the scrape, 5 s',
+  '  flushes), for Prometheus, the history charts and the `jobsPerDay` quota; their per-job cost is a few additions.',
+  '- *Schedules’ last run* and *the workers view’s running list*: the schedules page’s last run and the running jobs',
+  '  the workers page lists, a map entry per running job.',
+  '- *The attempt record*: the job page’s timeline of every attempt (docs/architecture.md); a line per attempt, encoded',
+  '  and sent in one script call per queue every 100 ms, so most of its cost is in the ioredis row.',
+  '- *BullMQ’s per-minute metrics*: the last-hour charts and the per-minute counts that fill the hourly history’s gaps,',
+  '  written with each job by BullMQ itself, so a crashed worker loses none of them; paid by the redis-server.',
+];
 
 export interface RuntimeProfileResult {
   jobs: number;
@@ -287,7 +305,7 @@ export function runtimeProfileSection(r: RuntimeProfileResult): string {
   return [
     '## Where the runtime’s time goes',
     '',
-    'Command: `node --import tsx scripts/bench/index.ts profile`. The production worker process of the runtime benchmark',
+    `Command: \`${benchCommand(['BENCH_PROFILE_JOBS', 'BENCH_PROFILE_ROUNDS'])}\`. The production worker process of the runtime benchmark`,
     `(\`scripts/bench/runtime-profile-worker.ts\`: \`worker/main.ts\`’s composition, \`WORKER_TYPES=${TYPE}\`, the no-op handler, concurrency 50,`,
     'info logs to /dev/null) runs under `node --cpu-prof` (a sample every 100 µs) through ' +
       `${r.jobs.toLocaleString('en-US')} pre-filled jobs; then a plain BullMQ Worker`,
@@ -318,6 +336,8 @@ export function runtimeProfileSection(r: RuntimeProfileResult): string {
     'in the worker process: they are one more write inside each job’s finishing script. The redis-server’s CPU per job,',
     `plain BullMQ, median of ${r.metricsRounds} rounds each, alternating: **${fmt(r.redisPerJob.plain, 1)} µs without them,`,
     `${fmt(r.redisPerJob.plainMetrics, 1)} µs with them** (${metricsRedis >= 0 ? '+' : ''}${fmt(metricsRedis, 1)} µs per job).`,
+    '',
+    ...WHAT_THEY_BUY,
     '',
   ].join('\n');
 }

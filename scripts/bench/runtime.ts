@@ -305,6 +305,13 @@ export async function runRuntimeBench(opts: RuntimeBenchOptions): Promise<Runtim
   };
 }
 
+/** How this run was started, with the size knobs it was given: what a reader types to repeat it. */
+export function benchCommand(knobs: string[]): string {
+  const env = ['BENCH_LOAD_WAIT_S', ...knobs].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]} `);
+  const args = process.argv.slice(2);
+  return `${env.join('')}${args.length ? `node --import tsx scripts/bench/index.ts ${args.join(' ')}` : 'npm run bench'}`;
+}
+
 export function runtimeSection(r: RuntimeBenchResult): string {
   const rows = r.plainJobsPerSec.map(
     (p, i) => `| ${i + 1} | ${fmt(p, 0)} | ${fmt(r.bullpenJobsPerSec[i], 0)} | ${fmt(r.bullpenJobsPerSec[i] / p, 2)} |`,
@@ -314,17 +321,19 @@ export function runtimeSection(r: RuntimeBenchResult): string {
   return [
     '## Worker runtime',
     '',
-    `No-op handler, concurrency ${CONCURRENCY}, ${r.jobs.toLocaleString('en-US')} jobs pre-filled per round, the same job`,
+    `Command: \`${benchCommand(['BENCH_JOBS', 'BENCH_ROUNDS'])}\`. No-op handler, concurrency ${CONCURRENCY}, ${r.jobs.toLocaleString('en-US')} jobs pre-filled per round, the same job`,
     'options for both (the webhook-dispatch defaults: priority HIGH, 10 attempts, full-jitter backoff). The Bullpen',
     'side is the production worker process (`worker/main.ts`, as `npm run worker` starts it, with',
     '`WORKER_TYPES=webhook-dispatch` and the no-op handler in place of the real one): its schedules, dead-letter',
     'store and reconciler, the jobs-per-day usage recorder and the /metrics server run beside the workers. Per job',
-    'it validates the envelope and payload, arms the timeout, runs the hooks (Prometheus metrics, usage, a',
+    'it validates the envelope and payload, arms the timeout, runs the hooks (Prometheus metrics, usage, the workers view’s running list, each attempt’s record, a',
     'schedule’s last run) and records BullMQ’s per-minute metrics (one more write in each job’s finishing',
     'script), which the dashboard’s charts read, and tallies the hourly history (written every 5 s; its own cost is',
     'the "History roll-up" section). The log level is `info` (to /dev/null), at which a completed job',
     'writes no line; no job fails, so no error is classified and no dead letter written. One warm-up round per',
-    'side runs first and is not counted; the rounds then alternate which side goes first.',
+    'side runs first and is not counted; the rounds then alternate which side goes first. Each round fills its queue',
+    `paused, starts the worker, leaves it ${SETTLE_MS / 1_000} s to settle (a worker process’s start-up: schedules, the reconciler’s first`,
+    'sweep, the first heartbeat) and then resumes the queue: jobs/s run from the first job’s start to the last one’s.',
     '',
     '| round | plain BullMQ jobs/s | Bullpen jobs/s | ratio |',
     '|---|---:|---:|---:|',
