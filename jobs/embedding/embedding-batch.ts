@@ -65,6 +65,9 @@ export function createEmbeddingBatchHandler(stores: AppStores): JobHandler<Paylo
     await ctx.progress(0, 'embedding', { batches: batches.length });
 
     for (let b = 0; b < batches.length; b++) {
+      // A batch is the handler's step: a cancel or a timeout stops it between two, even when
+      // the batch has nothing to embed (every text unchanged) and so never asks the embedder.
+      ctx.signal.throwIfAborted();
       const batch = batches[b];
       try {
         const found = await memories.getMany(batch.map((i) => i.id));

@@ -10,6 +10,7 @@ import { jobType, storesOf } from '../../helpers/shipped-jobs';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { LexicalHashEmbedder } from '@/jobs/shared/ports/embedder/lexical-hash-embedder';
 import { readyClient } from '@/lib/redis/connection';
+import { CancelledError } from '@/lib/errors/cancelled-error';
 import { createEmbeddingBatchHandler } from '@/jobs/embedding/embedding-batch';
 import { createEmbeddingReindexHandler } from '@/jobs/embedding/embedding-reindex';
 import { makeBullpen } from '../../helpers/make-bullpen';
@@ -108,6 +109,23 @@ describe('embedding-batch and embedding-reindex', () => {
     expect((await memories.get('i6'))!.embeddingId).toBeUndefined();
     const [query] = await new LexicalHashEmbedder().embed(['note number 42 about i']);
     expect((await storesOf(b).vectors.search('notes', query, 1))[0].id).toBe('i42');
+  });
+
+  it('stops between batches once its signal is aborted, even when a batch has nothing to embed', async () => {
+    const b = await bullpen();
+    const handler = createEmbeddingBatchHandler(storesOf(b));
+    const data = batchPayload({ namespace: 'notes', items: items(96) });
+    await handler(makeJobContext('embedding-batch', data, { tenant: acme }));
+    // Run again: every text unchanged, so no batch calls the embedder; cancelled after the first.
+    const controller = new AbortController();
+    const ctx = makeJobContext('embedding-batch', data, { tenant: acme, signal: controller.signal });
+    const report = ctx.progress;
+    ctx.progress = async (percent, phase, detail) => {
+      await report(percent, phase, detail);
+      if (detail?.batch === 1) controller.abort(new CancelledError('alice'));
+    };
+    await expect(handler(ctx)).rejects.toBeInstanceOf(CancelledError);
+    expect(ctx.progressReports.filter((p) => p.detail?.batch).map((p) => p.detail?.batch)).toEqual([1]);
   });
 
   it('changes nothing when run twice', async () => {
