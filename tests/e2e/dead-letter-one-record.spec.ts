@@ -1,3 +1,4 @@
+import { deadLetterId, replayJobId } from '@/lib/dlq/entry';
 import { DeadLettersPage } from './pages/dead-letters-page';
 import { QueuePage } from './pages/queue-page';
 import { failWebhookDelivery, type FailedDelivery } from './support/dead-letters';
@@ -26,6 +27,7 @@ test('an edited replay is not undone by "Retry all failed": one delivery, with t
   receiver = await WebhookReceiver.start(400);
   failed = await failWebhookDelivery(bullpen, receiver, 'e2e.invoice', { invoiceId: 77 });
   const { entry } = failed;
+  const recordsBefore = (await bullpen.dlq.counts()).total;
 
   // 2. The operator fixes the payload (77 → 78) and replays it to the now-accepting receiver.
   receiver.answer = 200;
@@ -79,8 +81,15 @@ test('an edited replay is not undone by "Retry all failed": one delivery, with t
   await expect(page.getByTestId('job-retry-refused')).toContainText('already replayed');
   await expect(page.getByTestId('job-retry')).toHaveCount(0);
 
-  // 4. The receiver got exactly one delivery after the failure, and it carried the edited value.
-  await page.waitForTimeout(1_000);
+  // 4. The receiver got exactly one delivery after the failure, and it carried the edited value,
+  // counted once the replay's job has completed and no webhook job is left to run.
+  const webhookQueue = bullpen.queues.get('webhook-dispatch');
+  await expect.poll(() => webhookQueue.getJobState(replayJobId(entry.id, 1))).toBe('completed');
+  await expect
+    .poll(async () =>
+      Object.values(await webhookQueue.getJobCounts('waiting', 'prioritized', 'active', 'delayed')).reduce((a, n) => a + n, 0),
+    )
+    .toBe(0);
   const accepted = receiver.received.filter((r) => r.answered === 200);
   expect(accepted).toHaveLength(1);
   expect(JSON.parse(accepted[0].body)).toMatchObject({ payload: { invoiceId: 78 } });
@@ -91,6 +100,9 @@ test('an edited replay is not undone by "Retry all failed": one delivery, with t
   await expect(page.getByTestId('dlq-failure-row')).toHaveCount(1);
   await expect(dlq.replayRows).toHaveCount(1);
   await expect(dlq.replayRows.first().getByTestId('status-pill')).toHaveAttribute('data-status', 'completed');
-  expect((await bullpen.dlq.counts()).total).toBeGreaterThanOrEqual(1);
   expect((await bullpen.dlq.get(entry.id))?.failures).toHaveLength(1);
+  // One record for the chain: the job's own, none for its replay, and no record added since.
+  expect(entry.id).toBe(deadLetterId('webhook-dispatch', failed.jobId));
+  expect(await bullpen.dlq.get(deadLetterId('webhook-dispatch', replayJobId(entry.id, 1)))).toBeUndefined();
+  expect((await bullpen.dlq.counts()).total).toBe(recordsBefore);
 });

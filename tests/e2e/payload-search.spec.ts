@@ -1,4 +1,4 @@
-import type { Page } from '@playwright/test';
+import type { Page, Request } from '@playwright/test';
 import type { Bullpen } from '@/lib/bullpen';
 import { expect, saveScreenshot, test } from './fixtures';
 
@@ -37,13 +37,17 @@ async function seed(bullpen: Bullpen, marker: string): Promise<string[]> {
 }
 
 /** Slows every search step by `ms` so progress can be seen between steps; counts the steps asked for. */
-async function slowSearch(page: Page, ms: number): Promise<{ requests: number }> {
-  const seen = { requests: 0 };
+async function slowSearch(page: Page, ms: number): Promise<{ requests: number; finished: number; failed: number }> {
+  const seen = { requests: 0, finished: 0, failed: 0 };
   await page.route('**/api/live/queues/*/search?*', async (route) => {
     seen.requests++;
     await new Promise((r) => setTimeout(r, ms));
     await route.continue().catch(() => undefined);
   });
+  // How each search request ended for the page: answered, or failed (an abort).
+  const isSearch = (r: Request) => /\/api\/live\/queues\/[^/]+\/search\?/.test(r.url());
+  page.on('requestfinished', (r) => void (isSearch(r) && seen.finished++));
+  page.on('requestfailed', (r) => void (isSearch(r) && seen.failed++));
   return seen;
 }
 
@@ -97,8 +101,10 @@ test('cancel stops a search between steps: no further request, the progress stay
   await expect(status).toHaveAttribute('data-state', 'cancelled');
   await expect(status).toContainText('Cancelled after 1,000 of');
   const asked = seen.requests;
-  await page.waitForTimeout(3_500);
-  expect(seen.requests).toBe(asked);
+  // The step in flight was aborted, not answered: the search's loop returns on an abort, so
+  // no step can follow it. Counted once every request the page sent has ended.
+  await expect.poll(() => seen.finished + seen.failed).toBe(asked);
+  expect(seen).toEqual({ requests: asked, finished: asked - 1, failed: 1 });
   await expect(status).toHaveAttribute('data-scanned', '1000');
   await expect(page.getByTestId('payload-search-cancel')).toHaveCount(0);
   await expect(page.getByTestId('payload-search-submit')).toBeEnabled();

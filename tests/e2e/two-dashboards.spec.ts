@@ -104,6 +104,15 @@ test('through nginx: sign in on one dashboard, replay a dead letter on the other
   const stored = await bullpen.dlq.get(entry.id);
   const newJobId = stored?.replays[0]?.newJobId;
   expect(stored?.replays.map((r) => r.by)).toEqual(['e2e-operator']);
+  // And still once when the replay's job has finished and no webhook job is left to run.
+  const webhookQueue = bullpen.queues.get('webhook-dispatch');
+  await expect.poll(() => webhookQueue.getJobState(newJobId!)).toBe('completed');
+  await expect
+    .poll(async () =>
+      Object.values(await webhookQueue.getJobCounts('waiting', 'prioritized', 'active', 'delayed')).reduce((a, n) => a + n, 0),
+    )
+    .toBe(0);
+  expect(receiver!.received.map((r) => r.answered)).toEqual([400, 200]);
 
   // Each instance read directly, with the cookie the browser got through the proxy
   // (cookies are per host, not per port): the same replay, the same schedule.

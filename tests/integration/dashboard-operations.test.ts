@@ -18,7 +18,11 @@ afterEach(async () => {
   await bullpen?.close();
 });
 
-/** Makes `n` real failed webhook-dispatch jobs (one BullMQ script call each) with pending dead letters for the first `withDlq`. */
+/**
+ * Makes `n` real failed webhook-dispatch jobs with pending dead letters for the first
+ * `withDlq`: each taken and failed by BullMQ's own scripts (moveToActive, then moveToFailed
+ * with an UnrecoverableError), as a worker fails a job for good, with no handler run.
+ */
 async function failedJobs(b: Bullpen, n: number, withDlq = 0): Promise<string[]> {
   const queue = b.queues.get('webhook-dispatch');
   await queue.waitUntilReady();
@@ -33,15 +37,24 @@ async function failedJobs(b: Bullpen, n: number, withDlq = 0): Promise<string[]>
     );
     ids.push(...batch.map((r) => r.jobId));
   }
-  // Move them to failed as a worker would: prioritized → failed with a finishedOn.
-  const now = Date.now() - 1_000;
-  const pipe = b.redis.pipeline();
-  for (const id of ids) {
-    pipe.zrem(queue.toKey('prioritized'), id);
-    pipe.hset(queue.toKey(id), { finishedOn: String(now), failedReason: 'HTTP 503', atm: '10' });
-    pipe.zadd(queue.toKey('failed'), now, id);
+  const worker = new Worker('webhook-dispatch', null, {
+    connection: b.workerConnection(),
+    prefix: b.keys.queuePrefix('webhook-dispatch'),
+    autorun: false,
+  });
+  try {
+    for (let taken = 0; taken < ids.length; taken++) {
+      const job = await worker.getNextJob('failed-jobs');
+      if (!job) throw new Error(`only ${taken} of ${ids.length} jobs to take`);
+      // Kept past the type's retention (the last 1,000 failed), so a test can have 1,200.
+      job.opts.removeOnFail = false;
+      await job.moveToFailed(new UnrecoverableError('HTTP 503'), 'failed-jobs', false);
+    }
+  } finally {
+    await worker.close();
   }
-  await pipe.exec();
+  expect(await queue.getFailedCount()).toBe(ids.length);
+  const now = Date.now();
   for (const [k, id] of ids.slice(0, withDlq).entries()) {
     await b.dlq.record({
       queue: 'webhook-dispatch',

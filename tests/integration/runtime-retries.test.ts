@@ -8,6 +8,7 @@ import { silentLogger } from '@/lib/logging/logger';
 import type { JobContext, JobHandler } from '@/lib/runtime/handler';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
 import { makeBullpen } from '../helpers/make-bullpen';
+import { expectFullJitter, firstRetryDelays, JITTER_SAMPLES, retryDelays } from '../helpers/jitter-spread';
 
 /** The real DLQ store, with what the runtime handed it kept for assertions. */
 class ListSink implements DeadLetterSink {
@@ -74,9 +75,16 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
     // 400 ms of slack covers BullMQ promoting the delayed job and the worker's poll.
     const gap1 = attempts[1].at - failedAt[0];
     const gap2 = attempts[2].at - failedAt[1];
-    expect(gap1).toBeGreaterThanOrEqual(0);
     expect(gap1).toBeLessThan(1_000 + 400);
     expect(gap2).toBeLessThan(2_000 + 400);
+    // The second retry waited out the delay the runtime drew for it, below its 2 s ceiling
+    // (the read is at most a round trip low; the spread is the next test's).
+    const queue = bullpen.queues.get('webhook-dispatch');
+    const delays = (await retryDelays(bullpen.redis, queue.keys.events)).get(jobId);
+    expect(delays).toHaveLength(2);
+    const delay2 = delays![1];
+    expect(delay2).toBeLessThanOrEqual(2_000);
+    expect(gap2).toBeGreaterThanOrEqual(delay2);
     expect(sink.entries).toHaveLength(0);
     // The job's own log (the dashboard's Logs panel): each phase once per attempt, each
     // failed attempt with its class and message, and the handler's own line.
@@ -92,6 +100,22 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
       '100% complete',
     ]);
     expect(logs[0]).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+  }, 20_000);
+
+  it('spreads first retries over the whole full-jitter window', async () => {
+    await run(async (ctx: JobContext) => {
+      if (ctx.attempt === 1) throw new HttpError(503, 'upstream unavailable');
+      return 'ok';
+    });
+    const dispatched = await bullpen.dispatcher.dispatchBulk(
+      Array.from({ length: JITTER_SAMPLES }, (_, n) => ({ type: 'webhook-dispatch' as const, data: { ...data, payload: { n } } })),
+    );
+    const jobs = await Promise.all(dispatched.map((d) => waitForState(bullpen, d.jobId, 'completed', 15_000)));
+
+    expect(jobs.map((j) => j.attemptsMade)).toEqual(jobs.map(() => 2));
+    // Each job's one retry waited random(0, 1 s): webhook-dispatch's base delay.
+    const queue = bullpen.queues.get('webhook-dispatch');
+    expectFullJitter(await firstRetryDelays(bullpen.redis, queue.keys.events, jobs), 1_000);
   }, 20_000);
 
   it('fails a permanent error at once and records its dead letter with the validation message', async () => {

@@ -95,10 +95,14 @@ describe('a stop that cannot wait for every job', () => {
 
   it('the grace period runs out: the worker logs the abandoned jobs (ids and types) and exits 3', async () => {
     const { worker, jobIds } = await workerRunning(2, { SHUTDOWN_GRACE_MS: '1500' });
+    const signalled = performance.now();
     worker.child.kill('SIGTERM');
 
     // Soon after the 1.5 s grace period: not after the jobs' minute, nor their 30 s time limit.
     expect(await exitedWithin(worker, 15_000), worker.output()).toBe(3);
+    // And not before it: the worker waited the grace period out. The timer starts once the
+    // signal has arrived, after `signalled`, and a Node timer never fires early.
+    expect(performance.now() - signalled).toBeGreaterThanOrEqual(1_500);
     const lines = logLines(worker.output());
     const over = lines.find((l) => String(l.msg).startsWith('grace period over'));
     expect(over, worker.output()).toBeDefined();

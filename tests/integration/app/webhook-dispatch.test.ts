@@ -14,6 +14,7 @@ import { WEBHOOK_TEST_EVENT, type Webhook } from '@/lib/webhooks/webhook-schema'
 import { createWebhookDispatchHandler } from '@/jobs/integration/webhook-dispatch';
 import { makeBullpen } from '../../helpers/make-bullpen';
 import { MemorySink } from '../../helpers/memory-sink';
+import { expectFullJitter, firstRetryDelays, JITTER_SAMPLES, retryDelays } from '../../helpers/jitter-spread';
 
 /** What the loopback receiver saw of one request. */
 interface Received {
@@ -31,6 +32,8 @@ let received: Received[];
 /** Status codes the receiver answers with, in turn; 200 once they run out. */
 let answers: number[];
 let answeredAt: number[];
+/** When set, the status for each request, before `answers` is asked. */
+let answerFor: ((r: Received) => number) | undefined;
 /** Runs when a request has arrived, before the receiver answers it. */
 let onReceive: (() => Promise<unknown>) | undefined;
 let secret = '';
@@ -52,7 +55,7 @@ beforeAll(async () => {
         validSignature: verifySignature(secret, raw, req.headers['x-signature'] as string | undefined),
       });
       void Promise.resolve(onReceive?.()).then(() => {
-        const status = answers.shift() ?? 200;
+        const status = answerFor?.(received.at(-1)!) ?? answers.shift() ?? 200;
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ received: status < 300, status }), () => answeredAt.push(Date.now()));
       });
@@ -69,6 +72,7 @@ beforeEach(() => {
   received = [];
   answers = [];
   answeredAt = [];
+  answerFor = undefined;
   onReceive = undefined;
 });
 afterEach(async () => {
@@ -163,8 +167,13 @@ describe('webhook-dispatch through the runtime', () => {
     // The type's base delay is 1 s: the first retry waits random(0, 1 s); 1.5 s of slack
     // covers promoting the delayed job and the worker's fetch on a busy machine.
     const gap = received[1].at - answeredAt[0];
-    expect(gap).toBeGreaterThanOrEqual(0);
     expect(gap).toBeLessThan(1_000 + 1_500);
+    // The retry waited out the delay the runtime drew for it, below 1 s.
+    const delays = (await retryDelays(bullpen.redis, bullpen.queues.get('webhook-dispatch').keys.events)).get(jobId);
+    expect(delays).toHaveLength(1);
+    const delay = delays![0];
+    expect(delay).toBeLessThanOrEqual(1_000);
+    expect(gap).toBeGreaterThanOrEqual(delay);
 
     expect(job.attemptsMade).toBe(2);
     const deliveries = await bullpen.webhooks.deliveries(webhook.id);
@@ -176,6 +185,32 @@ describe('webhook-dispatch through the runtime', () => {
     // A success does not empty the 24 h window.
     expect(await bullpen.webhooks.failureCount(webhook.id)).toBe(1);
     expect(sink.recorded).toHaveLength(0);
+  });
+
+  it('spreads the first retries of many failed deliveries over the full-jitter window', async () => {
+    // 24 failures in its 24 h window would disable a webhook with the default 10.
+    const webhook = await start({ maxFailures: 100 });
+    const seen = new Set<string>();
+    // Each delivery's first request gets a 500, its retry a 200, in whatever order they come.
+    answerFor = (r) => {
+      const id = String(r.headers['x-delivery-id']);
+      if (seen.has(id)) return 200;
+      seen.add(id);
+      return 500;
+    };
+    const dispatched = await bullpen.dispatcher.dispatchBulk(
+      Array.from({ length: JITTER_SAMPLES }, (_, n) => ({
+        type: 'webhook-dispatch' as const,
+        data: { webhookId: webhook.id, deliveryId: `dlv-spread-${n}`, ...event },
+        opts: { attempts: 2 },
+      })),
+    );
+    const jobs = await Promise.all(dispatched.map((d) => waitForState(d.jobId, 'completed')));
+
+    expect(received).toHaveLength(2 * JITTER_SAMPLES);
+    expect(jobs.map((j) => j.attemptsMade)).toEqual(jobs.map(() => 2));
+    // The type's base delay is 1 s: each first retry waited random(0, 1 s).
+    expectFullJitter(await firstRetryDelays(bullpen.redis, bullpen.queues.get('webhook-dispatch').keys.events, jobs), 1_000);
   });
 
   it('does not retry a 400: one request, the job fails, the dead letter says client', async () => {
