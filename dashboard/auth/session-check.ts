@@ -35,8 +35,7 @@ export async function sessionUser(data: unknown, lookups: SessionLookups): Promi
 
 type SessionFields = Pick<z.infer<typeof sessionDataSchema>, 'sid' | 'username' | 'sessionEpoch'>;
 
-/** The user of an unsealed session's fields while that session is open and its user unchanged, or null (a live stream's re-check). */
-export async function openSessionUser({ sid, username, sessionEpoch }: SessionFields, lookups: SessionLookups): Promise<User | null> {
+async function openSessionUser({ sid, username, sessionEpoch }: SessionFields, lookups: SessionLookups): Promise<User | null> {
   const [open, user] = await Promise.all([lookups.isOpen(sid, username), lookups.user(username)]);
   if (!open || !user || user.sessionEpoch !== sessionEpoch) return null;
   return user;

@@ -47,6 +47,18 @@ export class SessionRegistry {
     return (await this.redis.get(this.sessionKey(sid))) === username;
   }
 
+  /**
+   * Which of `sessions` are open, in one round trip (MGET: the keys share the `auth` tag,
+   * one slot on a cluster): the live streams' re-check (dashboard/live/live-hub.ts).
+   */
+  async openMany(sessions: ReadonlyArray<{ sid: string; username: string }>): Promise<boolean[]> {
+    const valid = sessions.map((s) => SID.test(s.sid));
+    const keys = sessions.filter((_, i) => valid[i]).map((s) => this.sessionKey(s.sid));
+    const owners = keys.length > 0 ? await this.redis.mget(...keys) : [];
+    let k = 0;
+    return sessions.map((s, i) => valid[i] && owners[k++] === s.username);
+  }
+
   /** Closes one session (sign-out). Closing an unknown or closed id is a no-op. */
   async close(sid: string | undefined): Promise<void> {
     if (!sid || !SID.test(sid)) return;

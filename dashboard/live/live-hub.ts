@@ -20,13 +20,13 @@ export interface StreamSink {
 export interface LiveHubOptions {
   /** Reads one subject (a live URL, dashboard/live/live-stream-subjects.ts); an AppError is sent to the tabs as it is. */
   read(subject: string): Promise<unknown>;
-  /** Whether the session is still open and its user unchanged; a rejection (Redis away) keeps the stream. */
-  sessionOpen(session: StreamSession): Promise<boolean>;
+  /** Whether each session is still open and its user unchanged, in one round trip; a rejection (Redis away) keeps the streams. */
+  sessionsOpen(sessions: StreamSession[]): Promise<boolean[]>;
   /** The process's Redis state now (lib/health/redis-watch.ts); asking keeps the watch's PINGs going. */
   redisState(): RedisState;
   /** Each subject is read once per tick, whatever the number of tabs. @defaultValue 1000 */
   tickMs?: number;
-  /** Every open session is checked this often: a sign-out closes its streams within this and one round trip. @defaultValue 500 */
+  /** Every open session is checked this often (one round trip for all): a sign-out closes its streams within this and that trip. @defaultValue 250 */
   sessionCheckMs?: number;
   /** The Redis state is looked at this often, and pushed when it changed. @defaultValue 250 */
   redisCheckMs?: number;
@@ -68,7 +68,7 @@ export function sseEvent(event: string, data: string): Uint8Array {
 
 /**
  * The dashboard process's one reader of what its open tabs show, pushed to them over
- * Server-Sent Events (docs/decisions/0011-server-sent-events.md). Each tab's stream names
+ * Server-Sent Events (docs/decisions/0012-server-sent-events.md). Each tab's stream names
  * its subjects (the live URLs it would otherwise poll); once per tick every distinct
  * subject is read once, whatever the number of tabs, and what changed is encoded once
  * and written to each stream that asked for it. Every stream hears the process's Redis
@@ -81,7 +81,7 @@ export function sseEvent(event: string, data: string): Uint8Array {
 export class LiveHub {
   private readonly streams = new Set<Stream>();
   private readonly subjects = new Map<string, Subject>();
-  private readonly checking = new Set<string>();
+  private checking = false;
   private readonly tickMs: number;
   private readonly sessionCheckMs: number;
   private readonly redisCheckMs: number;
@@ -98,7 +98,7 @@ export class LiveHub {
 
   constructor(private readonly opts: LiveHubOptions) {
     this.tickMs = opts.tickMs ?? 1_000;
-    this.sessionCheckMs = opts.sessionCheckMs ?? 500;
+    this.sessionCheckMs = opts.sessionCheckMs ?? 250;
     this.redisCheckMs = opts.redisCheckMs ?? 250;
     this.maxStreams = opts.maxStreams ?? 1_000;
     this.maxStreamsPerUser = opts.maxStreamsPerUser ?? 16;
@@ -252,20 +252,23 @@ export class LiveHub {
   }
 
   private checkSessions(): void {
+    // A check still out (a slow Redis): the next one waits for it rather than pile up.
+    if (this.checking || this.streams.size === 0) return;
     const bySid = new Map<string, Stream[]>();
     for (const s of this.streams) bySid.set(s.session.sid, [...(bySid.get(s.session.sid) ?? []), s]);
-    for (const [sid, streams] of bySid) {
-      // A check still out (a slow Redis): the next one waits for it rather than pile up.
-      if (this.checking.has(sid)) continue;
-      this.checking.add(sid);
-      this.opts.sessionOpen(streams[0].session).then(
-        (open) => {
-          this.checking.delete(sid);
-          if (!open) for (const s of streams) this.close(s, 'signed-out');
-        },
-        () => this.checking.delete(sid),
-      );
-    }
+    const groups = [...bySid.values()];
+    this.checking = true;
+    this.opts.sessionsOpen(groups.map((g) => g[0].session)).then(
+      (open) => {
+        this.checking = false;
+        groups.forEach((streams, i) => {
+          if (!open[i]) for (const s of streams) this.close(s, 'signed-out');
+        });
+      },
+      () => {
+        this.checking = false;
+      },
+    );
   }
 
   private startTimer(): void {

@@ -1,12 +1,12 @@
 import 'server-only';
 import { NextResponse } from 'next/server';
-import { openSessionUser } from '@/dashboard/auth/session-check';
+import { signInService } from '@/dashboard/auth/auth-services';
 import { currentUser, getSession, sessionLookups } from '@/dashboard/auth/session';
 import { sessionDataSchema } from '@/dashboard/auth/session-options';
-import { processScoped, redisWatch } from '@/dashboard/dashboard-process';
+import { processScoped, readyBullpen, redisWatch } from '@/dashboard/dashboard-process';
 import { asPoll } from '@/dashboard/reads';
 import { AppError, isAppError } from '@/lib/errors/app-error';
-import { boundedRead, LIVE_READ_MS } from './bounded-read';
+import { boundedRead, LIVE_READ_MS, SESSION_READ_MS } from './bounded-read';
 import { LiveHub, type StreamSink } from './live-hub';
 import { streamReadOf } from './live-stream-subjects';
 
@@ -25,9 +25,24 @@ export function liveHub(): LiveHub {
           // As a tab's poll: the live cache keeps what it reads fresh, and the read is bounded in time.
           return asPoll(() => boundedRead('live read', read, LIVE_READ_MS));
         },
-        sessionOpen: async (s) => {
-          const user = await openSessionUser(s, sessionLookups());
-          return user !== null && user.role === s.role;
+        sessionsOpen: async (sessions) => {
+          const open = await boundedRead(
+            'session check',
+            async () => {
+              await readyBullpen();
+              return signInService().sessions.openMany(sessions);
+            },
+            SESSION_READ_MS,
+          );
+          // The user record by the one session rule (dashboard/auth/session-check.ts): same epoch, and here the same role.
+          const lookups = sessionLookups();
+          const users = new Map(
+            await Promise.all([...new Set(sessions.map((s) => s.username))].map(async (u) => [u, await lookups.user(u)] as const)),
+          );
+          return sessions.map((s, i) => {
+            const user = users.get(s.username);
+            return open[i] && user?.sessionEpoch === s.sessionEpoch && user.role === s.role;
+          });
         },
         redisState: () => redisWatch().state(),
       }),

@@ -248,6 +248,25 @@ describe('server-side sessions', () => {
     await svc.users.remove('olivia');
     expect(await svc.sessions.isOpen(d, 'olivia')).toBe(false);
   });
+
+  it("answers for many sessions in one round trip, as the live streams' re-check asks", async () => {
+    bullpen = testBullpen(server.redis);
+    const svc = new SignInService(bullpen.redis, bullpen.keys);
+    await svc.users.create({ username: 'olivia', role: 'operator', password: 'operator-pass-1' });
+    await svc.users.create({ username: 'peter', role: 'viewer', password: 'viewer-pass-1' });
+    const a = await svc.sessions.open('olivia');
+    const b = await svc.sessions.open('peter');
+    const asked = [
+      { sid: a, username: 'olivia' },
+      { sid: 'forged', username: 'olivia' },
+      { sid: b, username: 'peter' },
+      { sid: a, username: 'peter' },
+    ];
+    expect(await svc.sessions.openMany(asked)).toEqual([true, false, true, false]);
+    await svc.users.setRole('peter', 'operator');
+    expect(await svc.sessions.openMany(asked)).toEqual([true, false, false, false]);
+    expect(await svc.sessions.openMany([])).toEqual([]);
+  });
 });
 
 describe('session secret', () => {

@@ -40,16 +40,16 @@ function makeHub(opts: Partial<LiveHubOptions> = {}) {
   const values: Record<string, unknown> = {};
   const closed = new Set<string>();
   let redis: RedisState = { reachable: true, since: 0, checkedAt: 0 };
-  const checks: string[] = [];
+  const checks: string[][] = [];
   const hub = new LiveHub({
     read: async (s) => {
       reads.push(s);
       if (values[s] instanceof Error) throw values[s];
       return values[s] ?? null;
     },
-    sessionOpen: async (sess) => {
-      checks.push(sess.sid);
-      return !closed.has(sess.sid);
+    sessionsOpen: async (sessions) => {
+      checks.push(sessions.map((s) => s.sid));
+      return sessions.map((s) => !closed.has(s.sid));
     },
     redisState: () => redis,
     pollEveryMs: 0,
@@ -170,12 +170,13 @@ describe('live hub: one reader for every tab', () => {
     const bob = new Tab();
     for (const t of ann) h.hub.open(session('ann'), ['/api/live/overview'], t);
     h.hub.open(session('bob'), ['/api/live/overview'], bob);
-    await h.advance(500);
-    expect(h.checks.sort()).toEqual(['sid-ann', 'sid-bob']);
+    await h.advance(250);
+    // Every open session in one check (one round trip), each once however many tabs it has.
+    expect(h.checks.map((c) => [...c].sort())).toEqual([['sid-ann', 'sid-bob']]);
     expect(ann.some((t) => t.ended)).toBe(false);
 
     h.closed.add('sid-ann');
-    await h.advance(500);
+    await h.advance(250);
     for (const t of ann) {
       expect(t.ended).toBe(true);
       expect(t.named('closed')).toEqual([{ reason: 'signed-out' }]);
@@ -184,10 +185,10 @@ describe('live hub: one reader for every tab', () => {
     expect(h.hub.size).toBe(1);
 
     // A check that fails (Redis away) is no sign-out.
-    const failing = makeHub({ sessionOpen: () => Promise.reject(new Error('ETIMEDOUT')) });
+    const failing = makeHub({ sessionsOpen: () => Promise.reject(new Error('ETIMEDOUT')) });
     const tab = new Tab();
     failing.hub.open(session('cy'), ['/api/live/overview'], tab);
-    await failing.advance(500);
+    await failing.advance(250);
     expect(tab.ended).toBe(false);
   });
 
