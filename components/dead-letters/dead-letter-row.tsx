@@ -148,6 +148,7 @@ function RowActions({
             <ConfirmDialog
               size="sm"
               testId={`dlq-replay-${row.id}`}
+              rowAction="replay-confirm"
               triggerLabel={label}
               title={`Replay ${row.jobType} dead letter ${row.id}?`}
               description={<p>Its job runs again and destroys the data it names. This cannot be undone.</p>}

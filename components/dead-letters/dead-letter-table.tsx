@@ -76,12 +76,16 @@ export function DeadLetterTable({ initial, filters, search, liveUrl, actions, de
   const [asking, setAsking] = useState<ConfirmRequest | null>(null);
   // j/k walk the rows, Enter opens one; r replays the focused one through its own Replay button,
   // after asking (the button itself does not), so the outcome shows in the row as a click's would.
+  // A type that destroys data asks for its typed org in a dialog of its own: r opens that one.
   useRowShortcuts({
     open: (id) => router.push(`/dead-letters/${encodeURIComponent(id)}`),
     act: actions
       ? (id, row) => {
           const replay = row.querySelector<HTMLButtonElement>('[data-row-action="replay"]');
-          if (!replay) return;
+          if (!replay) {
+            row.querySelector<HTMLButtonElement>('[data-row-action="replay-confirm"]')?.click();
+            return;
+          }
           setAsking({
             title: `Replay dead letter ${id}?`,
             description: <p>Its job is sent to its queue again, with the payload it failed with.</p>,

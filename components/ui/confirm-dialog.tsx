@@ -22,6 +22,8 @@ export interface ConfirmDialogProps {
   onOpen?(): void;
   /** data-testid of the trigger; the dialog's confirm button gets `${testId}-confirm`. */
   testId?: string;
+  /** data-row-action of the trigger: what a row's keyboard shortcut presses (components/keyboard/row-shortcuts.ts). */
+  rowAction?: string;
   size?: 'sm' | 'md';
   /** More of the dialog's form, between the description and its buttons (a field the confirmation needs). */
   children?: ReactNode;
@@ -41,6 +43,7 @@ export function ConfirmDialog(props: ConfirmDialogProps) {
         size={props.size}
         disabled={props.disabled}
         data-testid={props.testId}
+        data-row-action={props.rowAction}
         onClick={() => {
           setTyped('');
           props.onOpen?.();

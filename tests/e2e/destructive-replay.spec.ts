@@ -132,6 +132,20 @@ test('an admin replays a data-deletion row through its typed dialog', async ({ p
   const id = await deletionDeadLetter(bullpen, 'row');
   await signIn('admin', `/dead-letters?type=${TYPE}`);
   const dlq = new DeadLettersPage(page);
+  // `r` on the focused row opens the same typed dialog as its button, and Cancel leaves it pending.
+  await expect(dlq.row(id)).toBeVisible();
+  await expect(async () => {
+    await page.keyboard.press('j');
+    await expect(dlq.row(id)).toBeFocused({ timeout: 500 });
+  }).toPass();
+  await page.keyboard.press('r');
+  const dialog = page.getByTestId(`dlq-replay-${id}-dialog`);
+  await expect(dialog).toBeVisible();
+  await expect(dlq.rowReplayConfirm(id)).toBeDisabled();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toBeHidden();
+  expect((await bullpen.dlq.get(id))?.replays).toHaveLength(0);
+
   await dlq.replayButton(id).click();
   await expect(dlq.rowReplayConfirm(id)).toBeDisabled();
   await dlq.rowConfirm(id).fill(ORG);
