@@ -102,6 +102,8 @@ export class NginxProxy {
         'daemon off;',
         'worker_processes 1;',
         `pid ${d}/nginx.pid;`,
+        // A reload (pin) would otherwise wait for every open tab's live stream to end (docs/deploy.md).
+        'worker_shutdown_timeout 1s;',
         // notice: the reload's "start worker process" / "exited" lines (see pin()).
         `error_log ${this.errorLog} notice;`,
         'events { worker_connections 256; }',

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, get, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,12 +26,22 @@ const CONF = path.resolve(import.meta.dirname, '../../deploy/nginx/bullpen.conf'
 const PROXY_ADDRESS = '127.0.0.2';
 const CLIENT_ADDRESS = '127.0.0.9';
 const upstreams: Server[] = [];
+/** The stream's second event comes this long after its first. */
+const STREAM_GAP_MS = 2_000;
 let ports: number[] = [];
 let proxy: NginxProxy;
 
 function echoServer(index: number): Server {
   return createServer((req, res) => {
     const seen: Seen = { upstream: index, peer: req.socket.remoteAddress ?? '', headers: req.headers };
+    if (req.url?.startsWith('/api/live/stream')) {
+      // A live stream as the dashboard writes one, without its X-Accel-Buffering header: the config alone must pass it.
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+      res.write(`event: seen\ndata: ${JSON.stringify(seen)}\n\n`);
+      const later = setTimeout(() => res.end('event: heartbeat\ndata: 1\n\n'), STREAM_GAP_MS);
+      res.on('close', () => clearTimeout(later));
+      return;
+    }
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify(seen));
   });
@@ -92,5 +102,30 @@ describe('the shipped nginx config in front of two dashboards', () => {
     await proxy.pin(null);
     const logged = proxy.requests().filter((r) => r.uri.startsWith('/pinned-'));
     expect(logged.map((r) => r.upstream)).toEqual(Array(4).fill(`127.0.0.1:${ports[1]}`));
+  });
+
+  it("passes a live stream's events as they are written, not when the answer ends, with the same forwarded headers", async () => {
+    const host = new URL(proxy.url).host;
+    const started = performance.now();
+    const first = await new Promise<{ at: number; text: string; type?: string }>((resolve, reject) => {
+      const req = get(
+        `${proxy.url}/api/live/stream?s=%2Fapi%2Flive%2Foverview`,
+        { localAddress: CLIENT_ADDRESS, headers: { host } },
+        (res) => {
+          res.once('data', (chunk: Buffer) => {
+            resolve({ at: performance.now() - started, text: chunk.toString(), type: res.headers['content-type'] });
+            req.destroy();
+          });
+        },
+      );
+      req.on('error', reject);
+    });
+    // Buffered, the first event would arrive with the second, STREAM_GAP_MS later.
+    expect(first.at).toBeLessThan(STREAM_GAP_MS / 2);
+    expect(first.type).toBe('text/event-stream');
+    const seen = JSON.parse(/^event: seen\ndata: (.*)$/m.exec(first.text)![1]) as Seen;
+    expect(seen.headers.host).toBe(host);
+    expect(seen.headers['x-forwarded-for']).toBe(CLIENT_ADDRESS);
+    expect(seen.peer).toBe(PROXY_ADDRESS);
   });
 });
