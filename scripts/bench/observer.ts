@@ -271,7 +271,8 @@ export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<
       const m = metered(bullpenRunner(opts.redis, PREFIX), read(target));
       const polling = servers[target]?.clients;
       polling?.start();
-      const jobsPerSec = await throughput(m.runner, queue, jobs);
+      // No settle: the round's cores are metered from the worker's start to its stop, idle included.
+      const jobsPerSec = await throughput(m.runner, queue, jobs, {}, { settleMs: 0 });
       if (polling) await collect(polling, target === 'dashboard');
       if (target === 'dashboard') dashboardPolledAt = performance.now();
       return toRound(target, jobsPerSec, m.result());

@@ -154,14 +154,15 @@ export const SETTLE_MS = 1_000;
  * Jobs per second from the first job's start to the last one's, in the steady state: the
  * queue is filled paused, the runner started and left to settle, and only then resumed,
  * so a side's start-up is not counted against its jobs. `around` runs just before the
- * queue is resumed and once the last job ran, before the runner stops (CPU is read there).
+ * queue is resumed and once the last job ran, before the runner stops (CPU is read there);
+ * its `settleMs` (default SETTLE_MS) is the wait, 0 for a caller that meters the whole run.
  */
 export async function throughput(
   runner: Runner,
   queue: Queue,
   n: number,
   fillOpts: { priority?: number } = {},
-  around: { started?: () => Promise<void>; finished?: () => Promise<void> } = {},
+  around: { started?: () => Promise<void>; finished?: () => Promise<void>; settleMs?: number } = {},
 ): Promise<number> {
   await queue.pause();
   await fill(queue, n, fillOpts);
@@ -173,7 +174,7 @@ export async function throughput(
     if (done === 0) started = performance.now();
     if (++done === n) resolveDone();
   });
-  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  await new Promise((r) => setTimeout(r, around.settleMs ?? SETTLE_MS));
   if (done > 0) throw new Error(`${done} job(s) of a paused queue ran before it was resumed`);
   await around.started?.();
   const t0 = performance.now();
