@@ -14,7 +14,9 @@ export default defineConfig({
   // One product instance and two shared cores: the specs run one after another.
   workers: 1,
   fullyParallel: false,
-  retries: CI ? 1 : 0,
+  // A flake is a failure to see and fix, not to hide behind a second try (issue 27):
+  // `npm run test:stress` shows the ones load brings out.
+  retries: 0,
   forbidOnly: CI,
   // Generous: jobs run for seconds, the live views poll every 3 s, a worker restart waits for its jobs.
   timeout: 120_000,
