@@ -8,6 +8,8 @@ import { shippedApp } from '@/jobs/shipped-app';
 import type { Bullpen } from '@/lib/bullpen';
 import type { JobContext } from '@/lib/runtime/handler';
 import type { Tenant } from '@/lib/jobs/tenant';
+import { parseDeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
+import { readDeadLetterDetail, readDeadLetterList } from '@/dashboard/dead-letters/dead-letters-read';
 import { createHandlers } from '../helpers/shipped-jobs';
 import { useTestRedis } from '../helpers/use-test-redis';
 import { poolOf } from '../helpers/pool-of';
@@ -99,6 +101,44 @@ describe('plain BullMQ producers', () => {
     });
     const next = replayed.replays[0].newJobId;
     await expect.poll(() => bullpen.queues.get('embedding-batch').getJobState(next), { timeout: 10_000 }).toBe('completed');
+  });
+
+  it('dead-letters a bare string, array, number and null once each, and the dashboard shows each as it was sent', async () => {
+    const bullpen = await server.readyBullpen();
+    const seen = await worker(bullpen, ['embedding-batch']);
+    const queue = plainQueue(bullpen, 'embedding-batch');
+    const sent: unknown[] = ['notes', [{ id: 'm1', text: 'note' }], 42, null];
+    const jobs = [];
+    for (const data of sent) jobs.push(await queue.add('embedding-batch', data, { attempts: 3 }));
+
+    const entries = [];
+    for (const [i, job] of jobs.entries()) {
+      await expect.poll(async () => (await bullpen.dlq.getByJob('embedding-batch', job.id!))?.status, { timeout: 10_000 }).toBe('pending');
+      const entry = (await bullpen.dlq.getByJob('embedding-batch', job.id!))!;
+      // The schema's rule, permanent: one attempt of three, in BullMQ's failed set as well.
+      expect(entry.error, JSON.stringify(sent[i])).toMatchObject({ errorClass: 'validation' });
+      expect(entry.error.message).toMatch(/Invalid embedding-batch payload/);
+      expect(entry.error.message).toMatch(/expected object/);
+      expect(entry.attempts).toBe(1);
+      expect(entry.payload).toEqual(sent[i]);
+      expect(await job.getState()).toBe('failed');
+      entries.push(entry);
+    }
+    // No handler ran; one record each, and nothing else.
+    expect(seen).toEqual([]);
+    expect(new Set(entries.map((e) => e.id)).size).toBe(sent.length);
+    expect((await bullpen.dlq.counts()).total).toBe(sent.length);
+
+    // The dashboard: the list has the four rows, each entry's page its payload as sent.
+    const list = await readDeadLetterList(bullpen, parseDeadLetterFilters({ type: 'embedding-batch' }).filters);
+    expect(list.rows.map((r) => r.originalJobId).sort()).toEqual(jobs.map((j) => j.id!).sort());
+    for (const [i, entry] of entries.entries()) {
+      const detail = (await readDeadLetterDetail(bullpen, entry.id))!;
+      expect(detail.payload, JSON.stringify(sent[i])).toMatchObject({ value: sent[i], truncated: false });
+      expect(JSON.parse(detail.payloadText!)).toEqual(sent[i]);
+      expect(detail.originalJobState).toBe('failed');
+      expect(detail.message).toMatch(/expected object/);
+    }
   });
 
   it('refuses a job whose name is not its queue type, before any handler runs', async () => {
