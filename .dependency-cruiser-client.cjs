@@ -2,8 +2,9 @@
  * The browser's side of the import rules (`npm run deps` runs it after
  * .dependency-cruiser.cjs). components/ ship to the browser, so what they import at run
  * time (type-only imports are erased, hence `tsPreCompilationDeps: false`) comes from the
- * dashboard's client-safe part, dashboard/client/, or from the few lib/ modules both the
- * runtime and the browser use; and nothing they import leads, however indirectly, to
+ * dashboard's client-safe part, dashboard/client/ (lib/ modules both the runtime and the
+ * browser use are reached through dashboard/client/runtime-shared.ts); and nothing they
+ * import leads, however indirectly, to
  * Redis, BullMQ, a job table or a server-only module. That components/ import nothing of
  * dashboard/ outside dashboard/client/, type-only imports included, is checked by
  * .dependency-cruiser.cjs, which counts them.
@@ -15,31 +16,15 @@ const base = require('./.dependency-cruiser.cjs');
 const SERVER =
   '^(node_modules/(bullmq|ioredis|server-only|pino|prom-client)/|jobs/|examples/|applications\\.ts$|app/|dashboard/(?!client/)|lib/redis/|lib/bullpen\\.ts$)';
 
-/**
- * lib/ modules the runtime (or a CLI) uses too, whose run-time imports are client-safe,
- * and whose constants or pure functions components use as they are.
- */
-const CLIENT_SAFE_LIB = [
-  'lib/text/plural.ts',
-  'lib/jobs/priority.ts',
-  'lib/errors/classify.ts',
-  'lib/dlq/dead-letter-id.ts',
-  'lib/dlq/replay-outcomes.ts',
-  'lib/health/redis-watch.ts',
-];
-
 module.exports = {
   forbidden: [
     {
       name: 'components-import-only-the-client-part',
       severity: 'error',
       comment:
-        'components/ take the dashboard through dashboard/client/ (and the few client-safe lib/ modules listed here): move the constant, parser or pure function a component needs there.',
+        'components/ take the dashboard and the runtime through dashboard/client/ only (lib/ modules both sides use: dashboard/client/runtime-shared.ts): move the constant, parser or pure function a component needs there.',
       from: { path: '^components/' },
-      to: {
-        path: '^(dashboard|lib)/',
-        pathNot: `^(dashboard/client/|${CLIENT_SAFE_LIB.map((p) => p.replace(/[.]/g, '\\.')).join('|')})`,
-      },
+      to: { path: '^(dashboard|lib)/', pathNot: '^dashboard/client/' },
     },
     {
       name: 'components-stay-client-safe',

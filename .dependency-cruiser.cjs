@@ -114,9 +114,9 @@ module.exports = {
       name: 'components-only-through-the-client-part',
       severity: 'error',
       comment:
-        "components/ take the dashboard through dashboard/client/ only, a type-only import included (this config counts them): a read model's type is named in dashboard/client/read-models.ts.",
+        "components/ take the dashboard and the runtime through dashboard/client/ only, a type-only import included (this config counts them): a read model's type is named in dashboard/client/read-models.ts, what they use of lib/ in dashboard/client/runtime-shared.ts.",
       from: { path: '^components/' },
-      to: { path: '^dashboard/(?!client/)' },
+      to: { path: '^(dashboard/(?!client/)|lib/)' },
     },
     {
       name: 'components-not-to-redis-services',

@@ -1,4 +1,4 @@
-import type { SignInFailureRow } from '@/lib/audit/sign-in-failures';
+import type { SignInFailureRow } from '@/dashboard/client/runtime-shared';
 import { RelativeTime } from '@/components/ui/relative-time';
 import { Table } from '@/components/ui/table';
 

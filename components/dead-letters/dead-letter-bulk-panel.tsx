@@ -11,7 +11,7 @@ import { DEFAULT_REPLAY_ALL_LIMIT, DLQ_BULK_BATCH, MAX_REPLAY_ALL } from '@/dash
 import { describeFilters, hasFilter, withoutPaging, type DeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
 import { queryKeys } from '@/dashboard/client/query-keys';
 import type { DeadLetterActions } from './dlq-actions';
-import { plural } from '@/lib/text/plural';
+import { plural } from '@/dashboard/client/runtime-shared';
 
 export interface DeadLetterBulkPanelProps {
   filters: DeadLetterFilters;

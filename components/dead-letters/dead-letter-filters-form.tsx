@@ -12,8 +12,8 @@ import {
   parseDeadLetterFilters,
   type DeadLetterFilters,
 } from '@/dashboard/client/dead-letters-filters';
-import { DEAD_LETTER_STATUSES } from '@/lib/dlq/dead-letter-id';
-import { ERROR_CLASSES } from '@/lib/errors/classify';
+import { DEAD_LETTER_STATUSES } from '@/dashboard/client/runtime-shared';
+import { ERROR_CLASSES } from '@/dashboard/client/runtime-shared';
 
 const SINCE_LABEL: Record<string, string> = {
   '15m': 'last 15 minutes',

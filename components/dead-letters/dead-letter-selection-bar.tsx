@@ -8,8 +8,8 @@ import { ErrorResult } from '@/components/ui/inline-result';
 import type { ActionResult } from '@/dashboard/client/action-result';
 import type { SelectedOutcome } from '@/dashboard/client/read-models';
 import type { DeadLetterActions } from './dlq-actions';
-import { plural } from '@/lib/text/plural';
-import { describeReplayOutcomes } from '@/lib/dlq/replay-outcomes';
+import { plural } from '@/dashboard/client/runtime-shared';
+import { describeReplayOutcomes } from '@/dashboard/client/runtime-shared';
 import { leftOutSentence, splitBulkReplay } from '@/dashboard/client/bulk-replay-selection';
 
 /** "n selected": replay them (operators) or discard them (admins), with the outcome per entry. */

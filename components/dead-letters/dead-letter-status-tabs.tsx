@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { deadLettersHref, type DeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
 import type { DeadLetterList } from '@/dashboard/client/read-models';
-import { DEAD_LETTER_STATUSES } from '@/lib/dlq/dead-letter-id';
+import { DEAD_LETTER_STATUSES } from '@/dashboard/client/runtime-shared';
 
 /**
  * Status tabs that keep the other filters. The numbers are per status across every

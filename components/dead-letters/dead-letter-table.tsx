@@ -20,7 +20,7 @@ import {
   type DeadLetterFilters,
 } from '@/dashboard/client/dead-letters-filters';
 import type { DeadLetterList } from '@/dashboard/client/read-models';
-import { plural } from '@/lib/text/plural';
+import { plural } from '@/dashboard/client/runtime-shared';
 import { exportUrls, queryKeys } from '@/dashboard/client/query-keys';
 import { ExportLinks } from '@/components/export/export-links';
 import { DeadLetterBulkPanel } from './dead-letter-bulk-panel';

@@ -8,7 +8,7 @@ import { StatusPill } from '@/components/ui/badge';
 import { RelativeTime } from '@/components/ui/relative-time';
 import { overallSentence, queueHealthRows, toCheckView, withRedisState } from '@/dashboard/client/health-view';
 import { queryKeys } from '@/dashboard/client/query-keys';
-import type { HealthReport } from '@/lib/health/health-status';
+import type { HealthReport } from '@/dashboard/client/runtime-shared';
 import { HealthCheckCard } from './health-check-card';
 import { HealthQueueTable } from './health-queue-table';
 

@@ -3,7 +3,7 @@
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { SeriesPoint } from '@/dashboard/client/chart-series';
 import { type HistoryRange, RANGE_SPEC } from '@/dashboard/client/history-range';
-import { plural } from '@/lib/text/plural';
+import { plural } from '@/dashboard/client/runtime-shared';
 import { formatPercent } from '@/components/overview/format';
 
 const HOUR = 3_600_000;

@@ -3,7 +3,7 @@ import { StatusPill } from '@/components/ui/badge';
 import { FLOW_CHILDREN_SHOWN } from '@/dashboard/client/job-flow-limits';
 import type { FlowNode, JobFlow } from '@/dashboard/client/read-models';
 import { jobPageHref } from '@/dashboard/client/schedules-view';
-import { plural } from '@/lib/text/plural';
+import { plural } from '@/dashboard/client/runtime-shared';
 
 const DEPENDENCY_WORDS = { pending: 'not done yet', processed: 'done', failed: 'failed', ignored: 'failed, ignored' } as const;
 

@@ -1,7 +1,7 @@
 'use client';
 
 import { useRedisState } from '@/components/live/redis-status';
-import { unreachableSentence } from '@/lib/health/redis-watch';
+import { unreachableSentence } from '@/dashboard/client/runtime-shared';
 
 /**
  * The body of every segment's error.tsx: says what failed, the digest to grep the

@@ -1,7 +1,7 @@
 'use client';
 
 import { useEffect, useState } from 'react';
-import { unreachableSentence } from '@/lib/health/redis-watch';
+import { unreachableSentence } from '@/dashboard/client/runtime-shared';
 import { useRedisState } from './redis-status';
 
 /**

@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { createContext, useContext, type ReactNode } from 'react';
 import { fetchJson } from '@/components/live/fetch-json';
 import { liveUrls, queryKeys, REDIS_REFETCH_MS } from '@/dashboard/client/query-keys';
-import { type RedisState, unreachableSentence } from '@/lib/health/redis-watch';
+import { type RedisState, unreachableSentence } from '@/dashboard/client/runtime-shared';
 
 const RedisStateContext = createContext<RedisState | undefined>(undefined);
 

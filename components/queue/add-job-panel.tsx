@@ -12,7 +12,7 @@ import { FieldErrors } from '@/components/ui/field-errors';
 import { useAction } from '@/components/ui/use-action';
 import { type AddJobDefaults, addJobRequestSchema, DELAY_UNIT_NAMES, type DelayUnit, maxDelayIn } from '@/dashboard/client/add-job-form';
 import { queryKeys } from '@/dashboard/client/query-keys';
-import { PRIORITY_NAMES, type PriorityName } from '@/lib/jobs/priority';
+import { PRIORITY_NAMES, type PriorityName } from '@/dashboard/client/runtime-shared';
 import type { AddJobAction } from './types';
 
 export interface AddJobPanelProps {

@@ -7,7 +7,7 @@ import { Button } from '@/components/ui/button';
 import { ProgressBar } from '@/components/ui/progress-bar';
 import type { SearchStep } from '@/dashboard/client/read-models';
 import { SEARCH_MAX_MATCHES, SEARCH_WINDOW, serializeSearchStep } from '@/dashboard/client/payload-search-params';
-import { plural } from '@/lib/text/plural';
+import { plural } from '@/dashboard/client/runtime-shared';
 import type { JobSummary } from '@/dashboard/client/read-models';
 import type { JobStateName } from '@/dashboard/client/job-states';
 import { liveUrls } from '@/dashboard/client/query-keys';

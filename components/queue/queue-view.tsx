@@ -19,7 +19,7 @@ import { StateTabs } from './state-tabs';
 import { ThroughputCard } from './throughput-card';
 import type { QueueActions } from './types';
 import { useQueuePage } from './use-queue-page';
-import { plural } from '@/lib/text/plural';
+import { plural } from '@/dashboard/client/runtime-shared';
 
 export interface QueueViewProps {
   initial: QueuePage;

@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { fetchJson } from '@/components/live/fetch-json';
 import { liveUrls, queryKeys } from '@/dashboard/client/query-keys';
 import type { RetryPreview } from '@/dashboard/client/read-models';
-import { plural } from '@/lib/text/plural';
+import { plural } from '@/dashboard/client/runtime-shared';
 
 /**
  * What "Retry all failed" will do, read each time its confirmation opens: how many it

@@ -1,6 +1,6 @@
 import type { ActionResult } from '@/dashboard/client/action-result';
 import type { ScheduleFormInput } from '@/dashboard/client/read-models';
-import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
+import type { ScheduleSummary } from '@/dashboard/client/runtime-shared';
 
 /** The schedules segment's server actions, passed down as props (components never import app/). */
 export interface ScheduleActions {

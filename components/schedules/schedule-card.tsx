@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { Badge, StatusPill } from '@/components/ui/badge';
 import { RelativeTime } from '@/components/ui/relative-time';
 import { diffFromDefault, FIELD_LABEL, jobPageHref, scheduleState } from '@/dashboard/client/schedules-view';
-import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
+import type { ScheduleSummary } from '@/dashboard/client/runtime-shared';
 import { NextRuns } from './next-runs';
 import type { ScheduleActions } from './schedule-actions';
 import { ScheduleControls } from './schedule-controls';

@@ -8,7 +8,7 @@ import { InlineResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
 import type { ActionResult } from '@/dashboard/client/action-result';
 import { jobPageHref } from '@/dashboard/client/schedules-view';
-import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
+import type { ScheduleSummary } from '@/dashboard/client/runtime-shared';
 import type { ScheduleActions } from './schedule-actions';
 
 type Last = 'pause' | 'resume' | 'reset' | 'trigger';

@@ -7,7 +7,7 @@ import { useAction } from '@/components/ui/use-action';
 import type { ActionResult } from '@/dashboard/client/action-result';
 import type { ScheduleFormInput } from '@/dashboard/client/read-models';
 import { sameJson } from '@/dashboard/client/schedules-view';
-import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
+import type { ScheduleSummary } from '@/dashboard/client/runtime-shared';
 import { NextRuns } from './next-runs';
 import { PayloadCheckNote } from '@/components/dead-letters/payload-check-note';
 import { usePayloadCheck } from '@/components/dead-letters/use-payload-check';

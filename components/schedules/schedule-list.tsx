@@ -5,7 +5,7 @@ import { useCallback } from 'react';
 import { fetchJson } from '@/components/live/fetch-json';
 import { LiveStatus } from '@/components/live/live-status';
 import { queryKeys } from '@/dashboard/client/query-keys';
-import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
+import type { ScheduleSummary } from '@/dashboard/client/runtime-shared';
 import type { ScheduleActions } from './schedule-actions';
 import { ScheduleCard } from './schedule-card';
 import { useNow } from './use-now';

@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from 'react';
 import { fetchJson } from '@/components/live/fetch-json';
-import type { CronPreview } from '@/lib/schedules/cron-preview';
+import type { CronPreview } from '@/dashboard/client/runtime-shared';
 
 export type PreviewState =
   | { status: 'loading'; last?: CronPreview }

@@ -8,7 +8,7 @@ import { Badge, StatusPill } from '@/components/ui/badge';
 import { ProgressBar } from '@/components/ui/progress-bar';
 import { RelativeTime } from '@/components/ui/relative-time';
 import { Table } from '@/components/ui/table';
-import { plural } from '@/lib/text/plural';
+import { plural } from '@/dashboard/client/runtime-shared';
 import { queryKeys } from '@/dashboard/client/query-keys';
 import { jobPageHref } from '@/dashboard/client/schedules-view';
 import type { WorkersView } from '@/dashboard/client/read-models';

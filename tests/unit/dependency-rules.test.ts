@@ -151,8 +151,9 @@ describe('the dependency rules', () => {
     ]);
   });
 
-  it('refuse a component naming a read model’s type anywhere but the client part', async () => {
+  it('refuse a component importing the dashboard or lib/ anywhere but the client part, a type included', async () => {
     expect(found).toContain('components-only-through-the-client-part: components/safe.tsx → dashboard/queues/read.ts');
+    expect(found).toContain('components-only-through-the-client-part: components/past-the-client-part.tsx → lib/ok.ts');
     expect(found.filter((v) => v.includes('components/safe.tsx → dashboard/client/'))).toEqual([]);
   });
 
