@@ -108,6 +108,34 @@ describe('IdempotencyStore', () => {
     expect(await store.begin(k, h, { owner: 'notify:42' })).toEqual({ state: 'completed', response: { ok: true } });
   });
 
+  it('gives a record its whole TTL again at every write, and keeps only the fields its state holds', async () => {
+    bullpen = testBullpen(server.redis);
+    const store = new IdempotencyStore(bullpen.redis, bullpen.keys, { ttlMs: 60_000 });
+    const h = hashRequest(request);
+    const shorten = (k: string) => bullpen.redis.pexpire(bullpen.keys.tagged('idem', k), 5_000);
+    // A retryable failure, then the retry that takes the key over.
+    const k = key('ttl-1');
+    await store.begin(k, h);
+    await shorten(k);
+    await store.fail(k, 'HTTP 503', { retryable: true });
+    expect(await store.ttl(k)).toBeGreaterThan(5_000);
+    expect((await store.get(k))?.lockUntil).toBeUndefined();
+    await shorten(k);
+    expect(await store.begin(k, h)).toMatchObject({ state: 'started', attempts: 2 });
+    expect(await store.ttl(k)).toBeGreaterThan(5_000);
+    const retried = await store.get(k);
+    expect(retried).toMatchObject({ status: 'processing' });
+    expect(retried?.error).toBeUndefined();
+    expect(retried?.retryable).toBeUndefined();
+    await shorten(k);
+    await store.complete(k, { ok: true });
+    expect(await store.ttl(k)).toBeGreaterThan(5_000);
+    // A completed record stays completed: a late failure report changes nothing.
+    await store.fail(k, 'late timeout', { retryable: false });
+    expect(await store.get(k)).toMatchObject({ status: 'completed', response: { ok: true } });
+    expect((await store.get(k))?.error).toBeUndefined();
+  });
+
   it('forgets a record after its TTL, so the key may run again', async () => {
     bullpen = testBullpen(server.redis);
     const store = new IdempotencyStore(bullpen.redis, bullpen.keys, { ttlMs: 150 });
