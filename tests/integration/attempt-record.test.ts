@@ -119,6 +119,24 @@ describe('the attempt record (lib/runtime/attempt-record.ts)', () => {
     expect(await bullpen.redis.hget(jobKey(second.jobId), ATTEMPT_RECORD_FIELD)).toBeNull();
   });
 
+  it('notes a lost attempt the stalled check found, on a job that is still there only', async () => {
+    await run(async () => ({ delivered: true }), 60_000);
+    const queue = bullpen.queues.get(TYPE);
+    // Waiting jobs no worker runs (the pool is closed): the stalled event names a job by id alone.
+    await pool?.close(5_000);
+    pool = undefined;
+    const { jobId } = await bullpen.dispatcher.dispatch(TYPE, data);
+    attempts.stalled(queue.qualifiedName, jobId);
+    attempts.stalled(queue.qualifiedName, 'no-such-job');
+    expect(await attempts.flush()).toBe(1);
+    const { entries } = await readAttemptRecord(bullpen.redis, jobKey(jobId));
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ outcome: 'stalled', errorClass: 'stalled' });
+    expect(entries[0].attempt).toBeUndefined();
+    expect(entries[0].start).toBeUndefined();
+    expect(await bullpen.redis.exists(jobKey('no-such-job'))).toBe(0);
+  });
+
   it('keeps the first attempt and the latest within the bound, each entry within its bytes', async () => {
     const total = 40;
     // A long message of characters JSON writes as six bytes each (\u0007): cut to fit the entry's bytes.
