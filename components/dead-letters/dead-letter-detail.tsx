@@ -77,7 +77,10 @@ export function DeadLetterDetailView({ entry: e, actions }: { entry: DeadLetterD
               {e.originalJobState === 'gone' ? (
                 <span data-testid="dlq-original-job-state" data-state="gone">
                   <span className="mono">{e.originalJobId}</span>{' '}
-                  <span className="muted">— no longer in the queue (removed by retention or purged)</span>
+                  <span className="muted">
+                    — no longer in the queue (removed by retention or purged); its attempts timeline went with it, and this entry keeps the
+                    last error and the failure history below
+                  </span>
                 </span>
               ) : (
                 <span className="row" data-testid="dlq-original-job-state" data-state={e.originalJobState}>
@@ -85,6 +88,9 @@ export function DeadLetterDetailView({ entry: e, actions }: { entry: DeadLetterD
                     {e.originalJobId}
                   </Link>
                   <StatusPill status={e.originalJobState} />
+                  <Link href={`${jobPageHref(e.queue, e.originalJobId)}#attempts`} className="small" data-testid="dlq-attempts-link">
+                    attempts timeline
+                  </Link>
                 </span>
               )}
             </dd>

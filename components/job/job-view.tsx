@@ -125,7 +125,7 @@ export function JobView({ initial, logsPage, canOperate, canAdmin, actions }: Jo
         </section>
       </div>
       {data.flow && <JobFlowTree queue={queue} id={id} flow={data.flow} />}
-      <JobAttempts job={job} />
+      <JobAttempts job={job} attempts={data.attempts} />
       <div className="grid">
         <section className="card" aria-labelledby="rv-h">
           <h2 id="rv-h">Return value</h2>

@@ -4,6 +4,7 @@ import { DEAD_LETTER_STATUSES } from '@/lib/dlq/dead-letter-id';
 import type { Bullpen } from '@/lib/bullpen';
 import { retryVerdict } from '@/lib/dlq/retry-verdict';
 import { envelopeSchema } from '@/lib/jobs/envelope';
+import { attemptEntrySchema, readAttemptRecord } from '@/lib/runtime/attempt-record';
 import { findJob } from './find-job';
 import { confirmationAsked } from './job-start-rules';
 import { retryMarkOf, retryMarkSchema } from '@/dashboard/client/retry-mark';
@@ -31,6 +32,8 @@ export const jobPageSchema = z.object({
   retryRefused: retryMarkSchema.optional(),
   /** Its parent and children when the job is part of a BullMQ flow. */
   flow: jobFlowSchema.optional(),
+  /** Each attempt the runtime recorded, oldest first (docs/architecture.md#the-attempt-record). */
+  attempts: z.object({ entries: z.array(attemptEntrySchema), dropped: z.number().int() }),
   /** Set for a type that destroys data: what an admin types to retry or duplicate it (dashboard/jobs/job-start-rules.ts). */
   confirmation: z.string().optional(),
 });
@@ -48,13 +51,14 @@ export async function readJobPage(bullpen: Bullpen, queueName: string, id: strin
   if (!job?.id) return null;
   const page = Math.max(1, Math.floor(logsPage) || 1);
   const start = (page - 1) * LOG_PAGE_SIZE;
-  const [state, logs, record, flow] = await Promise.all([
+  const [state, logs, record, flow, attempts] = await Promise.all([
     job.getState(),
     // desc: index 0 is the newest line, so page 1 is the tail of the log.
     queue.getJobLogs(job.id, start, start + LOG_PAGE_SIZE - 1, false),
     // Dead letters are kept for the table's own types only.
     resolved.type ? bullpen.dlq.getByJob(resolved.type, job.id, job.data) : Promise.resolve(undefined),
     readJobFlow(bullpen, job),
+    readAttemptRecord(bullpen.redis, queue.toKey(job.id)),
   ]);
   const chain =
     state === 'failed' && resolved.type
@@ -74,6 +78,7 @@ export async function readJobPage(bullpen: Bullpen, queueName: string, id: strin
       page,
       pageCount: pageCountOf(logs.count, LOG_PAGE_SIZE),
     },
+    attempts,
     ...(record ? { deadLetter: { id: record.id, status: record.status } } : {}),
     ...(retryRefused ? { retryRefused } : {}),
     ...(flow ? { flow } : {}),

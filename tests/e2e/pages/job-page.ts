@@ -23,6 +23,9 @@ export class JobPage {
   readonly duplicateResult: Locator;
   /** Said instead of Retry and Duplicate to a non-admin, for a type that destroys data. */
   readonly adminOnly: Locator;
+  /** The Attempts timeline (`#attempts`) and its entries, oldest first. */
+  readonly attemptTimeline: Locator;
+  readonly attempts: Locator;
 
   constructor(readonly page: Page) {
     this.state = page.getByTestId('job-state');
@@ -43,6 +46,8 @@ export class JobPage {
     this.duplicateSubmit = page.getByTestId('job-duplicate-submit');
     this.duplicateResult = page.getByTestId('job-duplicate-result');
     this.adminOnly = page.getByTestId('job-admin-only');
+    this.attemptTimeline = page.getByTestId('job-attempt-timeline');
+    this.attempts = this.attemptTimeline.getByTestId('job-attempt');
   }
 
   async goto(queue: string, id: string): Promise<void> {
