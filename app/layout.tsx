@@ -4,6 +4,7 @@ import { unstable_rethrow } from 'next/navigation';
 import type { ReactNode } from 'react';
 import { KeyboardShortcuts } from '@/components/keyboard/keyboard-shortcuts';
 import { SiteHeader } from '@/components/layout/site-header';
+import { LiveStreamNotice, LiveStreamProvider } from '@/components/live/live-stream';
 import { RedisBanner, RedisStatusProvider } from '@/components/live/redis-status';
 import { SkipLinks } from '@/components/layout/skip-links';
 import { THEME_COOKIE, parseTheme } from '@/components/layout/theme';
@@ -35,15 +36,18 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
     <html lang="en" data-theme={theme === 'system' ? undefined : theme}>
       <body>
         <Providers>
-          <RedisStatusProvider enabled={watchRedis}>
-            <SkipLinks />
-            {user && <SiteHeader username={user.username} role={user.role} theme={theme} signOutAction={signOut} />}
-            <main id="main">
-              {watchRedis && <RedisBanner />}
-              {children}
-            </main>
-            {user && <KeyboardShortcuts canOperate={roleAtLeast(user.role, 'operator')} />}
-          </RedisStatusProvider>
+          <LiveStreamProvider enabled={user !== null}>
+            <RedisStatusProvider enabled={watchRedis}>
+              <SkipLinks />
+              {user && <SiteHeader username={user.username} role={user.role} theme={theme} signOutAction={signOut} />}
+              <main id="main">
+                {watchRedis && <RedisBanner />}
+                {user && <LiveStreamNotice />}
+                {children}
+              </main>
+              {user && <KeyboardShortcuts canOperate={roleAtLeast(user.role, 'operator')} />}
+            </RedisStatusProvider>
+          </LiveStreamProvider>
         </Providers>
       </body>
     </html>

@@ -1,10 +1,10 @@
 'use client';
 
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useLiveQuery } from '@/components/live/use-live-query';
+import { useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useCallback, useState } from 'react';
-import { fetchJson } from '@/components/live/fetch-json';
 import { LiveStatus } from '@/components/live/live-status';
 import { useHeldRows } from '@/components/live/use-held-rows';
 import { RESULTS_ID } from '@/components/layout/results-id';
@@ -50,9 +50,8 @@ export interface DeadLetterTableProps {
  */
 export function DeadLetterTable({ initial, filters, search, liveUrl, actions, destructiveTypes, canConfirm }: DeadLetterTableProps) {
   const client = useQueryClient();
-  const q = useQuery({
+  const q = useLiveQuery<DeadLetterList>(liveUrl, {
     queryKey: queryKeys.deadLetters(search),
-    queryFn: ({ signal }) => fetchJson<DeadLetterList>(liveUrl, signal),
     initialData: initial,
   });
   const list = q.data;

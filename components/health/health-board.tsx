@@ -1,7 +1,6 @@
 'use client';
 
-import { useQuery } from '@tanstack/react-query';
-import { fetchJson } from '@/components/live/fetch-json';
+import { useLiveQuery } from '@/components/live/use-live-query';
 import { LiveStatus } from '@/components/live/live-status';
 import { useRedisState } from '@/components/live/redis-status';
 import { StatusPill } from '@/components/ui/badge';
@@ -25,9 +24,8 @@ export interface HealthBoardProps {
  * watching an incident sees it turn without reloading.
  */
 export function HealthBoard({ initial, liveUrl }: HealthBoardProps) {
-  const q = useQuery({
+  const q = useLiveQuery<HealthReport>(liveUrl, {
     queryKey: queryKeys.health(),
-    queryFn: ({ signal }) => fetchJson<HealthReport>(liveUrl, signal),
     initialData: initial,
   });
   // What the tab knows of Redis now wins over a report from before an outage.

@@ -1,10 +1,9 @@
 'use client';
 
-import { useQuery } from '@tanstack/react-query';
+import { useLiveQuery } from '@/components/live/use-live-query';
 import type { OverallHistory, QueueHistory } from '@/dashboard/client/read-models';
 import { RANGE_SPEC } from '@/dashboard/client/history-range';
 import { HISTORY_REFETCH_MS, LIVE_REFETCH_MS, liveUrls, queryKeys } from '@/dashboard/client/query-keys';
-import { fetchJson } from '@/components/live/fetch-json';
 import { LiveStatus } from '@/components/live/live-status';
 import { HistoryChart } from './history-chart';
 import { LatencyTable } from './latency-table';
@@ -19,9 +18,9 @@ type Props = { queue: string; initial: QueueHistory } | { queue: null; initial: 
  */
 export function HistoryPanel(props: Props) {
   const range = props.initial.range;
-  const { data, error, dataUpdatedAt, isFetching } = useQuery<QueueHistory | OverallHistory>({
+  const url = props.queue === null ? liveUrls.history(range) : liveUrls.queueHistory(props.queue, range);
+  const { data, error, dataUpdatedAt, isFetching } = useLiveQuery<QueueHistory | OverallHistory>(url, {
     queryKey: queryKeys.history(props.queue, range),
-    queryFn: ({ signal }) => fetchJson(props.queue === null ? liveUrls.history(range) : liveUrls.queueHistory(props.queue, range), signal),
     initialData: props.initial,
     initialDataUpdatedAt: props.initial.generatedAt,
     refetchInterval: range === '1h' ? LIVE_REFETCH_MS : HISTORY_REFETCH_MS,

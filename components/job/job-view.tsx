@@ -1,10 +1,10 @@
 'use client';
 
+import { useLiveQuery } from '@/components/live/use-live-query';
 import Link from 'next/link';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import type { JobPage } from '@/dashboard/client/read-models';
 import { liveUrls, queryKeys } from '@/dashboard/client/query-keys';
-import { fetchJson } from '@/components/live/fetch-json';
 import { LiveStatus } from '@/components/live/live-status';
 import { StatusPill } from '@/components/ui/badge';
 import { JsonView } from '@/components/ui/json-view';
@@ -30,9 +30,8 @@ export interface JobViewProps {
 export function JobView({ initial, logsPage, canOperate, canAdmin, actions }: JobViewProps) {
   const { queue, id } = initial.job;
   const qc = useQueryClient();
-  const { data, error, dataUpdatedAt, isFetching } = useQuery({
+  const { data, error, dataUpdatedAt, isFetching } = useLiveQuery<JobPage>(liveUrls.job(queue, id, logsPage), {
     queryKey: queryKeys.job(queue, id, logsPage),
-    queryFn: ({ signal }) => fetchJson<JobPage>(liveUrls.job(queue, id, logsPage), signal),
     initialData: initial,
     refetchInterval: (q) => (q.state.data?.job.state === 'completed' || q.state.data?.job.state === 'failed' ? 10_000 : 3_000),
   });

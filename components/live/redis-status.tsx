@@ -5,6 +5,7 @@ import { createContext, useContext, type ReactNode } from 'react';
 import { fetchJson } from '@/components/live/fetch-json';
 import { liveUrls, queryKeys, REDIS_REFETCH_MS } from '@/dashboard/client/query-keys';
 import { type RedisState, unreachableSentence } from '@/dashboard/client/runtime-shared';
+import { useLiveStream } from './live-stream';
 
 const RedisStateContext = createContext<RedisState | undefined>(undefined);
 
@@ -17,20 +18,23 @@ export function useRedisState(): RedisState | undefined {
 const REDIS_FETCH_LIMIT_MS = 3_000;
 
 /**
- * Polls the dashboard's Redis state every second (lib/health/redis-watch.ts: the server
- * PINGs with a short limit and never asks Redis to answer this), for the outage banner and
- * for every widget that must not call stale data live.
+ * The dashboard's Redis state (lib/health/redis-watch.ts: the server PINGs with a short
+ * limit and never asks Redis to answer this), for the outage banner and for every widget
+ * that must not call stale data live: pushed by the tab's stream when it is open
+ * (components/live/live-stream.tsx), polled every second otherwise.
  */
 export function RedisStatusProvider({ enabled, children }: { enabled: boolean; children: ReactNode }) {
+  const { state: stream } = useLiveStream();
+  const pushed = stream.mode === 'open' ? stream.redis : undefined;
   const q = useQuery({
     queryKey: queryKeys.redis(),
     queryFn: ({ signal }) => fetchJson<RedisState>(liveUrls.redis(), AbortSignal.any([signal, AbortSignal.timeout(REDIS_FETCH_LIMIT_MS)])),
     refetchInterval: REDIS_REFETCH_MS,
     staleTime: 0,
     retry: false,
-    enabled,
+    enabled: enabled && !pushed,
   });
-  return <RedisStateContext.Provider value={enabled ? q.data : undefined}>{children}</RedisStateContext.Provider>;
+  return <RedisStateContext.Provider value={enabled ? (pushed ?? q.data) : undefined}>{children}</RedisStateContext.Provider>;
 }
 
 /** "Redis unreachable since 09:41:18 UTC" on top of every page while it lasts; it goes away by itself. */

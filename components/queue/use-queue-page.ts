@@ -1,15 +1,13 @@
 'use client';
 
-import { useQuery } from '@tanstack/react-query';
 import type { QueuePage } from '@/dashboard/client/read-models';
 import { liveUrls, queryKeys } from '@/dashboard/client/query-keys';
-import { fetchJson } from '@/components/live/fetch-json';
+import { useLiveQuery } from '@/components/live/use-live-query';
 
-/** One queue page (state, page, filters in `search`), polled while visible. */
+/** One queue page (state, page, filters in `search`), pushed by the tab's stream or polled while visible. */
 export function useQueuePage(name: string, search: string, initial: QueuePage) {
-  return useQuery({
+  return useLiveQuery<QueuePage>(liveUrls.queue(name, search), {
     queryKey: queryKeys.queue(name, search),
-    queryFn: ({ signal }) => fetchJson<QueuePage>(liveUrls.queue(name, search), signal),
     initialData: initial,
   });
 }

@@ -1,8 +1,7 @@
 'use client';
 
-import { useQuery } from '@tanstack/react-query';
+import { useLiveQuery } from '@/components/live/use-live-query';
 import Link from 'next/link';
-import { fetchJson } from '@/components/live/fetch-json';
 import { LiveStatus } from '@/components/live/live-status';
 import { Badge, StatusPill } from '@/components/ui/badge';
 import { ProgressBar } from '@/components/ui/progress-bar';
@@ -28,9 +27,8 @@ function duration(ms: number): string {
  * time limit, and active jobs whose lock lapsed (stalled) stand out.
  */
 export function WorkersBoard({ initial, liveUrl }: { initial: WorkersView; liveUrl: string }) {
-  const q = useQuery({
+  const q = useLiveQuery<WorkersView>(liveUrl, {
     queryKey: queryKeys.workers(),
-    queryFn: ({ signal }) => fetchJson<WorkersView>(liveUrl, signal),
     initialData: initial,
   });
   const view = q.data;

@@ -54,6 +54,8 @@ export const liveUrls = {
   history: (range: string) => `/api/live/history?range=${encodeURIComponent(range)}`,
   /** POST `{type, text, original?}`: a payload checked against its type's schema (operators only). */
   payloadCheck: () => '/api/live/payload-check',
+  /** The tab's Server-Sent Events for the live URLs it shows (dashboard/live/live-stream-route.ts). */
+  stream: (subjects: readonly string[]) => `/api/live/stream?${subjects.map((s) => `s=${encodeURIComponent(s)}`).join('&')}`,
 };
 
 /**
@@ -74,6 +76,16 @@ export const LIVE_REFETCH_MS = 3_000;
  * tab within 5 s (the watch finds it within 1.7 s); the answer comes from memory.
  */
 export const REDIS_REFETCH_MS = 1_000;
+
+/**
+ * A tab whose stream sent nothing (not even a heartbeat, at least one every 2 s) for this
+ * long counts it broken, says so and polls: a broken stream shows within 5 s.
+ */
+export const STREAM_SILENCE_MS = 4_000;
+
+/** After a stream broke or was refused, the tab tries again after this, doubling up to STREAM_RETRY_MAX_MS. */
+export const STREAM_RETRY_MS = 3_000;
+export const STREAM_RETRY_MAX_MS = 30_000;
 
 /** Poll interval of the hourly history charts (24 h and longer): the worker writes its tallies every 5 s. */
 export const HISTORY_REFETCH_MS = 10_000;
