@@ -10,7 +10,7 @@ import { useAction } from '@/components/ui/use-action';
 import type { ActionResult } from '@/dashboard/client/action-result';
 import { jobPageHref } from '@/dashboard/client/schedules-view';
 import type { Reenabled, WebhookReplays } from '@/dashboard/client/read-models';
-import { WEBHOOK_JOB_TYPE } from '@/dashboard/client/webhook-job-type';
+import { DeliveryJobLink } from './delivery-job-link';
 import type { WebhookRow } from '@/dashboard/client/read-models';
 
 /** The server actions of app/webhooks/actions.ts, handed down by the page (operators only; each checks the role itself). */
@@ -26,6 +26,8 @@ export interface WebhookActionSet {
  */
 export function WebhookActions(props: {
   webhook: WebhookRow;
+  /** The type whose jobs deliver the webhooks (WebhookDetail.deliveryJobType). */
+  jobType: string | null;
   pendingFound: number;
   maxReplays: number;
   actions: WebhookActionSet;
@@ -109,12 +111,13 @@ export function WebhookActions(props: {
           {replay.pending ? 'Replaying…' : 'Replay pending dead letters'}
         </Button>
       </form>
-      <Results enable={enable.result} test={test.result} replay={replay.result} />
+      <Results jobType={props.jobType} enable={enable.result} test={test.result} replay={replay.result} />
     </section>
   );
 }
 
 function Results(props: {
+  jobType: string | null;
   enable: ActionResult<Reenabled> | null;
   test: ActionResult<{ jobId: string; deliveryId: string }> | null;
   replay: ActionResult<WebhookReplays> | null;
@@ -132,10 +135,8 @@ function Results(props: {
     return (
       <p className="result ok" role="status" data-testid="action-result" data-ok="true">
         Test event queued as{' '}
-        <Link href={jobPageHref(WEBHOOK_JOB_TYPE, props.test.data.jobId)} className="mono" data-testid="webhook-test-job">
-          {props.test.data.jobId}
-        </Link>
-        ; its delivery shows below once the worker sent it.
+        <DeliveryJobLink jobType={props.jobType} jobId={props.test.data.jobId} className="mono" testId="webhook-test-job" />; its delivery
+        shows below once the worker sent it.
       </p>
     );
   }
@@ -179,10 +180,7 @@ function Results(props: {
                 <Link href={`/dead-letters/${encodeURIComponent(r.id)}`} className="mono">
                   {r.id}
                 </Link>{' '}
-                as{' '}
-                <Link href={jobPageHref(WEBHOOK_JOB_TYPE, r.jobId)} className="mono" data-testid="webhook-replayed-job">
-                  {r.jobId}
-                </Link>
+                as <DeliveryJobLink jobType={props.jobType} jobId={r.jobId} className="mono" testId="webhook-replayed-job" />
               </li>
             ))}
           </ul>

@@ -4,11 +4,17 @@ import { Pagination } from '@/components/ui/pagination';
 import { RelativeTime } from '@/components/ui/relative-time';
 import { Table } from '@/components/ui/table';
 import { jobPageHref } from '@/dashboard/client/schedules-view';
-import { WEBHOOK_JOB_TYPE } from '@/dashboard/client/webhook-job-type';
+import { DeliveryJobLink } from './delivery-job-link';
 import type { DeliveryRow } from '@/dashboard/client/read-models';
 
 /** A page of delivery records, newest first: one row per HTTP attempt, linked to its job and dead letter. */
-export function WebhookDeliveries(props: { webhookId: string; rows: DeliveryRow[]; page: number; hasNext: boolean }) {
+export function WebhookDeliveries(props: {
+  webhookId: string;
+  jobType: string | null;
+  rows: DeliveryRow[];
+  page: number;
+  hasNext: boolean;
+}) {
   const { webhookId, rows, page, hasNext } = props;
   return (
     <section className="card" aria-labelledby="deliveries-title" data-testid="webhook-deliveries">
@@ -56,9 +62,7 @@ export function WebhookDeliveries(props: { webhookId: string; rows: DeliveryRow[
                   </div>
                 </td>
                 <td className="small">
-                  <Link href={jobPageHref(WEBHOOK_JOB_TYPE, d.jobId)} className="mono wrap-anywhere" data-testid="webhook-delivery-job">
-                    {d.jobId}
-                  </Link>
+                  <DeliveryJobLink jobType={props.jobType} jobId={d.jobId} className="mono wrap-anywhere" testId="webhook-delivery-job" />
                   {d.deadLetter && (
                     <div className="row">
                       <Link

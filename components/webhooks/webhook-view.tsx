@@ -31,7 +31,7 @@ export function WebhookView(props: { initial: WebhookDetail; pending: PendingVie
     queryFn: ({ signal }) => fetchJson<WebhookDetail>(liveUrls.webhook(id, initial.page), signal),
     initialData: initial,
   });
-  const { webhook, failures, deliveries, page, hasNext } = q.data;
+  const { webhook, failures, deliveries, page, hasNext, deliveryJobType } = q.data;
   return (
     <div className="stack">
       <section className="card" aria-labelledby="webhook-title" data-testid="webhook-detail" data-state={webhook.state}>
@@ -91,6 +91,7 @@ export function WebhookView(props: { initial: WebhookDetail; pending: PendingVie
       {actions && (
         <WebhookActions
           webhook={webhook}
+          jobType={deliveryJobType}
           pendingFound={pending.ids.length}
           maxReplays={maxReplays}
           actions={actions}
@@ -123,7 +124,7 @@ export function WebhookView(props: { initial: WebhookDetail; pending: PendingVie
           </>
         )}
       </section>
-      <WebhookDeliveries webhookId={id} rows={deliveries} page={page} hasNext={hasNext} />
+      <WebhookDeliveries webhookId={id} jobType={deliveryJobType} rows={deliveries} page={page} hasNext={hasNext} />
     </div>
   );
 }

@@ -11,7 +11,6 @@ import {
 } from '@/lib/dlq/replay-outcomes';
 import { AppError, isAppError } from '@/lib/errors/app-error';
 import { type Webhook, WEBHOOK_TEST_EVENT } from '@/lib/webhooks/webhook-schema';
-import { WEBHOOK_JOB_TYPE } from '@/dashboard/client/webhook-job-type';
 
 /** Pending webhook-dispatch dead letters read, newest first, to find one webhook's: the DLQ has no index by webhook. */
 export const DEAD_LETTERS_SCANNED = 1_000;
@@ -38,7 +37,7 @@ export async function findPendingDeadLetters(bullpen: Bullpen, webhookId: string
   let scanned = 0;
   let cursor: string | undefined;
   do {
-    const page = await bullpen.dlq.list({ type: WEBHOOK_JOB_TYPE, status: 'pending' }, { limit: SCAN_PAGE, cursor });
+    const page = await bullpen.dlq.list({ type: deliveryJobType(bullpen), status: 'pending' }, { limit: SCAN_PAGE, cursor });
     scanned += page.entries.length;
     for (const e of page.entries) {
       if (entries.length < limit && (e.payload as { webhookId?: unknown } | null)?.webhookId === webhookId) entries.push(e);
@@ -80,11 +79,22 @@ export async function reenableWebhook(bullpen: Bullpen, id: string): Promise<Ree
   return { id, before: { disabledAt: webhook.disabledAt, disabledReason: webhook.disabledReason, failuresInWindow } };
 }
 
-/** A real delivery of a test event through the webhook-dispatch job type, as any event is sent. */
+/**
+ * The job type that delivers the application's webhooks: the application names it
+ * (webhookJobType in its definition); the dashboard names no job type of its own.
+ */
+function deliveryJobType(bullpen: Bullpen): string {
+  if (!bullpen.webhookJobType) {
+    throw new AppError('CONFLICT', 'This application names no job type that delivers webhooks (webhookJobType in its definition)');
+  }
+  return bullpen.webhookJobType;
+}
+
+/** A real delivery of a test event through the application's delivering job type, as any event is sent. */
 export async function sendTestEvent(bullpen: Bullpen, id: string, by: string): Promise<{ jobId: string; deliveryId: string }> {
   const webhook = await requireActive(bullpen, id, 'the test event');
   const { jobId } = await bullpen.dispatcher.dispatch(
-    WEBHOOK_JOB_TYPE,
+    deliveryJobType(bullpen),
     { webhookId: webhook.id, event: WEBHOOK_TEST_EVENT, payload: { test: true, sentBy: by, sentAt: new Date().toISOString() } },
     // A job for an owned webhook carries its owner's tenant, as the owner's own dispatches do.
     webhook.orgId ? { tenant: { orgId: webhook.orgId } } : {},

@@ -7,7 +7,6 @@ import { windowFailureSchema, type WebhookSummary } from '@/lib/webhooks/webhook
 import { pageCountOf } from '@/dashboard/client/pagination';
 import { truncateText } from '@/dashboard/jobs/truncate';
 import { redactWebhookUrl } from './webhook-url';
-import { WEBHOOK_JOB_TYPE } from '@/dashboard/client/webhook-job-type';
 /** Webhooks per page of the list. */
 export const WEBHOOKS_PAGE_SIZE = 50;
 /** Delivery records per page of a webhook (newest first; the store keeps the last 1,000). */
@@ -69,6 +68,8 @@ export const webhookDetailSchema = z.object({
   page: z.number().int(),
   /** More delivery records after this page. */
   hasNext: z.boolean(),
+  /** The job type that delivers the application's webhooks (its webhookJobType); null when it has none. */
+  deliveryJobType: z.string().nullable(),
 });
 export type WebhookDetail = z.infer<typeof webhookDetailSchema>;
 
@@ -110,14 +111,15 @@ export async function readWebhookDetail(bullpen: Bullpen, id: string, page: numb
     bullpen.webhooks.deliveries(id, { offset: (p - 1) * DELIVERIES_PAGE_SIZE, limit: DELIVERIES_PAGE_SIZE + 1 }),
   ]);
   const shown = records.slice(0, DELIVERIES_PAGE_SIZE);
-  const chainIds = [...new Set(shown.map((r) => chainRecordId(WEBHOOK_JOB_TYPE, r.jobId)))];
+  const type = bullpen.webhookJobType;
+  const chainIds = type ? [...new Set(shown.map((r) => chainRecordId(type, r.jobId)))] : [];
   const entries = new Map((await bullpen.dlq.getMany(chainIds)).map((e) => [e.id, e]));
   const { secret: _secret, ...summary } = webhook;
   return {
     webhook: toRow(summary, window.count),
     failures: window.failures,
     deliveries: shown.map((r) => {
-      const entry = entries.get(chainRecordId(WEBHOOK_JOB_TYPE, r.jobId));
+      const entry = type ? entries.get(chainRecordId(type, r.jobId)) : undefined;
       return {
         at: r.at,
         deliveryId: r.deliveryId,
@@ -134,5 +136,6 @@ export async function readWebhookDetail(bullpen: Bullpen, id: string, page: numb
     }),
     page: p,
     hasNext: records.length > DELIVERIES_PAGE_SIZE,
+    deliveryJobType: type ?? null,
   };
 }

@@ -1,2 +1,0 @@
-/** The job type that delivers webhooks: its queue holds the deliveries' jobs. */
-export const WEBHOOK_JOB_TYPE = 'webhook-dispatch';
