@@ -14,6 +14,7 @@ import { foreignSection, runForeignBench } from './foreign';
 import { runScaleOutBench } from './scale-out';
 import { scaleOutSection } from './scale-out-section';
 import { historySection, runHistoryBench } from './history';
+import { attemptsSection, runAttemptsBench } from './attempts';
 import { observerSection, runObserverBench } from './observer';
 import { peerSection, runPeerBench } from './peer';
 import { withMachineLoad } from './machine-load';
@@ -73,6 +74,18 @@ async function main(): Promise<void> {
       run: async () =>
         historySection(
           await runHistoryBench({ redis: redis(), jobs: envInt('BENCH_HISTORY_JOBS', 20_000), rounds: envInt('BENCH_HISTORY_ROUNDS', 7) }),
+        ),
+    },
+    {
+      name: 'attempts',
+      says: 'attempt record benchmark (BULLPEN_ATTEMPT_RECORD on vs off)...',
+      run: async () =>
+        attemptsSection(
+          await runAttemptsBench({
+            redis: redis(),
+            jobs: envInt('BENCH_ATTEMPTS_JOBS', 20_000),
+            rounds: envInt('BENCH_ATTEMPTS_ROUNDS', 7),
+          }),
         ),
     },
     {
