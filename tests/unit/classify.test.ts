@@ -91,6 +91,7 @@ describe('the whole classification, class by class (what the DLQ stores and filt
       'conflict',
       'validation',
       'permanent',
+      'cancelled',
       'unknown',
     ]);
   });
