@@ -14,7 +14,7 @@ import { DuplicateEditor } from './duplicate-editor';
 import { EDITABLE_JOB_STATES, EditDataEditor } from './edit-data-editor';
 import type { JobActions as Actions } from './types';
 
-/** Retry / promote / duplicate (with an edit step) for operators, remove for admins; each shows its outcome in words. */
+/** Cancel / retry / promote / duplicate (with an edit step) for operators, remove for admins; each shows its outcome in words. */
 export function JobActionBar({
   job,
   retryRefused,
@@ -38,6 +38,7 @@ export function JobActionBar({
   const retry = useAction(actions.retry);
   const promote = useAction(actions.promote);
   const remove = useAction(actions.remove);
+  const cancel = useAction(actions.cancel);
   const [duplicating, setDuplicating] = useState(false);
   const [editing, setEditing] = useState(false);
   const [last, setLast] = useState<{ result: ActionResult<unknown>; success: React.ReactNode } | null>(null);
@@ -45,7 +46,7 @@ export function JobActionBar({
   if (!canOperate) return null;
   const input = { queue: job.queue, id: job.id };
   const finishedOrFailed = job.state === 'failed' || job.state === 'completed';
-  const busy = retry.pending || promote.pending || remove.pending;
+  const busy = retry.pending || promote.pending || remove.pending || cancel.pending;
   // A type that destroys data starts again only for an admin who types the org (the server's rule, dashboard/jobs/job-start-rules.ts).
   const destructive = confirmation !== undefined;
   const mayStart = !destructive || canAdmin;
@@ -58,6 +59,29 @@ export function JobActionBar({
   return (
     <div className="stack">
       <div className="row" role="toolbar" aria-label="Job actions">
+        {job.state === 'active' && (
+          <ConfirmDialog
+            testId="job-cancel"
+            triggerLabel="Cancel job"
+            title={`Cancel ${job.queue} job ${job.id}?`}
+            description={
+              <p>Its worker stops the running attempt now. The job fails for good, with no retry, and its page says you cancelled it.</p>
+            }
+            confirmLabel="Cancel job"
+            disabled={busy}
+            onConfirm={async () => {
+              const r = await cancel.run(input);
+              setLast({
+                result: r,
+                success:
+                  r.ok && r.data.outcome === 'unconfirmed'
+                    ? `Asked ${r.data.reached} worker ${r.data.reached === 1 ? 'process' : 'processes'} to stop it, but the job had not stopped after 3 s: a worker that was reconnecting may still stop it, or it may finish. Its state above tells.`
+                    : 'Cancelled: its worker stopped it, and it failed for good.',
+              });
+              onChanged();
+            }}
+          />
+        )}
         {finishedOrFailed && !retryRefused && !destructive && (
           <Button variant="primary" disabled={busy} data-testid="job-retry" onClick={() => runRetry({})}>
             {retryLabel}

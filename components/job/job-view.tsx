@@ -53,7 +53,13 @@ export function JobView({ initial, logsPage, canOperate, canAdmin, actions }: Jo
       </div>
       <section className="card" aria-labelledby="progress-h">
         <h2 id="progress-h">Progress</h2>
-        {job.state === 'failed' ? (
+        {job.state === 'failed' && job.cancelledBy ? (
+          <p data-testid="job-final" data-state="cancelled">
+            Cancelled by <strong data-testid="job-cancelled-by">{job.cancelledBy}</strong>
+            {job.finishedAt ? ` at ${new Date(job.finishedAt).toISOString().slice(11, 19)} UTC` : ''}
+            {`, during attempt ${job.attemptsMade}; not retried.`}
+          </p>
+        ) : job.state === 'failed' ? (
           // A failed job shows how it ended, not the progress it last reported.
           <p data-testid="job-final" data-state="failed">
             Failed for good after {job.attemptsMade} {job.attemptsMade === 1 ? 'attempt' : 'attempts'}

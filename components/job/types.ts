@@ -14,6 +14,8 @@ export interface JobActions {
     { queue: string; id: string; payload?: string; confirm?: string }
   >;
   remove: Action<{ jobId: string; state: string }>;
+  /** Cancels a running job: `cancelled` once its worker stopped it, `unconfirmed` when none did within 3 s. */
+  cancel: Action<{ jobId: string; outcome: 'cancelled' | 'unconfirmed'; reached: number }>;
   /** Mends a waiting, delayed or prioritized job's payload (JSON text), if it still has `original` (JSON text). */
   editData: Action<
     { jobId: string; state: 'waiting' | 'delayed' | 'prioritized'; changes: PayloadChange[] },

@@ -1,6 +1,7 @@
 import 'server-only';
 import type { Job } from 'bullmq';
 import { z } from 'zod';
+import { cancelledBy } from '@/lib/errors/cancelled-error';
 import { readEnvelope } from '@/lib/jobs/envelope';
 import { priorityName, PRIORITY_NAMES } from '@/lib/jobs/priority';
 import { tenantSchema } from '@/lib/jobs/tenant';
@@ -35,6 +36,8 @@ export const jobSummarySchema = z.object({
   /** When a delayed job becomes due. */
   runAt: z.number().int().optional(),
   failedReason: z.string().optional(),
+  /** Who cancelled it while it ran (lib/errors/cancelled-error.ts), for a job that ended so. */
+  cancelledBy: z.string().optional(),
   /** Set when a DLQ replay or a schedule enqueued it. */
   replayOf: z.string().optional(),
   schedule: z.string().optional(),
@@ -100,6 +103,7 @@ export function formatJob(job: Job, queue: string, state?: JobSummary['state'], 
     finishedAt: job.finishedOn || undefined,
     runAt: delay > 0 ? job.timestamp + delay : undefined,
     failedReason: job.failedReason ? truncateText(job.failedReason, REASON_BYTES).text : undefined,
+    cancelledBy: job.failedReason ? cancelledBy(job) : undefined,
     replayOf: env?.replayOf,
     schedule: env?.schedule,
     outcome: job.finishedOn && !job.failedReason ? outcomes?.outcomeOf(queue, job.returnvalue) : undefined,

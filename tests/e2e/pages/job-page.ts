@@ -26,6 +26,12 @@ export class JobPage {
   /** The Attempts timeline (`#attempts`) and its entries, oldest first. */
   readonly attemptTimeline: Locator;
   readonly attempts: Locator;
+  /** "Cancel job" on a running job (operators), its dialog's confirm, the answer, and who cancelled it. */
+  readonly cancelButton: Locator;
+  readonly cancelConfirm: Locator;
+  readonly actionResult: Locator;
+  readonly final: Locator;
+  readonly cancelledBy: Locator;
 
   constructor(readonly page: Page) {
     this.state = page.getByTestId('job-state');
@@ -48,6 +54,11 @@ export class JobPage {
     this.adminOnly = page.getByTestId('job-admin-only');
     this.attemptTimeline = page.getByTestId('job-attempt-timeline');
     this.attempts = this.attemptTimeline.getByTestId('job-attempt');
+    this.cancelButton = page.getByTestId('job-cancel');
+    this.cancelConfirm = page.getByTestId('job-cancel-confirm');
+    this.actionResult = page.getByTestId('action-result');
+    this.final = page.getByTestId('job-final');
+    this.cancelledBy = page.getByTestId('job-cancelled-by');
   }
 
   async goto(queue: string, id: string): Promise<void> {

@@ -8,6 +8,7 @@ import { withPayloadFieldErrors } from '@/dashboard/payload-field-errors';
 import { MAX_PAYLOAD_TEXT, parseJsonText } from '@/dashboard/client/dead-letters-payload';
 import { AppError, isAppError } from '@/lib/errors/app-error';
 import { editJobData, type JobDataEdit } from '@/dashboard/jobs/job-data-edit';
+import { cancelJob as cancelRunningJob, type JobCancel } from '@/dashboard/jobs/job-cancel';
 
 const jobInput = z.object({
   queue: queueNameSchema,
@@ -120,6 +121,19 @@ const removeSpec: ActionSpec<typeof jobInput, { jobId: string; state: string }> 
   revalidate: paths,
 };
 
+const cancelInput = jobInput.strict();
+
+const cancelSpec: ActionSpec<typeof cancelInput, JobCancel> = {
+  name: 'job.cancel',
+  minRole: 'operator',
+  schema: cancelInput,
+  // Waits at most CANCEL_WAIT_MS (3 s) for the job to stop, within the action's bound.
+  run: (i, { user, bullpen }) => cancelRunningJob(bullpen, i.queue, i.id, user.username),
+  // A request that went out is audited by cancelJob itself, with its outcome; a refusal changed nothing.
+  audit: 'lib',
+  revalidate: paths,
+};
+
 export async function retryJob(input: unknown) {
   return runAction(retrySpec, input);
 }
@@ -134,4 +148,7 @@ export async function editJobDataAction(input: unknown) {
 }
 export async function removeJob(input: unknown) {
   return runAction(removeSpec, input);
+}
+export async function cancelJob(input: unknown) {
+  return runAction(cancelSpec, input);
 }

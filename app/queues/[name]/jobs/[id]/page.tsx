@@ -6,7 +6,7 @@ import { loadJobPage, queueExists } from '@/dashboard/reads';
 import { decodeSegment, firstParam, type RouteProps } from '@/app/_lib/route-props';
 import { roleAtLeast } from '@/dashboard/auth/roles';
 import { JobView } from '@/components/job/job-view';
-import { duplicateJob, editJobDataAction, promoteJob, removeJob, retryJob } from './actions';
+import { cancelJob, duplicateJob, editJobDataAction, promoteJob, removeJob, retryJob } from './actions';
 
 type Params = { name: string; id: string };
 
@@ -15,7 +15,14 @@ export async function generateMetadata({ params }: RouteProps<Params>): Promise<
   return { title: `Job ${decodeSegment(p.id)} · ${decodeSegment(p.name)}` };
 }
 
-const actions = { retry: retryJob, promote: promoteJob, duplicate: duplicateJob, remove: removeJob, editData: editJobDataAction };
+const actions = {
+  retry: retryJob,
+  promote: promoteJob,
+  duplicate: duplicateJob,
+  remove: removeJob,
+  editData: editJobDataAction,
+  cancel: cancelJob,
+};
 
 export default async function JobPage({ params, searchParams }: RouteProps<Params>) {
   const p = await params;
