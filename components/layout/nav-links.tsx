@@ -10,6 +10,7 @@ const LINKS = [
   { href: '/dead-letters', label: 'Dead letters' },
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/schedules', label: 'Schedules' },
+  { href: '/alerts', label: 'Alerts' },
   { href: '/health', label: 'Health' },
   { href: '/audit', label: 'Audit' },
 ] as const;
