@@ -13,6 +13,7 @@ import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { AttemptLog } from '@/lib/runtime/attempt-log';
 import { ATTEMPT_ENTRY_MAX_BYTES, ATTEMPT_RECORD_MAX_ENTRIES } from '@/lib/runtime/attempt-record';
 import { bullpenRunner, makeBullpen, throughput, TYPE } from './runtime';
+import { type OnOffRounds, onOffRounds } from './on-off-rounds';
 import { fmt, median } from './stats';
 
 export interface AttemptsBenchOptions {
@@ -21,15 +22,9 @@ export interface AttemptsBenchOptions {
   rounds: number;
 }
 
-export interface AttemptsBenchResult {
+export interface AttemptsBenchResult extends OnOffRounds {
   jobs: number;
   rounds: number;
-  onJobsPerSec: number[];
-  offJobsPerSec: number[];
-  /** median(on) / median(off). */
-  ratio: number;
-  /** The median of each round's on/off ratio. */
-  pairedRatio: number;
   memory: AttemptMemory;
 }
 
@@ -49,8 +44,6 @@ interface AttemptMemory {
 const memoryUsage = async (bullpen: Bullpen, key: string) => Number(await bullpen.redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
 
 export async function runAttemptsBench(opts: AttemptsBenchOptions): Promise<AttemptsBenchResult> {
-  const onJobsPerSec: number[] = [];
-  const offJobsPerSec: number[] = [];
   const round = async (kind: 'on' | 'off', label: string, jobs: number) => {
     const prefix = `bench-attempts-${kind}-${label}`;
     const bullpen = makeBullpen(opts.redis, prefix);
@@ -63,27 +56,11 @@ export async function runAttemptsBench(opts: AttemptsBenchOptions): Promise<Atte
     await bullpen.close();
     return rate;
   };
-  for (const kind of ['off', 'on'] as const) {
-    console.log(
-      `  warm-up attempts ${kind.padEnd(3)} ${fmt(await round(kind, 'warmup', Math.ceil(opts.jobs / 2)), 0)} jobs/s (not counted)`,
-    );
-  }
-  for (let r = 0; r < opts.rounds; r++) {
-    // Alternate which goes first so a warming or noisy machine favours neither.
-    const order = r % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const);
-    for (const kind of order) {
-      const rate = await round(kind, String(r), opts.jobs);
-      (kind === 'on' ? onJobsPerSec : offJobsPerSec).push(rate);
-      console.log(`  round ${r + 1} attempts ${kind.padEnd(3)} ${fmt(rate, 0)} jobs/s`);
-    }
-  }
+  const rates = await onOffRounds('attempts', opts, round);
   return {
     jobs: opts.jobs,
     rounds: opts.rounds,
-    onJobsPerSec,
-    offJobsPerSec,
-    ratio: median(onJobsPerSec) / median(offJobsPerSec),
-    pairedRatio: median(onJobsPerSec.map((on, i) => on / offJobsPerSec[i])),
+    ...rates,
     memory: await attemptMemory(opts.redis, 200),
   };
 }

@@ -11,6 +11,7 @@ import { HISTORY_MAX_HOURS, historyKey, hourOf } from '@/lib/metrics/history-lay
 import { HistoryRecorder } from '@/lib/metrics/history-recorder';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { bullpenRunner, makeBullpen, throughput, TYPE } from './runtime';
+import { type OnOffRounds, onOffRounds } from './on-off-rounds';
 import { fmt, median } from './stats';
 
 export interface HistoryBenchOptions {
@@ -19,15 +20,9 @@ export interface HistoryBenchOptions {
   rounds: number;
 }
 
-export interface HistoryBenchResult {
+export interface HistoryBenchResult extends OnOffRounds {
   jobs: number;
   rounds: number;
-  onJobsPerSec: number[];
-  offJobsPerSec: number[];
-  /** median(on) / median(off). */
-  ratio: number;
-  /** The median of each round's on/off ratio: the two sides of a round ran seconds apart, so a drifting machine cancels out. */
-  pairedRatio: number;
   /** CPU time of one `record()` call (in-memory tallies), ns: median of 5 runs of 1,000,000 calls. */
   recordNs: number;
   /** One queue-hour as the benchmark's jobs left it: its fields and bytes. */
@@ -39,8 +34,6 @@ export interface HistoryBenchResult {
 const memoryUsage = async (bullpen: Bullpen, key: string) => Number(await bullpen.redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
 
 export async function runHistoryBench(opts: HistoryBenchOptions): Promise<HistoryBenchResult> {
-  const onJobsPerSec: number[] = [];
-  const offJobsPerSec: number[] = [];
   let measuredHour = { fields: 0, bytes: 0 };
   const round = async (kind: 'on' | 'off', label: string, jobs: number) => {
     const prefix = `bench-history-${kind}-${label}`;
@@ -63,27 +56,11 @@ export async function runHistoryBench(opts: HistoryBenchOptions): Promise<Histor
     return rate;
   };
   // A warm-up round each, not counted (JIT, Redis's allocator, the scripts' first load).
-  for (const kind of ['off', 'on'] as const) {
-    console.log(
-      `  warm-up history ${kind.padEnd(3)} ${fmt(await round(kind, 'warmup', Math.ceil(opts.jobs / 2)), 0)} jobs/s (not counted)`,
-    );
-  }
-  for (let r = 0; r < opts.rounds; r++) {
-    // Alternate which goes first so a warming or noisy machine favours neither.
-    const order = r % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const);
-    for (const kind of order) {
-      const rate = await round(kind, String(r), opts.jobs);
-      (kind === 'on' ? onJobsPerSec : offJobsPerSec).push(rate);
-      console.log(`  round ${r + 1} history ${kind.padEnd(3)} ${fmt(rate, 0)} jobs/s`);
-    }
-  }
+  const rates = await onOffRounds('history', opts, round);
   return {
     jobs: opts.jobs,
     rounds: opts.rounds,
-    onJobsPerSec,
-    offJobsPerSec,
-    ratio: median(onJobsPerSec) / median(offJobsPerSec),
-    pairedRatio: median(onJobsPerSec.map((on, i) => on / offJobsPerSec[i])),
+    ...rates,
     recordNs: recordCost(),
     measuredHour,
     worstHourBytes: await worstHour(opts.redis),
