@@ -1,6 +1,7 @@
 import type { Bullpen } from '@/lib/bullpen';
 import { JobPage } from './pages/job-page';
 import { expect, saveScreenshot, test } from './fixtures';
+import { removeWebhook } from './support/dead-letters';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 /**
@@ -17,11 +18,7 @@ let webhookId: string | undefined;
 test.afterEach(async ({ bullpen }) => {
   await receiver?.close();
   receiver = undefined;
-  if (!webhookId) return;
-  for (const e of (await bullpen.dlq.list({ type: QUEUE, status: 'pending' }, { limit: 200 })).entries) {
-    if ((e.payload as { webhookId?: string }).webhookId === webhookId) await bullpen.dlq.discard(e.id, 'e2e-cleanup');
-  }
-  await bullpen.webhooks.delete(webhookId);
+  if (webhookId) await removeWebhook(bullpen, webhookId);
   webhookId = undefined;
 });
 

@@ -45,3 +45,15 @@ export async function cleanUpDeliveries(bullpen: Bullpen, failures: FailedDelive
     await bullpen.webhooks.delete(f.webhookId);
   }
 }
+
+/**
+ * A webhook a spec created, removed with what it left: its dead letters still pending
+ * are discarded (a pending one keeps the health page degraded for the specs after it),
+ * then the webhook is deleted.
+ */
+export async function removeWebhook(bullpen: Bullpen, webhookId: string): Promise<void> {
+  for (const e of (await bullpen.dlq.list({ type: 'webhook-dispatch', status: 'pending' }, { limit: 200 })).entries) {
+    if ((e.payload as { webhookId?: string }).webhookId === webhookId) await bullpen.dlq.discard(e.id, 'e2e-cleanup');
+  }
+  await bullpen.webhooks.delete(webhookId);
+}
