@@ -53,7 +53,7 @@ const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ABORT_ERR']);
  */
 const REDIS_UNAVAILABLE_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
 const REDIS_UNAVAILABLE_MESSAGE =
-  /^(Connection is closed|Stream isn't writeable|Reached the max retries per request limit|Failed to refresh slots cache|None of startup nodes is available|Redis not ready after|Redis connection closed before it was ready|Command timed out)|^(LOADING|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|MOVED|ASK) /;
+  /^(Connection is closed|Stream isn't writeable|Reached the max retries per request limit|Failed to refresh slots cache|None of startup nodes is available|Redis not ready after|Redis connection closed before it was ready|Command timed out|Too many Cluster redirections)|^(LOADING|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|MOVED|ASK) /;
 
 /** Whether `err` says Redis is unreachable or not serving right now. */
 export function isRedisUnavailable(err: unknown): boolean {

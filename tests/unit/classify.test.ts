@@ -227,6 +227,8 @@ describe('isRedisUnavailable', () => {
       "Stream isn't writeable and enableOfflineQueue options is false",
       'Reached the max retries per request limit (which is 20).',
       'Failed to refresh slots cache.',
+      // A cluster command that kept meeting a closed connection while a replica took over.
+      'Too many Cluster redirections. Last error: Error: Connection is closed.',
       'None of startup nodes is available',
       'Redis not ready after 5000 ms',
       'Redis connection closed before it was ready',
