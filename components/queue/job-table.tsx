@@ -141,147 +141,150 @@ export function JobTable({ queue, state, jobs: fresh, canOperate, filtered, acti
       <p className="sr-only" role="status" aria-live="polite" data-testid="jobs-new-announcement">
         {held.announcement}
       </p>
-      {held.arrived.length > 0 && (
-        <div className="result info row" role="status" data-testid="jobs-arrived" style={{ justifyContent: 'space-between' }}>
-          <span>
-            {describeNewJobs(held.arrived.length)} while you were working on the list; the rows stay where they are until you ask.
-          </span>
-          <Button size="sm" onClick={held.showArrived} data-testid="jobs-show-arrived">
-            Show {held.arrived.length === 1 ? 'it' : 'them'}
-          </Button>
-        </div>
-      )}
-      {jobs.length === 0 ? (
-        <p className="card muted" data-testid="jobs-empty">
-          {filtered ? `No matching ${state} jobs on this page.` : `No ${state} jobs here.`}
-        </p>
-      ) : (
-        <Table caption={`${titleCase(state)} jobs`} id={RESULTS_ID} tabIndex={-1} data-testid="job-table" {...held.holdProps}>
-          <thead>
-            <tr>
-              {selectable && (
-                <th scope="col">
-                  <input
-                    type="checkbox"
-                    aria-label="Select all jobs on this page"
-                    checked={allChecked}
-                    onChange={() => setSelected(allChecked ? new Set() : new Set(live.map((j) => j.id)))}
-                    data-testid="select-all-jobs"
-                  />
-                </th>
-              )}
-              <th scope="col">Id</th>
-              <th scope="col" className="hide-sm">
-                Name
-              </th>
-              <th scope="col">Tenant</th>
-              <th scope="col">Status</th>
-              <th scope="col" className="num">
-                Attempts
-              </th>
-              <th scope="col">{state === 'completed' || state === 'failed' ? 'Finished' : state === 'delayed' ? 'Runs' : 'Created'}</th>
-              {state === 'failed' && <th scope="col">Reason</th>}
-              {state === 'completed' && <th scope="col">Result</th>}
-              {selectable && (
-                <th scope="col">
-                  <span className="sr-only-sm">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {jobs.map((j) => (
-              // The whole row opens the job: its id link is stretched over it (.row-link in globals.css).
-              <tr
-                key={j.id}
-                className={held.departed.has(j.id) ? 'row-linked row-departed' : 'row-linked'}
-                data-testid="job-row"
-                data-job-id={j.id}
-                data-departed={held.departed.has(j.id) || undefined}
-                {...shortcutRowProps(j.id)}
-              >
+      {/* The notice of held-back rows is inside the hold: reaching for Show them must not release them first. */}
+      <div {...held.holdProps}>
+        {held.arrived.length > 0 && (
+          <div className="result info row" role="status" data-testid="jobs-arrived" style={{ justifyContent: 'space-between' }}>
+            <span>
+              {describeNewJobs(held.arrived.length)} while you were working on the list; the rows stay where they are until you ask.
+            </span>
+            <Button size="sm" onClick={held.showArrived} data-testid="jobs-show-arrived">
+              Show {held.arrived.length === 1 ? 'it' : 'them'}
+            </Button>
+          </div>
+        )}
+        {jobs.length === 0 ? (
+          <p className="card muted" data-testid="jobs-empty">
+            {filtered ? `No matching ${state} jobs on this page.` : `No ${state} jobs here.`}
+          </p>
+        ) : (
+          <Table caption={`${titleCase(state)} jobs`} id={RESULTS_ID} tabIndex={-1} data-testid="job-table">
+            <thead>
+              <tr>
                 {selectable && (
-                  <td>
-                    {!held.departed.has(j.id) && (
-                      <input
-                        type="checkbox"
-                        aria-label={`Select job ${j.id}`}
-                        checked={selected.has(j.id)}
-                        onChange={() => toggle(j.id)}
-                        data-testid={`job-select-${j.id}`}
-                      />
-                    )}
-                  </td>
+                  <th scope="col">
+                    <input
+                      type="checkbox"
+                      aria-label="Select all jobs on this page"
+                      checked={allChecked}
+                      onChange={() => setSelected(allChecked ? new Set() : new Set(live.map((j) => j.id)))}
+                      data-testid="select-all-jobs"
+                    />
+                  </th>
                 )}
-                <td className="mono">
-                  <Link
-                    href={jobHref(queue, j.id)}
-                    className="row-link"
-                    aria-label={`Job ${j.id}, ${j.name}`}
-                    data-testid={`job-link-${j.id}`}
-                  >
-                    {j.id}
-                  </Link>
-                </td>
-                <td className="hide-sm truncate">{j.name}</td>
-                <td className="mono">
-                  {j.tenant ? (
-                    `${j.tenant.orgId}${j.tenant.workspaceId ? `/${j.tenant.workspaceId}` : ''}`
-                  ) : (
-                    <span className="muted">—</span>
-                  )}
-                </td>
-                <td>
-                  {/* A finished job shows how it ended, not the progress it last reported. */}
-                  {state === 'active' || (j.progress.percent > 0 && state !== 'failed' && state !== 'completed') ? (
-                    <ProgressBar value={j.progress.percent} label={j.progress.phase} testId="job-row-progress" />
-                  ) : (
-                    <span className="row" style={{ flexWrap: 'nowrap' }}>
-                      <StatusPill status={j.state ?? state} />
-                      {j.retryRefused && <RetryMarkBadge mark={j.retryRefused} queue={queue} testId="job-row-retry-mark" />}
-                      {held.departed.has(j.id) && <span className="small muted">no longer in this list</span>}
-                      {j.outcome?.partial && (
-                        <Badge tone="warn" title={j.outcome.text} testId="job-row-partial">
-                          partial
-                        </Badge>
-                      )}
-                    </span>
-                  )}
-                </td>
-                <td className="num">
-                  {j.attemptsMade}/{j.maxAttempts}
-                </td>
-                <td>
-                  <RelativeTime
-                    ms={state === 'completed' || state === 'failed' ? j.finishedAt : state === 'delayed' ? j.runAt : j.createdAt}
-                  />
-                </td>
-                {state === 'failed' && (
-                  <td className="truncate" title={j.failedReason}>
-                    {j.failedReason}
-                  </td>
-                )}
-                {state === 'completed' && (
-                  <td className="truncate" title={j.outcome?.text} data-testid="job-row-outcome">
-                    {j.outcome?.text ?? <span className="muted">—</span>}
-                  </td>
-                )}
+                <th scope="col">Id</th>
+                <th scope="col" className="hide-sm">
+                  Name
+                </th>
+                <th scope="col">Tenant</th>
+                <th scope="col">Status</th>
+                <th scope="col" className="num">
+                  Attempts
+                </th>
+                <th scope="col">{state === 'completed' || state === 'failed' ? 'Finished' : state === 'delayed' ? 'Runs' : 'Created'}</th>
+                {state === 'failed' && <th scope="col">Reason</th>}
+                {state === 'completed' && <th scope="col">Result</th>}
                 {selectable && (
-                  <td>
-                    {held.departed.has(j.id) ? null : j.retryRefused ? (
-                      <span className="muted small">not retried</span>
-                    ) : (
-                      <Button size="sm" disabled={retryOne.pending} data-testid={`retry-job-${j.id}`} onClick={() => retry(j.id)}>
-                        Retry
-                      </Button>
-                    )}
-                  </td>
+                  <th scope="col">
+                    <span className="sr-only-sm">Actions</span>
+                  </th>
                 )}
               </tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+            </thead>
+            <tbody>
+              {jobs.map((j) => (
+                // The whole row opens the job: its id link is stretched over it (.row-link in globals.css).
+                <tr
+                  key={j.id}
+                  className={held.departed.has(j.id) ? 'row-linked row-departed' : 'row-linked'}
+                  data-testid="job-row"
+                  data-job-id={j.id}
+                  data-departed={held.departed.has(j.id) || undefined}
+                  {...shortcutRowProps(j.id)}
+                >
+                  {selectable && (
+                    <td>
+                      {!held.departed.has(j.id) && (
+                        <input
+                          type="checkbox"
+                          aria-label={`Select job ${j.id}`}
+                          checked={selected.has(j.id)}
+                          onChange={() => toggle(j.id)}
+                          data-testid={`job-select-${j.id}`}
+                        />
+                      )}
+                    </td>
+                  )}
+                  <td className="mono">
+                    <Link
+                      href={jobHref(queue, j.id)}
+                      className="row-link"
+                      aria-label={`Job ${j.id}, ${j.name}`}
+                      data-testid={`job-link-${j.id}`}
+                    >
+                      {j.id}
+                    </Link>
+                  </td>
+                  <td className="hide-sm truncate">{j.name}</td>
+                  <td className="mono">
+                    {j.tenant ? (
+                      `${j.tenant.orgId}${j.tenant.workspaceId ? `/${j.tenant.workspaceId}` : ''}`
+                    ) : (
+                      <span className="muted">—</span>
+                    )}
+                  </td>
+                  <td>
+                    {/* A finished job shows how it ended, not the progress it last reported. */}
+                    {state === 'active' || (j.progress.percent > 0 && state !== 'failed' && state !== 'completed') ? (
+                      <ProgressBar value={j.progress.percent} label={j.progress.phase} testId="job-row-progress" />
+                    ) : (
+                      <span className="row" style={{ flexWrap: 'nowrap' }}>
+                        <StatusPill status={j.state ?? state} />
+                        {j.retryRefused && <RetryMarkBadge mark={j.retryRefused} queue={queue} testId="job-row-retry-mark" />}
+                        {held.departed.has(j.id) && <span className="small muted">no longer in this list</span>}
+                        {j.outcome?.partial && (
+                          <Badge tone="warn" title={j.outcome.text} testId="job-row-partial">
+                            partial
+                          </Badge>
+                        )}
+                      </span>
+                    )}
+                  </td>
+                  <td className="num">
+                    {j.attemptsMade}/{j.maxAttempts}
+                  </td>
+                  <td>
+                    <RelativeTime
+                      ms={state === 'completed' || state === 'failed' ? j.finishedAt : state === 'delayed' ? j.runAt : j.createdAt}
+                    />
+                  </td>
+                  {state === 'failed' && (
+                    <td className="truncate" title={j.failedReason}>
+                      {j.failedReason}
+                    </td>
+                  )}
+                  {state === 'completed' && (
+                    <td className="truncate" title={j.outcome?.text} data-testid="job-row-outcome">
+                      {j.outcome?.text ?? <span className="muted">—</span>}
+                    </td>
+                  )}
+                  {selectable && (
+                    <td>
+                      {held.departed.has(j.id) ? null : j.retryRefused ? (
+                        <span className="muted small">not retried</span>
+                      ) : (
+                        <Button size="sm" disabled={retryOne.pending} data-testid={`retry-job-${j.id}`} onClick={() => retry(j.id)}>
+                          Retry
+                        </Button>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </div>
       {selectable && <ConfirmPrompt request={asking} onClosed={() => setAsking(null)} testId="job-retry-shortcut" />}
     </div>
   );
