@@ -7,7 +7,8 @@ import type { ScheduleDefinition } from '@/lib/schedules/schedule-definition';
  * The runtime's own tests run on this table, not on the shipped application's: four
  * generic types that between them use every kind of declaration the runtime reads
  * (a critical type with owned resource fields and a high priority, a rate-limited type
- * with schema defaults, a destructive one at CRITICAL priority, and a LOW chore whose
+ * with schema defaults, a destructive one at CRITICAL priority that keeps a dead letter
+ * when cancelled, and a LOW chore whose
  * payload is all defaults, which TEST_SCHEDULES runs). A team that replaces jobs/ keeps
  * these tests as they are.
  */
@@ -83,6 +84,7 @@ export const TEST_JOBS = [
     priority: 'CRITICAL',
     critical: true,
     destructive: true,
+    deadLetterOnCancel: true,
     handler: (_deps: unknown) => async () => ({ erased: 0 }),
   }),
   defineJob({

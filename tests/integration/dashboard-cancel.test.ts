@@ -4,12 +4,12 @@ import type { Bullpen } from '@/lib/bullpen';
 import { DeadLetterReconciler } from '@/lib/dlq/reconciler';
 import { cancelledBy } from '@/lib/errors/cancelled-error';
 import { cancelJob } from '@/dashboard/jobs/job-cancel';
-import { makeBullpen } from '../helpers/make-bullpen';
 import { spawnFixture, type SpawnedWorker } from '../helpers/spawn-worker';
+import { testBullpen } from '../helpers/test-bullpen';
 import { useTestRedis } from '../helpers/use-test-redis';
 
-const WEBHOOK = 'webhook-dispatch';
-const DELETION = 'data-deletion';
+const WEBHOOK = 'notify';
+const DELETION = 'erase';
 
 describe('cancel a running job from the dashboard, in another worker process', () => {
   const server = useTestRedis();
@@ -18,7 +18,7 @@ describe('cancel a running job from the dashboard, in another worker process', (
   let prefix: string;
 
   beforeAll(async () => {
-    bullpen = await makeBullpen(server.redis).ready();
+    bullpen = await testBullpen(server.redis).ready();
     prefix = bullpen.keys.root;
     worker = spawnFixture('cancel-worker.ts', { REDIS_URL: server.redis.url, BULLPEN_PREFIX: prefix, JOB_MS: '30000' });
     await worker.ready;
@@ -34,7 +34,7 @@ describe('cancel a running job from the dashboard, in another worker process', (
   }
 
   it('aborts the handler’s signal within 1 s; the job fails as cancelled, once, with no dead letter, and is audited', async () => {
-    // webhook-dispatch: 10 attempts and critical, so a retry or an alert would show.
+    // notify: 10 attempts and critical, so a retry or an alert would show.
     const { jobId } = await bullpen.dispatcher.dispatch(WEBHOOK, { webhookId: 'wh-1', event: 'order.created', payload: {} });
     await started(WEBHOOK, jobId);
     const asked = Date.now();
@@ -77,7 +77,7 @@ describe('cancel a running job from the dashboard, in another worker process', (
     const job = await bullpen.queues.get(DELETION).getJob(jobId);
     expect(job!.attemptsMade).toBe(1);
     expect(job!.failedReason).toBe('Cancelled by bob');
-    // data-deletion says deadLetterOnCancel: its dead letter, class cancelled; critical, yet no alert.
+    // erase says deadLetterOnCancel: its dead letter, class cancelled; critical, yet no alert.
     await waitFor(async () => (await bullpen.dlq.getByJob(DELETION, jobId)) !== undefined, 5_000);
     expect((await bullpen.dlq.getByJob(DELETION, jobId))!.error).toMatchObject({ errorClass: 'cancelled', message: 'Cancelled by bob' });
     // The alert would follow the worker's "dead letter recorded" line at once; give its log a moment to arrive.
@@ -105,7 +105,7 @@ describe('cancel a running job from the dashboard, in another worker process', (
 
     // Finished meanwhile: active when the cancel looks, done before a worker that hears cancels could stop it
     // (a plain BullMQ worker runs it, as any producer's worker might, and completes it 500 ms later).
-    const type = 'session-cleanup';
+    const type = 'tidy';
     const plain = new Worker(type, async () => new Promise((r) => setTimeout(() => r('swept'), 500)), {
       connection: bullpen.workerConnection(),
       prefix: bullpen.keys.queuePrefix(type),

@@ -1,7 +1,7 @@
 import { useTestRedis } from '../helpers/use-test-redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
 import { spawnFixture } from '../helpers/spawn-worker';
 
 const JOBS = 1_000;
@@ -11,7 +11,7 @@ describe('a worker killed with SIGKILL in the middle of 1,000 jobs', () => {
   let bullpen: Bullpen;
 
   beforeAll(async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
   });
   afterAll(async () => {
     await bullpen.close();
@@ -30,7 +30,7 @@ describe('a worker killed with SIGKILL in the middle of 1,000 jobs', () => {
     for (let i = 0; i < JOBS; i += 500) {
       await bullpen.dispatcher.dispatchBulk(
         Array.from({ length: 500 }, (_, j) => ({
-          type: 'webhook-dispatch' as const,
+          type: 'notify' as const,
           data: { webhookId: 'wh', event: 'test', payload: { n: i + j } },
         })),
       );
@@ -49,7 +49,7 @@ describe('a worker killed with SIGKILL in the middle of 1,000 jobs', () => {
     const inFlight = [...new Set(await bullpen.redis.lrange(`${prefix}:started`, 0, -1))].filter((id) => !doneAtKill.has(id));
     expect(inFlight.length).toBeGreaterThan(0);
     expect(inFlight.length).toBeLessThanOrEqual(20);
-    const queue = bullpen.queues.get('webhook-dispatch');
+    const queue = bullpen.queues.get('notify');
     const active = new Set((await queue.getActive(0, -1)).map((j) => j.id));
     expect(inFlight.filter((id) => !active.has(id))).toEqual([]);
 

@@ -2,7 +2,7 @@ import { useTestRedis } from '../helpers/use-test-redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { readyClient } from '@/lib/redis/connection';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
 import { type SpawnedWorker, spawnFixture } from '../helpers/spawn-worker';
 
 describe('SIGTERM while 20 jobs run', () => {
@@ -10,7 +10,7 @@ describe('SIGTERM while 20 jobs run', () => {
   let bullpen: Bullpen;
 
   beforeAll(async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
   });
   afterAll(async () => {
     await bullpen.close();
@@ -20,7 +20,7 @@ describe('SIGTERM while 20 jobs run', () => {
     const prefix = bullpen.keys.root;
     await bullpen.dispatcher.dispatchBulk(
       Array.from({ length: 40 }, (_, n) => ({
-        type: 'webhook-dispatch' as const,
+        type: 'notify' as const,
         data: { webhookId: 'wh', event: 'test', payload: { n } },
       })),
     );
@@ -42,9 +42,9 @@ describe('SIGTERM while 20 jobs run', () => {
     expect(await worker.exited).toBe(0);
     expect(await bullpen.redis.llen(`${prefix}:started`)).toBe(20);
     expect(await bullpen.redis.scard(`${prefix}:done`)).toBe(20);
-    const counts = await bullpen.queues.get('webhook-dispatch').getJobCounts('active', 'completed', 'failed');
+    const counts = await bullpen.queues.get('notify').getJobCounts('active', 'completed', 'failed');
     expect(counts).toEqual({ active: 0, completed: 20, failed: 0 });
-    const waiting = await bullpen.queues.get('webhook-dispatch').getJobCountByTypes('waiting', 'prioritized');
+    const waiting = await bullpen.queues.get('notify').getJobCountByTypes('waiting', 'prioritized');
     expect(waiting).toBe(20);
   }, 60_000);
 });
@@ -59,20 +59,20 @@ describe('a stop that cannot wait for every job', () => {
   });
 
   beforeAll(async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     await readyClient(bullpen.redis);
   });
   afterAll(async () => {
     await bullpen.close();
   });
 
-  /** Dispatches `n` webhook jobs and starts a worker whose handler takes a minute; resolves once all `n` run. */
+  /** Dispatches `n` notify jobs and starts a worker whose handler takes a minute; resolves once all `n` run. */
   async function workerRunning(n: number, env: Record<string, string>): Promise<{ worker: SpawnedWorker; jobIds: string[] }> {
     const prefix = bullpen.keys.root;
     await bullpen.redis.del(`${prefix}:started`, `${prefix}:done`);
     const dispatched = await bullpen.dispatcher.dispatchBulk(
       Array.from({ length: n }, (_, i) => ({
-        type: 'webhook-dispatch' as const,
+        type: 'notify' as const,
         data: { webhookId: 'wh', event: 'slow', payload: { i } },
       })),
     );
@@ -107,13 +107,13 @@ describe('a stop that cannot wait for every job', () => {
     const over = lines.find((l) => String(l.msg).startsWith('grace period over'));
     expect(over, worker.output()).toBeDefined();
     const abandoned = (over!.abandoned as Array<{ id: string; type: string }>).map((j) => `${j.type}:${j.id}`).sort();
-    expect(abandoned).toEqual(jobIds.map((id) => `webhook-dispatch:${id}`).sort());
+    expect(abandoned).toEqual(jobIds.map((id) => `notify:${id}`).sort());
     expect(lines.find((l) => l.exitCode === 3)?.abandoned).toEqual(over!.abandoned);
     // Neither job finished; they stay active for the stalled check of another worker.
     expect(await bullpen.redis.scard(`${bullpen.keys.root}:done`)).toBe(0);
-    const counts = await bullpen.queues.get('webhook-dispatch').getJobCounts('active', 'completed');
+    const counts = await bullpen.queues.get('notify').getJobCounts('active', 'completed');
     expect(counts).toEqual({ active: 2, completed: 0 });
-    await bullpen.queues.get('webhook-dispatch').obliterate({ force: true });
+    await bullpen.queues.get('notify').obliterate({ force: true });
   }, 60_000);
 
   it('a second signal during the graceful wait exits 1 at once', async () => {
@@ -130,7 +130,7 @@ describe('a stop that cannot wait for every job', () => {
     expect(await exitedWithin(worker, 15_000), worker.output()).toBe(1);
     expect(logLines(worker.output()).some((l) => l.msg === 'second signal: exiting now' && l.signal === 'SIGINT')).toBe(true);
     expect(await bullpen.redis.scard(`${bullpen.keys.root}:done`)).toBe(0);
-    await bullpen.queues.get('webhook-dispatch').obliterate({ force: true });
+    await bullpen.queues.get('notify').obliterate({ force: true });
   }, 60_000);
 });
 
