@@ -152,7 +152,7 @@ export async function startReplayAll(
         succeeded: r.succeeded - o.failed,
         skipped: r.skipped,
         failed: r.failed + o.failed,
-        message: `Enqueued ${r.succeeded.toLocaleString('en')} replays of ${r.processed.toLocaleString('en')}; ${r.skipped} skipped (changed meanwhile, or a destructive type: replay those one by one as an admin), ${r.failed} not enqueued${firstError}.${r.succeeded ? ` Of the enqueued: ${describeReplayOutcomes(o, waitMs)}.` : ''}${firstAtOnce}`,
+        message: `Enqueued ${r.succeeded.toLocaleString('en')} replays of ${r.processed.toLocaleString('en')}; ${describeSkips(r.skipped, r.refused)}, ${r.failed} not enqueued${firstError}.${r.succeeded ? ` Of the enqueued: ${describeReplayOutcomes(o, waitMs)}.` : ''}${firstAtOnce}`,
       };
     }),
   );
@@ -212,4 +212,12 @@ async function withSerialReports<T>(report: ReportProgress, work: (push: (p: Bul
   } finally {
     await chain;
   }
+}
+
+/** A bulk replay's skips, told apart: one changed under the replay, the other a type this path will not replay. */
+function describeSkips(skipped: number, refused: number): string {
+  const changed = skipped - refused;
+  const parts = [`${changed.toLocaleString('en')} skipped (changed meanwhile)`];
+  if (refused > 0) parts.push(`${refused.toLocaleString('en')} left pending (a destructive type: an admin replays those one by one)`);
+  return parts.join(', ');
 }

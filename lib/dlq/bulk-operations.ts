@@ -45,6 +45,8 @@ export interface BulkProgress {
 }
 
 export interface BulkResult extends BulkProgress {
+  /** Of the skipped, those the caller's `refuse` turned down (left as they are, for another way). */
+  refused: number;
   /** The first failures, for a report. */
   errors: Array<{ id: string; message: string }>;
 }
@@ -81,6 +83,8 @@ export interface PruneOptions {
 }
 
 const MAX_ERRORS_KEPT = 20;
+/** What `act` returns for an entry the caller's `refuse` turned down: counted apart from changed-meanwhile skips. */
+const REFUSED = Symbol('refused');
 
 interface BulkDeps {
   store: EntryStore;
@@ -105,8 +109,7 @@ export class DeadLetterBulk {
     const o = parseOrThrow(bulkOptionsSchema, options, 'bulk options');
     const status = f.status as DeadLetterStatus;
     const result = await this.forEach(f, o.limit, o.batchSize, options.onProgress, async (entry) => {
-      const refused = options.refuse?.(entry);
-      if (refused) throw new AppError('CONFLICT', refused);
+      if (options.refuse?.(entry)) return REFUSED;
       const replayed = await this.deps.store.replayAs(
         entry.id,
         // A replayed entry is replayed again only if nobody replayed it since we read it.
@@ -213,7 +216,7 @@ export class DeadLetterBulk {
     onProgress: BulkOptions['onProgress'],
     act: (entry: DeadLetterEntry) => Promise<unknown>,
   ): Promise<BulkResult> {
-    const result: BulkResult = { processed: 0, succeeded: 0, skipped: 0, failed: 0, errors: [] };
+    const result: BulkResult = { processed: 0, succeeded: 0, skipped: 0, refused: 0, failed: 0, errors: [] };
     for await (const rows of this.deps.pager.walk(f, batchSize)) {
       const ids = rows.slice(0, limit - result.processed).map((r) => r.id);
       const entries = await this.deps.store.getMany(ids);
@@ -222,14 +225,14 @@ export class DeadLetterBulk {
       const outcomes = await Promise.allSettled(
         entries.map(async (entry) => {
           if (!matchesFilter(entry, f)) return 'skipped';
-          await act(entry);
-          return 'done';
+          return (await act(entry)) === REFUSED ? 'refused' : 'done';
         }),
       );
       outcomes.forEach((o, i) => {
         if (o.status === 'fulfilled') {
           if (o.value === 'done') result.succeeded++;
           else result.skipped++;
+          if (o.value === 'refused') result.refused++;
         } else if (isAppError(o.reason) && (o.reason.code === 'CONFLICT' || o.reason.code === 'NOT_FOUND')) {
           result.skipped++;
         } else {

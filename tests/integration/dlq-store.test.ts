@@ -399,11 +399,21 @@ describe('DeadLetterStore', () => {
       { tenant: 'org-r' },
       { by: 'ops', batchSize: 5, limit: 8, onProgress: (p) => progress.push(p.processed) },
     );
-    expect(result).toMatchObject({ processed: 8, succeeded: 8, failed: 0 });
+    expect(result).toMatchObject({ processed: 8, succeeded: 8, skipped: 0, refused: 0, failed: 0 });
     expect(progress).toEqual([5, 8]);
     expect(await queued(bullpen.queues.get('notify'))).toBe(8);
-    const rest = await bullpen.dlq.replayMany({ tenant: 'org-r' }, { by: 'ops' });
-    expect(rest).toMatchObject({ succeeded: 3 });
+    // An entry the caller turns down is left pending and counted as refused, apart from changed-meanwhile skips.
+    const pendingLeft = await bullpen.dlq.list({ tenant: 'org-r', status: 'pending' }, { limit: 10 });
+    expect(pendingLeft.entries).toHaveLength(3);
+    const turnedDown = pendingLeft.entries[1].id;
+    const rest = await bullpen.dlq.replayMany(
+      { tenant: 'org-r' },
+      { by: 'ops', refuse: (e) => (e.id === turnedDown ? 'not here' : undefined) },
+    );
+    expect(rest).toMatchObject({ succeeded: 2, skipped: 1, refused: 1, failed: 0 });
+    expect((await bullpen.dlq.get(turnedDown))?.status).toBe('pending');
+    const last = await bullpen.dlq.replayMany({ tenant: 'org-r' }, { by: 'ops' });
+    expect(last).toMatchObject({ succeeded: 1, skipped: 0, refused: 0 });
     expect(await bullpen.dlq.counts()).toMatchObject({ pending: 1, replayed: 11, discarded: 1 });
     await expectAppError(bullpen.dlq.replayMany({ status: 'discarded' }, { by: 'ops' }), 'VALIDATION');
     await expectAppError(bullpen.dlq.replayMany({}, { by: 'ops', limit: 10_001 }), 'VALIDATION');
