@@ -9,7 +9,7 @@ import { readOverview } from '@/dashboard/queues/queue-overview';
 import { deadLetterId } from '@/lib/dlq/entry';
 import { readyClient } from '@/lib/redis/connection';
 import { backoffStrategy } from '@/lib/runtime/worker-pool';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
 
 let bullpen: Bullpen;
 
@@ -19,27 +19,27 @@ afterEach(async () => {
 });
 
 /**
- * Makes `n` real failed webhook-dispatch jobs with pending dead letters for the first
+ * Makes `n` real failed notify jobs with pending dead letters for the first
  * `withDlq`: each taken and failed by BullMQ's own scripts (moveToActive, then moveToFailed
  * with an UnrecoverableError), as a worker fails a job for good, with no handler run.
  */
 async function failedJobs(b: Bullpen, n: number, withDlq = 0): Promise<string[]> {
-  const queue = b.queues.get('webhook-dispatch');
+  const queue = b.queues.get('notify');
   await queue.waitUntilReady();
   const ids: string[] = [];
   for (let start = 0; start < n; start += 500) {
     const batch = await b.dispatcher.dispatchBulk(
       Array.from({ length: Math.min(500, n - start) }, (_, k) => ({
-        type: 'webhook-dispatch' as const,
+        type: 'notify' as const,
         data: { webhookId: `w${start + k}`, event: 'e', payload: {} },
         opts: { tenant: { orgId: '42' } },
       })),
     );
     ids.push(...batch.map((r) => r.jobId));
   }
-  const worker = new Worker('webhook-dispatch', null, {
+  const worker = new Worker('notify', null, {
     connection: b.workerConnection(),
-    prefix: b.keys.queuePrefix('webhook-dispatch'),
+    prefix: b.keys.queuePrefix('notify'),
     autorun: false,
   });
   try {
@@ -57,9 +57,9 @@ async function failedJobs(b: Bullpen, n: number, withDlq = 0): Promise<string[]>
   const now = Date.now();
   for (const [k, id] of ids.slice(0, withDlq).entries()) {
     await b.dlq.record({
-      queue: 'webhook-dispatch',
+      queue: 'notify',
       jobId: id,
-      jobType: 'webhook-dispatch',
+      jobType: 'notify',
       jobData: { payload: { webhookId: `w${k}`, event: 'e', payload: {} }, requestId: 'r', dispatchedAt: now },
       error: { message: 'HTTP 503', errorClass: 'server' },
       attempts: 10,
@@ -72,12 +72,12 @@ async function failedJobs(b: Bullpen, n: number, withDlq = 0): Promise<string[]>
 
 describe('queue operations', () => {
   it('retries all 1,200 failed jobs in batches, marks their dead letters and reports progress', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     await failedJobs(bullpen, 1_200, 3);
-    const queue = bullpen.queues.get('webhook-dispatch');
+    const queue = bullpen.queues.get('notify');
     const reports: number[] = [];
     const counts = await new QueueOperations(bullpen).retryAllFailed(
-      'webhook-dispatch',
+      'notify',
       'olivia',
       async (p) => {
         reports.push(p.succeeded);
@@ -99,33 +99,33 @@ describe('queue operations', () => {
   });
 
   it('skips, and says why, the failed jobs whose dead letters were already replayed or discarded', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const ids = await failedJobs(bullpen, 5, 5);
-    const entry = (id: string) => deadLetterId('webhook-dispatch', id);
+    const entry = (id: string) => deadLetterId('notify', id);
     await bullpen.dlq.replay(entry(ids[0]), { by: 'dora' });
     await bullpen.dlq.discard(entry(ids[1]), 'dora');
-    const queue = bullpen.queues.get('webhook-dispatch');
+    const queue = bullpen.queues.get('notify');
     const replayJob = await queue.getJob(`replay-${entry(ids[0])}-1`);
     expect(replayJob).toBeDefined();
 
     // One job: refused with the reason, nothing runs.
     const jobs = new JobOperations(bullpen);
-    await expect(jobs.retry('webhook-dispatch', ids[0], 'olivia')).rejects.toMatchObject({
+    await expect(jobs.retry('notify', ids[0], 'olivia')).rejects.toMatchObject({
       code: 'CONFLICT',
       message: expect.stringContaining('already replayed'),
     });
-    await expect(jobs.retry('webhook-dispatch', ids[1], 'olivia')).rejects.toMatchObject({ message: expect.stringContaining('discarded') });
+    await expect(jobs.retry('notify', ids[1], 'olivia')).rejects.toMatchObject({ message: expect.stringContaining('discarded') });
 
     // All: said before it runs, then the other three run; the two are skipped and counted by reason.
     const queueOps = new QueueOperations(bullpen);
-    expect(await queueOps.retryPreview('webhook-dispatch')).toMatchObject({
+    expect(await queueOps.retryPreview('notify')).toMatchObject({
       failed: 5,
       scanned: 5,
       willRetry: 3,
       willSkip: { replayed: 1, discarded: 1 },
     });
-    expect(await queueOps.retryPreview('webhook-dispatch', 3)).toMatchObject({ failed: 5, scanned: 3 });
-    const counts = await queueOps.retryAllFailed('webhook-dispatch', 'olivia');
+    expect(await queueOps.retryPreview('notify', 3)).toMatchObject({ failed: 5, scanned: 3 });
+    const counts = await queueOps.retryAllFailed('notify', 'olivia');
     expect(counts).toEqual({
       succeeded: 3,
       skipped: 2,
@@ -140,10 +140,10 @@ describe('queue operations', () => {
   });
 
   it('retries selected ids, skipping those no longer failed', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const ids = await failedJobs(bullpen, 5, 1);
     const ops = new QueueOperations(bullpen);
-    expect(await ops.retrySelected('webhook-dispatch', [ids[0], ids[1], 'nope'], 'olivia')).toEqual({
+    expect(await ops.retrySelected('notify', [ids[0], ids[1], 'nope'], 'olivia')).toEqual({
       succeeded: 2,
       skipped: 1,
       failed: 0,
@@ -151,13 +151,13 @@ describe('queue operations', () => {
       message: '1 skipped: 1 no longer failed',
     });
     // A second retry of the same job is a skip, not an error.
-    expect(await ops.retrySelected('webhook-dispatch', [ids[0]], 'olivia')).toMatchObject({ succeeded: 0, skipped: 1, failed: 0 });
-    expect(await bullpen.queues.get('webhook-dispatch').getFailedCount()).toBe(3);
-    const entry = await bullpen.dlq.get(deadLetterId('webhook-dispatch', ids[0]));
+    expect(await ops.retrySelected('notify', [ids[0]], 'olivia')).toMatchObject({ succeeded: 0, skipped: 1, failed: 0 });
+    expect(await bullpen.queues.get('notify').getFailedCount()).toBe(3);
+    const entry = await bullpen.dlq.get(deadLetterId('notify', ids[0]));
     expect(entry?.status).toBe('replayed');
     await expect(
       ops.retrySelected(
-        'webhook-dispatch',
+        'notify',
         Array.from({ length: 101 }, (_, i) => String(i)),
         'x',
       ),
@@ -165,25 +165,25 @@ describe('queue operations', () => {
   });
 
   it('pauses and resumes, promotes delayed jobs and cleans by state in batches', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const ops = new QueueOperations(bullpen);
-    const queue = bullpen.queues.get('session-cleanup');
-    await ops.pause('session-cleanup');
+    const queue = bullpen.queues.get('tidy');
+    await ops.pause('tidy');
     expect(await queue.isPaused()).toBe(true);
     let overview = await readOverview(bullpen, Date.now());
-    expect(overview.queues.find((q) => q.name === 'session-cleanup')?.paused).toBe(true);
-    await ops.resume('session-cleanup');
+    expect(overview.queues.find((q) => q.name === 'tidy')?.paused).toBe(true);
+    await ops.resume('tidy');
     expect(await queue.isPaused()).toBe(false);
 
-    for (let i = 0; i < 30; i++) await bullpen.dispatcher.dispatch('session-cleanup', {}, { delayMs: 3_600_000 });
+    for (let i = 0; i < 30; i++) await bullpen.dispatcher.dispatch('tidy', {}, { delayMs: 3_600_000 });
     expect(await queue.getDelayedCount()).toBe(30);
-    expect((await ops.promoteAll('session-cleanup')).succeeded).toBe(30);
+    expect((await ops.promoteAll('tidy')).succeeded).toBe(30);
     expect(await queue.getDelayedCount()).toBe(0);
 
     const ids = await failedJobs(bullpen, 40);
-    expect((await ops.clean('webhook-dispatch', 'failed', 0)).succeeded).toBe(40);
-    expect(await bullpen.queues.get('webhook-dispatch').getFailedCount()).toBe(0);
-    expect(await bullpen.queues.get('webhook-dispatch').getJob(ids[0])).toBeUndefined();
+    expect((await ops.clean('notify', 'failed', 0)).succeeded).toBe(40);
+    expect(await bullpen.queues.get('notify').getFailedCount()).toBe(0);
+    expect(await bullpen.queues.get('notify').getJob(ids[0])).toBeUndefined();
     overview = await readOverview(bullpen, Date.now());
     expect(overview.totals.failed).toBe(0);
     await expect(ops.pause('nope')).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -192,59 +192,55 @@ describe('queue operations', () => {
 
 describe('job operations', () => {
   it('retries, duplicates (as it is and edited), promotes and removes one job, refusing what does not apply', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     const ops = new JobOperations(bullpen);
     const [failedId] = await failedJobs(bullpen, 1, 1);
-    expect(await ops.retry('webhook-dispatch', failedId, 'olivia')).toEqual({
+    expect(await ops.retry('notify', failedId, 'olivia')).toEqual({
       jobId: failedId,
       from: 'failed',
-      deadLetterId: deadLetterId('webhook-dispatch', failedId),
+      deadLetterId: deadLetterId('notify', failedId),
     });
-    expect((await bullpen.dlq.getByJob('webhook-dispatch', failedId))?.status).toBe('replayed');
-    await expect(ops.retry('webhook-dispatch', failedId, 'olivia')).rejects.toMatchObject({ code: 'CONFLICT' });
+    expect((await bullpen.dlq.getByJob('notify', failedId))?.status).toBe('replayed');
+    await expect(ops.retry('notify', failedId, 'olivia')).rejects.toMatchObject({ code: 'CONFLICT' });
 
-    const dup = await ops.duplicate('webhook-dispatch', failedId);
+    const dup = await ops.duplicate('notify', failedId);
     expect(dup.jobId).not.toBe(failedId);
-    const copy = await bullpen.queues.get('webhook-dispatch').getJob(dup.jobId);
+    const copy = await bullpen.queues.get('notify').getJob(dup.jobId);
     expect(copy?.data).toMatchObject({ payload: { webhookId: 'w0', event: 'e', payload: {} }, tenant: { orgId: '42' } });
 
     // With an edit step: checked as an edit-and-replay is; a refused edit adds no job.
-    const edited = await ops.duplicate('webhook-dispatch', failedId, { payload: { webhookId: 'w0', event: 'e-fixed', payload: { n: 1 } } });
+    const edited = await ops.duplicate('notify', failedId, { payload: { webhookId: 'w0', event: 'e-fixed', payload: { n: 1 } } });
     expect(edited.edited).toBe(true);
-    expect((await bullpen.queues.get('webhook-dispatch').getJob(edited.jobId))?.data).toMatchObject({
+    expect((await bullpen.queues.get('notify').getJob(edited.jobId))?.data).toMatchObject({
       payload: { webhookId: 'w0', event: 'e-fixed', payload: { n: 1 } },
       tenant: { orgId: '42' },
     });
-    const jobsBefore = await bullpen.queues.get('webhook-dispatch').count();
-    await expect(
-      ops.duplicate('webhook-dispatch', failedId, { payload: { webhookId: 'w0', event: 7, payload: {} } }),
-    ).rejects.toMatchObject({
+    const jobsBefore = await bullpen.queues.get('notify').count();
+    await expect(ops.duplicate('notify', failedId, { payload: { webhookId: 'w0', event: 7, payload: {} } })).rejects.toMatchObject({
       code: 'VALIDATION',
       details: { issues: [expect.objectContaining({ path: ['event'] })] },
     });
-    await expect(
-      ops.duplicate('webhook-dispatch', failedId, { payload: { webhookId: 'w9', event: 'e', payload: {} } }),
-    ).rejects.toMatchObject({
+    await expect(ops.duplicate('notify', failedId, { payload: { webhookId: 'w9', event: 'e', payload: {} } })).rejects.toMatchObject({
       code: 'VALIDATION',
       details: { lockedFields: ['webhookId'] },
     });
-    expect(await bullpen.queues.get('webhook-dispatch').count()).toBe(jobsBefore);
+    expect(await bullpen.queues.get('notify').count()).toBe(jobsBefore);
 
-    const { jobId: delayedId } = await bullpen.dispatcher.dispatch('session-cleanup', {}, { delayMs: 60_000 });
-    await expect(ops.promote('webhook-dispatch', failedId)).rejects.toMatchObject({ code: 'CONFLICT' });
-    await ops.promote('session-cleanup', delayedId);
-    // session-cleanup's default priority is LOW, so a promoted job is prioritized rather than plain waiting.
-    expect(await bullpen.queues.get('session-cleanup').getJobState(delayedId)).toBe('prioritized');
+    const { jobId: delayedId } = await bullpen.dispatcher.dispatch('tidy', {}, { delayMs: 60_000 });
+    await expect(ops.promote('notify', failedId)).rejects.toMatchObject({ code: 'CONFLICT' });
+    await ops.promote('tidy', delayedId);
+    // tidy's default priority is LOW, so a promoted job is prioritized rather than plain waiting.
+    expect(await bullpen.queues.get('tidy').getJobState(delayedId)).toBe('prioritized');
 
-    await ops.remove('session-cleanup', delayedId);
-    expect(await bullpen.queues.get('session-cleanup').getJob(delayedId)).toBeUndefined();
-    await expect(ops.remove('session-cleanup', delayedId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await ops.remove('tidy', delayedId);
+    expect(await bullpen.queues.get('tidy').getJob(delayedId)).toBeUndefined();
+    await expect(ops.remove('tidy', delayedId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });
 
 describe('bulk operations and the overview', () => {
   it('runs a bulk operation in the background with its progress in Redis and an audit entry at the end', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     await readyClient(bullpen.redis);
     const bulk = new BulkRunner(bullpen.redis, bullpen.keys, bullpen.logger, bullpen.audit);
     const { operation, finished } = await bulk.start(
@@ -270,19 +266,19 @@ describe('bulk operations and the overview', () => {
   });
 
   it('reads counts, workers and the per-minute series from BullMQ metrics', async () => {
-    bullpen = makeBullpen(server.redis);
-    for (let i = 0; i < 6; i++) await bullpen.dispatcher.dispatch('quota-check', {});
+    bullpen = testBullpen(server.redis);
+    for (let i = 0; i < 6; i++) await bullpen.dispatcher.dispatch('tidy', {});
     const conn = bullpen.workerConnection();
     let n = 0;
     const worker = new Worker(
-      'quota-check',
+      'tidy',
       async () => {
         if (n++ % 3 === 2) throw new UnrecoverableError('boom');
         return 'ok';
       },
       {
         connection: conn,
-        prefix: bullpen.keys.queuePrefix('quota-check'),
+        prefix: bullpen.keys.queuePrefix('tidy'),
         metrics: { maxDataPoints: 60 },
         name: 'test-worker',
         settings: { backoffStrategy },
@@ -293,11 +289,11 @@ describe('bulk operations and the overview', () => {
     let overview = await readOverview(bullpen, Date.now());
     while (Date.now() < deadline) {
       overview = await readOverview(bullpen, Date.now());
-      const q = overview.queues.find((x) => x.name === 'quota-check')!;
+      const q = overview.queues.find((x) => x.name === 'tidy')!;
       if (q.counts.waiting + q.counts.prioritized + q.counts.active === 0 && q.counts.delayed === 0) break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    const q = overview.queues.find((x) => x.name === 'quota-check')!;
+    const q = overview.queues.find((x) => x.name === 'tidy')!;
     expect(q.workers).toBe(1);
     expect(q.workerNames).toEqual(['test-worker']);
     expect(overview.totals.workers).toBe(1);

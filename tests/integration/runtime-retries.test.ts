@@ -7,7 +7,7 @@ import { TimeoutError } from '@/lib/errors/timeout-error';
 import { silentLogger } from '@/lib/logging/logger';
 import type { JobContext, JobHandler } from '@/lib/runtime/handler';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
 import { expectFullJitter, firstRetryDelays, JITTER_SAMPLES, retryDelays } from '../helpers/jitter-spread';
 
 /** The real DLQ store, with what the runtime handed it kept for assertions. */
@@ -34,13 +34,13 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
   });
 
   async function run(handler: JobHandler, opts: { timeoutMs?: number } = {}) {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     sink = new ListSink(bullpen.dlq);
     pool = new WorkerPool({
       connection: bullpen.workerConnection(),
       keys: bullpen.keys,
       jobs: bullpen.jobs,
-      handlers: { 'webhook-dispatch': handler },
+      handlers: { notify: handler },
       sink,
       alerter: bullpen.alerter,
       logger: silentLogger,
@@ -66,12 +66,12 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
       await ctx.progress(100, 'complete');
       return { delivered: true };
     });
-    const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', data);
+    const { jobId } = await bullpen.dispatcher.dispatch('notify', data);
     const job = await waitForState(bullpen, jobId, 'completed', 15_000);
 
     expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
     expect(job.returnvalue).toEqual({ delivered: true });
-    // webhook-dispatch's base is 1 s: retry n waits random(0, 1 s * 2^(n-1)).
+    // notify's base is 1 s: retry n waits random(0, 1 s * 2^(n-1)).
     // 400 ms of slack covers BullMQ promoting the delayed job and the worker's poll.
     const gap1 = attempts[1].at - failedAt[0];
     const gap2 = attempts[2].at - failedAt[1];
@@ -79,7 +79,7 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
     expect(gap2).toBeLessThan(2_000 + 400);
     // The second retry waited out the delay the runtime drew for it, below its 2 s ceiling
     // (the read is at most a round trip low; the spread is the next test's).
-    const queue = bullpen.queues.get('webhook-dispatch');
+    const queue = bullpen.queues.get('notify');
     const delays = (await retryDelays(bullpen.redis, queue.keys.events)).get(jobId);
     expect(delays).toHaveLength(2);
     const delay2 = delays![1];
@@ -88,7 +88,7 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
     expect(sink.entries).toHaveLength(0);
     // The job's own log (the dashboard's Logs panel): each phase once per attempt, each
     // failed attempt with its class and message, and the handler's own line.
-    const { logs } = await bullpen.queues.get('webhook-dispatch').getJobLogs(jobId);
+    const { logs } = await bullpen.queues.get('notify').getJobLogs(jobId);
     const text = logs.map((l) => l.replace(/^\S+ /, ''));
     expect(text).toEqual([
       '10% sending',
@@ -108,13 +108,13 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
       return 'ok';
     });
     const dispatched = await bullpen.dispatcher.dispatchBulk(
-      Array.from({ length: JITTER_SAMPLES }, (_, n) => ({ type: 'webhook-dispatch' as const, data: { ...data, payload: { n } } })),
+      Array.from({ length: JITTER_SAMPLES }, (_, n) => ({ type: 'notify' as const, data: { ...data, payload: { n } } })),
     );
     const jobs = await Promise.all(dispatched.map((d) => waitForState(bullpen, d.jobId, 'completed', 15_000)));
 
     expect(jobs.map((j) => j.attemptsMade)).toEqual(jobs.map(() => 2));
-    // Each job's one retry waited random(0, 1 s): webhook-dispatch's base delay.
-    const queue = bullpen.queues.get('webhook-dispatch');
+    // Each job's one retry waited random(0, 1 s): notify's base delay.
+    const queue = bullpen.queues.get('notify');
     expectFullJitter(await firstRetryDelays(bullpen.redis, queue.keys.events, jobs), 1_000);
   }, 20_000);
 
@@ -125,8 +125,8 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
       return 'should never run';
     });
     // A producer that bypassed the dispatcher: the runtime validates again.
-    const queue = bullpen.queues.get('webhook-dispatch');
-    const job = await queue.add('webhook-dispatch', {
+    const queue = bullpen.queues.get('notify');
+    const job = await queue.add('notify', {
       payload: { webhookId: 'w1', event: 42 },
       requestId: 'r-1',
       dispatchedAt: Date.now(),
@@ -138,20 +138,20 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
     expect(failed.attemptsMade).toBe(1);
     expect(sink.entries).toHaveLength(1);
     expect(sink.entries[0]).toMatchObject({
-      queue: 'webhook-dispatch',
+      queue: 'notify',
       jobId: job.id,
       attempts: 1,
       tenant: { orgId: 'org-9' },
       source: 'runtime',
       error: { errorClass: 'validation' },
     });
-    expect(sink.entries[0].error.message).toMatch(/Invalid webhook-dispatch payload/);
+    expect(sink.entries[0].error.message).toMatch(/Invalid notify payload/);
     expect(sink.entries[0].error.message).toMatch(/event/);
     // ... and it is in the dead-letter queue, pending, findable by type and tenant.
-    const { entries } = await bullpen.dlq.list({ type: 'webhook-dispatch', tenant: 'org-9' });
+    const { entries } = await bullpen.dlq.list({ type: 'notify', tenant: 'org-9' });
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ originalJobId: job.id, status: 'pending', attempts: 1, error: { errorClass: 'validation' } });
-    expect(entries[0].error.message).toMatch(/Invalid webhook-dispatch payload/);
+    expect(entries[0].error.message).toMatch(/Invalid notify payload/);
   });
 
   it('fails a 4xx at once, without using its remaining attempts', async () => {
@@ -160,7 +160,7 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
       calls++;
       throw new HttpError(400, 'bad request');
     });
-    const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', data);
+    const { jobId } = await bullpen.dispatcher.dispatch('notify', data);
     const failed = await waitForState(bullpen, jobId, 'failed', 10_000);
     expect(calls).toBe(1);
     expect(failed.attemptsMade).toBe(1);
@@ -184,7 +184,7 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
       },
       { timeoutMs: 300 },
     );
-    const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', data);
+    const { jobId } = await bullpen.dispatcher.dispatch('notify', data);
     const job = await waitForState(bullpen, jobId, 'completed', 10_000);
     expect(reasons).toHaveLength(1);
     expect(reasons[0]).toBeInstanceOf(TimeoutError);
@@ -201,7 +201,7 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
       },
       { timeoutMs: 300 },
     );
-    const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', data, { attempts: 2 });
+    const { jobId } = await bullpen.dispatcher.dispatch('notify', data, { attempts: 2 });
     const job = await waitForState(bullpen, jobId, 'completed', 10_000);
     expect((job.stacktrace ?? []).join('\n')).toMatch(/timed out after 300 ms/);
   });
@@ -210,7 +210,7 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
     await run(async () => {
       throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
     });
-    const { jobId } = await bullpen.dispatcher.dispatch('webhook-dispatch', data, {
+    const { jobId } = await bullpen.dispatcher.dispatch('notify', data, {
       attempts: 2,
       tenant: { orgId: 'o1', workspaceId: 'w2' },
     });
@@ -225,19 +225,19 @@ describe('the runtime’s retries, permanent failures and timeouts', () => {
 
   it('makes a duplicate dispatch with the same idempotency key a no-op', async () => {
     await run(async () => 'ok');
-    const a = await bullpen.dispatcher.dispatch('webhook-dispatch', data, { idempotencyKey: 'webhook:u1:order-1:notify:v1' });
-    const b = await bullpen.dispatcher.dispatch('webhook-dispatch', data, { idempotencyKey: 'webhook:u1:order-1:notify:v1' });
+    const a = await bullpen.dispatcher.dispatch('notify', data, { idempotencyKey: 'webhook:u1:order-1:notify:v1' });
+    const b = await bullpen.dispatcher.dispatch('notify', data, { idempotencyKey: 'webhook:u1:order-1:notify:v1' });
     expect(b.jobId).toBe(a.jobId);
     expect(a.deduplicated).toBe(false);
     expect(b.deduplicated).toBe(true);
     await waitForState(bullpen, a.jobId, 'completed', 10_000);
-    const counts = await bullpen.queues.get('webhook-dispatch').getJobCounts('completed', 'waiting', 'prioritized');
+    const counts = await bullpen.queues.get('notify').getJobCounts('completed', 'waiting', 'prioritized');
     expect(counts).toEqual({ completed: 1, waiting: 0, prioritized: 0 });
   });
 });
 
 async function waitForState(bullpen: Bullpen, jobId: string, state: 'completed' | 'failed', timeoutMs: number) {
-  const queue = bullpen.queues.get('webhook-dispatch');
+  const queue = bullpen.queues.get('notify');
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const s = await queue.getJobState(jobId);
