@@ -2,12 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { shippedApp } from '@/jobs/shipped-app';
 import { type Bullpen, type BullpenOptions, createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
 import { freePort, startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { uniquePrefix } from './redis';
+import { TEST_JOBS, TEST_SCHEDULES } from './test-jobs';
 
 export interface TestCluster {
   /** `host:port` of each master. */
@@ -93,10 +93,12 @@ export async function startTestCluster(): Promise<TestCluster> {
   };
 }
 
-/** A Bullpen for the shipped job table on `cluster` under a unique prefix, with quiet logs. */
+/** A Bullpen for the test table (./test-jobs.ts) on `cluster` under a unique prefix, with quiet logs. */
 export function clusterBullpen(cluster: TestCluster, tag: string, overrides: Partial<BullpenOptions> = {}): Bullpen {
   return createBullpen({
-    ...shippedApp,
+    jobs: TEST_JOBS,
+    schedules: TEST_SCHEDULES,
+    webhookJobType: 'notify',
     config: loadConfig({ REDIS_CLUSTER_NODES: cluster.nodes.join(','), LOG_LEVEL: 'silent' }),
     prefix: uniquePrefix(tag),
     logger: silentLogger,

@@ -1,7 +1,6 @@
 import { Queue, Worker } from 'bullmq';
 import IORedis from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { shippedApp } from '@/jobs/shipped-app';
 import { readForeignQueues } from '@/dashboard/queues/foreign-queues';
 import { JobOperations } from '@/dashboard/jobs/job-operations';
 import { readJobPage } from '@/dashboard/jobs/job-page';
@@ -14,7 +13,7 @@ import { useTestRedis } from '../helpers/use-test-redis';
 
 /** Queues another service made with plain `bullmq`, seen and operated through the dashboard's read models. */
 describe('foreign BullMQ queues', () => {
-  const server = useTestRedis(shippedApp);
+  const server = useTestRedis();
   const open: Array<() => Promise<unknown>> = [];
   afterEach(async () => {
     for (const close of open.splice(0).reverse()) await close();
@@ -43,13 +42,13 @@ describe('foreign BullMQ queues', () => {
     // A queue under Bullpen's own layout whose type the table lacks (an old type, say): foreign too.
     await plain('old-type', `${own}:{old-type}`).add('old-type', { x: 1 });
     // One of the table's own queues: not foreign.
-    await bullpen.dispatcher.dispatch('quota-check', {});
+    await bullpen.dispatcher.dispatch('tidy', {});
     // Decoys: a meta key that is no hash, and a key whose queue part holds a colon.
     await bullpen.redis.set(`${other}:not-a-queue:meta`, 'x');
     await bullpen.redis.hset(`${other}:a:b:meta`, 'version', '1');
 
     const discovery = await discoverQueues(bullpen);
-    expect(discovery.queues.find((q) => q.name === 'quota-check')).toMatchObject({ own: true, ref: 'quota-check' });
+    expect(discovery.queues.find((q) => q.name === 'tidy')).toMatchObject({ own: true, ref: 'tidy' });
     const foreign = await readForeignQueues(bullpen);
     expect(foreign.prefixes).toEqual([other, own]);
     expect(foreign.queues.map((q) => q.ref).sort()).toEqual([`${other}~emails`, `${own}:{old-type}~old-type`].sort());
@@ -149,7 +148,7 @@ describe('foreign BullMQ queues', () => {
       details: { fieldErrors: { name: ['No spaces'], priority: [expect.stringMatching(/At most/)] } },
     });
     // An own queue takes its jobs through its schema; an unconfigured prefix is no queue at all.
-    await expect(jobs.addRaw({ queue: 'quota-check', name: 'quota-check', data: '{}' })).rejects.toMatchObject({ code: 'VALIDATION' });
+    await expect(jobs.addRaw({ queue: 'tidy', name: 'tidy', data: '{}' })).rejects.toMatchObject({ code: 'VALIDATION' });
     await expect(jobs.addRaw({ queue: 'unlisted~emails', name: 'x', data: '{}' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect(await emails.count()).toBe(before);
   });

@@ -13,11 +13,11 @@ import { readHistoryHours } from '@/lib/metrics/history-store';
 import type { JobContext } from '@/lib/runtime/handler';
 import type { RunningWorker } from '@/lib/runtime/worker-process';
 import { startAppWorker } from '@/lib/app/start-app-worker';
-import { shippedApp } from '@/jobs/shipped-app';
 import { clusterBullpen, startTestCluster, type TestCluster } from '../helpers/redis-cluster';
+import { testApp } from '../helpers/test-app';
 import { useTestRedis } from '../helpers/use-test-redis';
 
-const TYPE = 'webhook-dispatch';
+const TYPE = 'notify';
 
 /** Sums every hour hash of a queue the roll-up wrote (a test's prefix holds only its own). */
 async function rolledUp(bullpen: Bullpen, queue: string) {
@@ -33,15 +33,15 @@ async function rolledUp(bullpen: Bullpen, queue: string) {
 }
 
 describe('the hourly history', () => {
-  const server = useTestRedis(shippedApp);
+  const server = useTestRedis();
   const running: RunningWorker[] = [];
   afterEach(async () => {
     for (const w of running.splice(0)) await w.stop(5_000);
   });
 
-  /** The production worker process on this test's prefix, running `handler` for webhook-dispatch. */
+  /** The production worker process on this test's prefix, running `handler` for notify. */
   async function startWorker(bullpen: Bullpen, handler: (ctx: JobContext) => Promise<unknown>, env: Record<string, string> = {}) {
-    const worker = await startAppWorker(shippedApp, {
+    const worker = await startAppWorker(testApp, {
       config: loadConfig({ LOG_LEVEL: 'silent', WORKER_TYPES: TYPE, ...env }),
       redis: bullpen.target,
       prefix: bullpen.keys.root,
@@ -238,7 +238,7 @@ describe('the hourly history on a Redis Cluster', () => {
 
   it('writes each queue’s hours on one slot, the queues on different ones, and reads them back', async () => {
     const now = Date.now();
-    const types = ['webhook-dispatch', 'quota-check', 'session-cleanup'];
+    const types = ['notify', 'sync', 'tidy'];
     const recorder = new HistoryRecorder({ redis: bullpen.redis, keys: bullpen.keys, now: () => now });
     const earlier = new HistoryRecorder({ redis: bullpen.redis, keys: bullpen.keys, now: () => now - 2 * HOUR_MS });
     for (const [i, t] of types.entries()) {

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { shippedApp } from '@/jobs/shipped-app';
 import { loadConfig } from '@/lib/config';
 import { readyClient } from '@/lib/redis/connection';
 import { startWorkerProcess, type RunningWorker } from '@/lib/runtime/worker-process';
 import { capturingLogger } from '../helpers/capturing-logger';
 import { uniquePrefix } from '../helpers/redis';
 import { useOutageRedis } from '../helpers/redis-outage';
+import { TEST_JOBS, TEST_SCHEDULES } from '../helpers/test-jobs';
 
 /*
  * docs/observability.md, "Redis restarts": a 30 s outage wrote 1,205 lines with stacks
@@ -16,7 +16,8 @@ import { useOutageRedis } from '../helpers/redis-outage';
  */
 const SUMMARY_MS = 1_000;
 const OUTAGE_MS = 6_000;
-const TYPES = ['slack-sync', 'quota-check', 'session-cleanup', 'index-optimization'];
+/** Every queue of the test table, `tidy` with its schedule. */
+const TYPES = TEST_JOBS.map((j) => j.name);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('the log through a Redis outage', () => {
@@ -35,9 +36,8 @@ describe('the log through a Redis outage', () => {
       BULLPEN_OUTAGE_SUMMARY_MS: String(SUMMARY_MS),
     });
     worker = await startWorkerProcess({
-      jobs: shippedApp.jobs,
-      schedules: shippedApp.schedules,
-      metricsPrefix: shippedApp.metricsPrefix,
+      jobs: TEST_JOBS,
+      schedules: TEST_SCHEDULES,
       handlers: Object.fromEntries(TYPES.map((t) => [t, async () => 'ok'])),
       config,
       redis: { host: '127.0.0.1', port: redis.port },

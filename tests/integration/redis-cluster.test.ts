@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { silentLogger } from '@/lib/logging/logger';
-import { JOB_TYPE_NAMES, type JobTypeName } from '../helpers/shipped-jobs';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
 import { clusterBullpen, startTestCluster, type TestCluster } from '../helpers/redis-cluster';
 
@@ -11,7 +10,7 @@ describe('on a Redis Cluster', () => {
 
   beforeAll(async () => {
     cluster = await startTestCluster();
-    bullpen = clusterBullpen(cluster, 'cl', { handledTypes: ['webhook-dispatch', 'quota-check', 'session-cleanup'] });
+    bullpen = clusterBullpen(cluster, 'cl', { handledTypes: ['notify', 'sync', 'tidy'] });
   }, 60_000);
   afterAll(async () => {
     await bullpen?.close();
@@ -19,16 +18,16 @@ describe('on a Redis Cluster', () => {
   });
 
   it('spreads queues over the shards with one hash tag each, and runs jobs and dead letters', async () => {
-    const types: JobTypeName[] = ['webhook-dispatch', 'quota-check', 'session-cleanup'];
+    const types = ['notify', 'sync', 'tidy'] as const;
     const seen: string[] = [];
     const pool = new WorkerPool({
       connection: bullpen.workerConnection(),
       keys: bullpen.keys,
       jobs: bullpen.jobs,
       handlers: {
-        'webhook-dispatch': async (ctx) => void seen.push(ctx.type),
-        'quota-check': async (ctx) => void seen.push(ctx.type),
-        'session-cleanup': async () => {
+        notify: async (ctx) => void seen.push(ctx.type),
+        sync: async (ctx) => void seen.push(ctx.type),
+        tidy: async () => {
           throw Object.assign(new Error('no such table'), { name: 'PermanentError' });
         },
       },
@@ -38,9 +37,9 @@ describe('on a Redis Cluster', () => {
     });
     await pool.start();
     try {
-      await bullpen.dispatcher.dispatch('webhook-dispatch', { webhookId: 'w', event: 'e', payload: {} });
-      await bullpen.dispatcher.dispatch('quota-check', {});
-      await bullpen.dispatcher.dispatch('session-cleanup', {});
+      await bullpen.dispatcher.dispatch('notify', { webhookId: 'w', event: 'e', payload: {} });
+      await bullpen.dispatcher.dispatch('sync', { channelId: 'C1' });
+      await bullpen.dispatcher.dispatch('tidy', {});
       const deadline = Date.now() + 20_000;
       while (seen.length < 2 || (await bullpen.dlq.pendingCount()) < 1) {
         if (Date.now() > deadline) throw new Error(`only ${seen.join(',')} ran`);
@@ -49,9 +48,9 @@ describe('on a Redis Cluster', () => {
     } finally {
       await pool.close(5_000);
     }
-    expect(seen.sort()).toEqual(['quota-check', 'webhook-dispatch']);
-    const [entry] = (await bullpen.dlq.list({ type: 'session-cleanup' }, { limit: 10 })).entries;
-    expect(entry).toMatchObject({ jobType: 'session-cleanup', status: 'pending' });
+    expect(seen.sort()).toEqual(['notify', 'sync']);
+    const [entry] = (await bullpen.dlq.list({ type: 'tidy' }, { limit: 10 })).entries;
+    expect(entry).toMatchObject({ jobType: 'tidy', status: 'pending' });
 
     // Where the queues live, as the cluster reports it: every key of a queue is on one
     // slot, that of its hash tag, stored on the master that serves that slot and on no
@@ -74,27 +73,15 @@ describe('on a Redis Cluster', () => {
     // BullMQ counts a cluster client in the `connect` status as ready and sends INFO at
     // once; a producer client without an offline queue refuses it until `ready`. A queue
     // first used at that moment must still work (lib/redis/connection.ts, clusterOptions).
-    const fresh = clusterBullpen(cluster, 'cl-start', { handledTypes: ['quota-check'] });
+    const fresh = clusterBullpen(cluster, 'cl-start', { handledTypes: ['sync'] });
     try {
       const statusAtConnect = await new Promise<string>((resolve) => fresh.redis.once('connect', () => resolve(fresh.redis.status)));
-      const first = fresh.dispatcher.dispatch('quota-check', {});
-      await expect(first, `dispatched in status ${statusAtConnect}`).resolves.toMatchObject({ type: 'quota-check', deduplicated: false });
+      const first = fresh.dispatcher.dispatch('sync', { channelId: 'C1' });
+      await expect(first, `dispatched in status ${statusAtConnect}`).resolves.toMatchObject({ type: 'sync', deduplicated: false });
       const { jobId } = await first;
-      expect(await fresh.queues.get('quota-check').getJobState(jobId)).toMatch(/^(waiting|prioritized)$/);
+      expect(await fresh.queues.get('sync').getJobState(jobId)).toMatch(/^(waiting|prioritized)$/);
     } finally {
       await fresh.close();
     }
   }, 30_000);
-
-  it("places the shipped application's queues on every master of a three-master cluster", () => {
-    // A queue's master is a function of its name alone (its hash tag), so this holds for
-    // any prefix: see docs/scaling.md.
-    const byMaster = new Map<string, string[]>(cluster.nodes.map((n) => [n, []]));
-    for (const t of JOB_TYPE_NAMES) byMaster.get(cluster.masterOf(cluster.keySlot(`${bullpen.keys.queuePrefix(t)}:${t}:meta`)))!.push(t);
-    expect(cluster.shards()).toHaveLength(3);
-    expect(
-      [...byMaster.values()].map((queues) => queues.length).every((n) => n > 0),
-      JSON.stringify([...byMaster]),
-    ).toBe(true);
-  });
 });

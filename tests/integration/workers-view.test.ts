@@ -4,11 +4,11 @@ import { silentLogger } from '@/lib/logging/logger';
 import type { JobContext } from '@/lib/runtime/handler';
 import { heartbeatKeys } from '@/lib/runtime/worker-heartbeat';
 import { startAppWorker } from '@/lib/app/start-app-worker';
-import { shippedApp } from '@/jobs/shipped-app';
+import { testApp } from '../helpers/test-app';
 import { useTestRedis } from '../helpers/use-test-redis';
 
 describe('the workers view', () => {
-  const server = useTestRedis(shippedApp);
+  const server = useTestRedis();
   const stops: Array<() => Promise<unknown>> = [];
   afterEach(async () => {
     for (const stop of stops.splice(0).reverse()) await stop();
@@ -19,19 +19,19 @@ describe('the workers view', () => {
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
     const started: string[] = [];
-    const worker = await startAppWorker(shippedApp, {
-      config: { ...bullpen.config, WORKER_TYPES: ['webhook-dispatch', 'quota-check'] },
+    const worker = await startAppWorker(testApp, {
+      config: { ...bullpen.config, WORKER_TYPES: ['notify', 'tidy'] },
       redis: bullpen.target,
       prefix: bullpen.keys.root,
       logger: silentLogger,
       handlers: {
-        'webhook-dispatch': async (ctx: JobContext) => {
+        notify: async (ctx: JobContext) => {
           await ctx.progress(40, 'delivering');
           started.push(ctx.jobId);
           await released;
           return 'ok';
         },
-        'quota-check': async () => 'ok',
+        tidy: async () => 'ok',
       },
       metricsServer: false,
       maintenance: false,
@@ -41,7 +41,7 @@ describe('the workers view', () => {
       await worker.stop(5_000);
     });
     const { jobId } = await bullpen.dispatcher.dispatch(
-      'webhook-dispatch',
+      'notify',
       { webhookId: 'w', event: 'e', payload: {} },
       { tenant: { orgId: 'acme' } },
     );
@@ -56,11 +56,11 @@ describe('the workers view', () => {
     const p = view.processes[0];
     expect(p).toMatchObject({ id: worker.pool.name, pid: process.pid, stale: false, runningTotal: 1 });
     expect(p.queues).toEqual([
-      { type: 'webhook-dispatch', concurrency: 20 },
-      { type: 'quota-check', concurrency: 1 },
+      { type: 'notify', concurrency: 20 },
+      { type: 'tidy', concurrency: 1 },
     ]);
     expect(p.running[0]).toMatchObject({
-      type: 'webhook-dispatch',
+      type: 'notify',
       attempt: 1,
       tenant: { orgId: 'acme' },
       progress: { percent: 40, phase: 'delivering' },
@@ -77,9 +77,9 @@ describe('the workers view', () => {
 
   it('marks an active job whose lock lapsed as stalled, one past its time limit as overdue, and a silent process as stale', async () => {
     const bullpen = await server.readyBullpen();
-    const queue = bullpen.queues.get('quota-check');
-    const a = await queue.add('quota-check', { payload: {}, requestId: 'r1', dispatchedAt: 1 }, { priority: 0 });
-    const b = await queue.add('quota-check', { payload: {}, requestId: 'r2', dispatchedAt: 1 }, { priority: 0 });
+    const queue = bullpen.queues.get('tidy');
+    const a = await queue.add('tidy', { payload: {}, requestId: 'r1', dispatchedAt: 1 }, { priority: 0 });
+    const b = await queue.add('tidy', { payload: {}, requestId: 'r2', dispatchedAt: 1 }, { priority: 0 });
     // As a worker that took them would leave them: in the active list; b still locked, a not.
     const now = Date.now();
     await bullpen.redis.lrem(queue.toKey('wait'), 0, a.id!);
@@ -106,8 +106,8 @@ describe('the workers view', () => {
     const view = await readWorkersView(bullpen, now);
     expect(view.attention).toEqual(
       expect.arrayContaining([
-        { queue: 'quota-check', jobId: a.id, why: 'stalled', processedAt: now - 1_000 },
-        { queue: 'quota-check', jobId: b.id, why: 'overdue', processedAt: now - 10 * 60_000 },
+        { queue: 'tidy', jobId: a.id, why: 'stalled', processedAt: now - 1_000 },
+        { queue: 'tidy', jobId: b.id, why: 'overdue', processedAt: now - 10 * 60_000 },
       ]),
     );
     expect(view.attention).toHaveLength(2);

@@ -14,12 +14,12 @@ import type { JobContext } from '@/lib/runtime/handler';
 import type { RunningWorker } from '@/lib/runtime/worker-process';
 import { startAppWorker } from '@/lib/app/start-app-worker';
 import { shippedApp } from '@/jobs/shipped-app';
-import { useTestRedis } from '../helpers/use-test-redis';
+import { useTestRedis } from '../../helpers/use-test-redis';
 
 // The dashboard's real route handler, served from this process: `server-only` only guards the bundle.
 vi.mock('server-only', () => ({}));
 
-const DEPLOY = path.resolve(import.meta.dirname, '../../deploy/prometheus');
+const DEPLOY = path.resolve(import.meta.dirname, '../../../deploy/prometheus');
 const token = randomBytes(24).toString('hex');
 const server = useTestRedis(shippedApp);
 
