@@ -24,7 +24,6 @@ const STILL_ON_THE_SHIPPED_TABLE = [
   'helpers/dead-letters-page-reads',
   // Two or more shipped types with schedules, flows or start rules: a larger test table first.
   'integration/(schedules|dashboard-schedules-edit|dashboard-add-job|dashboard-job-start-rules)',
-  'integration/(dashboard-export|dashboard-payload-search|payload-search-bounds|dashboard-queue-page|plain-producers)',
   // They replay through the shipped webhook-dispatch handler.
   'integration/(dashboard-dlq-replay|dlq-replay-outcomes|replay-keys|webhooks-page)',
 ];

@@ -7,7 +7,7 @@ import type { ExportEnd } from '@/dashboard/client/export-format';
 import { exportJobPages } from '@/dashboard/exports/export-jobs';
 import { parseQueueFilters } from '@/dashboard/client/queue-filters';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
 
 let bullpen: Bullpen;
 
@@ -19,7 +19,7 @@ afterEach(async () => {
 const T0 = 1_700_000_000_000;
 
 /** `n` failed jobs written as BullMQ stores them; job i (id i+1) failed at T0 + i, tenant org-a for even i, named `special` every 10th. */
-async function seedFailed(b: Bullpen, type: 'session-cleanup', n: number) {
+async function seedFailed(b: Bullpen, type: 'tidy', n: number) {
   const queue = b.queues.get(type);
   await queue.waitUntilReady();
   const pipe = b.redis.pipeline();
@@ -62,10 +62,10 @@ async function drain<R>(gen: AsyncGenerator<R[], ExportEnd>) {
 
 describe('job export', () => {
   it('pages through a whole state newest first, payload and tenant included', async () => {
-    bullpen = makeBullpen(server.redis);
-    await seedFailed(bullpen, 'session-cleanup', 450);
+    bullpen = testBullpen(server.redis);
+    await seedFailed(bullpen, 'tidy', 450);
     const { pages, rows, end } = await drain(
-      exportJobPages(bullpen, 'session-cleanup', parseQueueFilters({ state: 'failed', page: '3', size: '10' }), { pageSize: 100 }),
+      exportJobPages(bullpen, 'tidy', parseQueueFilters({ state: 'failed', page: '3', size: '10' }), { pageSize: 100 }),
     );
     // Paging of the page (page 3 of 10) is ignored: the export holds every match.
     expect(pages).toEqual([100, 100, 100, 100, 50]);
@@ -85,28 +85,28 @@ describe('job export', () => {
   });
 
   it('stops at the row bound and says it was cut; an exact fit is not cut', async () => {
-    bullpen = makeBullpen(server.redis);
-    await seedFailed(bullpen, 'session-cleanup', 250);
+    bullpen = testBullpen(server.redis);
+    await seedFailed(bullpen, 'tidy', 250);
     const f = parseQueueFilters({ state: 'failed' });
-    const cut = await drain(exportJobPages(bullpen, 'session-cleanup', f, { pageSize: 100, maxRows: 120 }));
+    const cut = await drain(exportJobPages(bullpen, 'tidy', f, { pageSize: 100, maxRows: 120 }));
     expect(cut.pages).toEqual([100, 20]);
     expect(cut.end).toEqual({ rows: 120, cut: 'max-rows' });
-    const exact = await drain(exportJobPages(bullpen, 'session-cleanup', f, { pageSize: 100, maxRows: 250 }));
+    const exact = await drain(exportJobPages(bullpen, 'tidy', f, { pageSize: 100, maxRows: 250 }));
     expect(exact.end).toEqual({ rows: 250 });
   });
 
   it('applies the name and tenant filters by a chunked scan, bounded by rows and by the scan window', async () => {
-    bullpen = makeBullpen(server.redis);
-    await seedFailed(bullpen, 'session-cleanup', 1_000);
+    bullpen = testBullpen(server.redis);
+    await seedFailed(bullpen, 'tidy', 1_000);
     const special = await drain(
-      exportJobPages(bullpen, 'session-cleanup', parseQueueFilters({ state: 'failed', name: 'special' }), { pageSize: 30, scanChunk: 64 }),
+      exportJobPages(bullpen, 'tidy', parseQueueFilters({ state: 'failed', name: 'special' }), { pageSize: 30, scanChunk: 64 }),
     );
     expect(special.rows.map((r) => r.id)).toEqual(Array.from({ length: 100 }, (_, k) => String(991 - 10 * k)));
     expect(special.end).toEqual({ rows: 100, scanned: 1_000, scanLimit: 1_000_000 });
     expect(Math.max(...special.pages)).toBeLessThanOrEqual(30 + 64);
 
     const both = await drain(
-      exportJobPages(bullpen, 'session-cleanup', parseQueueFilters({ state: 'failed', name: 'special', tenant: 'org-a' }), {
+      exportJobPages(bullpen, 'tidy', parseQueueFilters({ state: 'failed', name: 'special', tenant: 'org-a' }), {
         scanChunk: 100,
       }),
     );
@@ -114,14 +114,14 @@ describe('job export', () => {
     expect(both.rows.every((r) => r.name === 'special' && r.orgId === 'org-a')).toBe(true);
 
     const bounded = await drain(
-      exportJobPages(bullpen, 'session-cleanup', parseQueueFilters({ state: 'failed', tenant: 'org-b' }), { maxRows: 25, scanChunk: 100 }),
+      exportJobPages(bullpen, 'tidy', parseQueueFilters({ state: 'failed', tenant: 'org-b' }), { maxRows: 25, scanChunk: 100 }),
     );
     expect(bounded.rows).toHaveLength(25);
     expect(bounded.rows.every((r) => r.orgId === 'org-b')).toBe(true);
     expect(bounded.end).toMatchObject({ rows: 25, cut: 'max-rows' });
 
     const windowed = await drain(
-      exportJobPages(bullpen, 'session-cleanup', parseQueueFilters({ state: 'failed', name: 'special' }), {
+      exportJobPages(bullpen, 'tidy', parseQueueFilters({ state: 'failed', name: 'special' }), {
         scanLimit: 200,
         scanChunk: 64,
       }),
@@ -131,7 +131,7 @@ describe('job export', () => {
   });
 
   it('refuses a queue that is not one the dashboard shows', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     await expect(exportJobPages(bullpen, 'no-such-queue', parseQueueFilters({})).next()).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(exportJobPages(bullpen, 'other:prefix~q', parseQueueFilters({})).next()).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
@@ -139,9 +139,9 @@ describe('job export', () => {
 
 describe('dead-letter export', () => {
   const deadLetter = (i: number, over: Partial<DeadLetterInput> = {}): DeadLetterInput => ({
-    queue: 'webhook-dispatch',
+    queue: 'notify',
     jobId: `job-${i}`,
-    jobType: 'webhook-dispatch',
+    jobType: 'notify',
     jobData: { payload: { webhookId: 'wh_1', event: 'e', payload: { id: i } }, requestId: `req-${i}`, dispatchedAt: T0 },
     error: { message: `HTTP 503, line one\nline two (${i})`, errorClass: i % 3 ? 'server' : 'network' },
     attempts: 10,
@@ -152,14 +152,14 @@ describe('dead-letter export', () => {
   });
 
   it('pages by cursor newest first, with filters, whole messages and payloads, and the bound', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     for (let i = 0; i < 45; i++) await bullpen.dlq.record(deadLetter(i));
     const all = await drain(exportDeadLetterPages(bullpen, parseDeadLetterFilters({ page: '2' }).filters, T0, { pageSize: 10 }));
     expect(all.pages).toEqual([10, 10, 10, 10, 5]);
     expect(all.end).toEqual({ rows: 45 });
     expect(all.rows.map((r) => r.originalJobId)).toEqual(Array.from({ length: 45 }, (_, k) => `job-${44 - k}`));
     expect(all.rows[0]).toMatchObject({
-      queue: 'webhook-dispatch',
+      queue: 'notify',
       orgId: 'org-even',
       status: 'pending',
       message: 'HTTP 503, line one\nline two (44)',

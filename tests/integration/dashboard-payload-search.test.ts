@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { readSearchStep } from '@/dashboard/queues/payload-search';
 import { parseSearchStep, SEARCH_STEP, SEARCH_WINDOW, type SearchStepParams } from '@/dashboard/client/payload-search-params';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
 
 let bullpen: Bullpen;
 
@@ -16,7 +16,7 @@ const T0 = 1_700_000_000_000;
 
 /** `n` completed jobs (id i+1 finished at T0 + i): payload `{ i, user: { id: i % 7 }, tags: ['t' + (i % 3)], note }`. */
 async function seed(b: Bullpen, n: number) {
-  const queue = b.queues.get('session-cleanup');
+  const queue = b.queues.get('tidy');
   await queue.waitUntilReady();
   for (let start = 0; start < n; start += 5_000) {
     const pipe = b.redis.pipeline();
@@ -24,7 +24,7 @@ async function seed(b: Bullpen, n: number) {
       const id = String(i + 1);
       const payload = { i, user: { id: i % 7, vip: i % 100 === 0 }, tags: [`t${i % 3}`], note: i % 1000 === 5 ? 'needle "x"' : 'hay' };
       pipe.hset(queue.toKey(id), {
-        name: i % 2 ? 'odd' : 'session-cleanup',
+        name: i % 2 ? 'odd' : 'tidy',
         data: JSON.stringify({ payload, tenant: { orgId: i % 4 ? 'org-a' : 'org-b' }, requestId: `r${i}`, dispatchedAt: T0 }),
         opts: '{}',
         timestamp: String(T0 + i),
@@ -49,7 +49,7 @@ async function search(query: Record<string, string>) {
   const ids: string[] = [];
   let from = 0;
   for (;;) {
-    const s = await readSearchStep(bullpen, 'session-cleanup', step({ ...query, from: String(from) }));
+    const s = await readSearchStep(bullpen, 'tidy', step({ ...query, from: String(from) }));
     progress.push(s.scanned);
     ids.push(...s.jobs.map((j) => j.id));
     if (s.done) return { progress, ids, last: s };
@@ -59,7 +59,7 @@ async function search(query: Record<string, string>) {
 
 describe('payload search', () => {
   it('scans the newest 10,000 jobs of a state in steps of 1,000, finding a substring of the data', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     await seed(bullpen, 12_000);
     const { progress, ids, last } = await search({ q: 'needle "x"'.replace('"x"', '\\"x\\"') });
     expect(progress).toEqual(Array.from({ length: SEARCH_WINDOW / SEARCH_STEP }, (_, k) => (k + 1) * SEARCH_STEP));
@@ -69,7 +69,7 @@ describe('payload search', () => {
   });
 
   it('matches a path=value on the decoded data (nested keys, array indexes, numbers, booleans), with the page filters', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     await seed(bullpen, 300);
     const byUser = await search({ match: 'payload.user.id=3' });
     expect(byUser.last).toMatchObject({ window: 300, capped: false, scanned: 300 });
@@ -91,9 +91,9 @@ describe('payload search', () => {
   });
 
   it('caps the matches a step returns and refuses bad searches with the rule', async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis);
     await seed(bullpen, 200);
-    const s = await readSearchStep(bullpen, 'session-cleanup', step({ q: 'hay', from: '0' }));
+    const s = await readSearchStep(bullpen, 'tidy', step({ q: 'hay', from: '0' }));
     expect(s.jobs).toHaveLength(50);
     expect(s.more).toBe(true);
     expect(parseSearchStep(new URLSearchParams({ state: 'completed' }))).toMatchObject({ ok: false });

@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { shippedApp } from '@/jobs/shipped-app';
 import { readSearchStep } from '@/dashboard/queues/payload-search';
 import { parseSearchStep, SEARCH_STEP_BYTES } from '@/dashboard/client/payload-search-params';
 import type { Bullpen } from '@/lib/bullpen';
@@ -14,7 +13,7 @@ import { useTestRedis } from '../helpers/use-test-redis';
  * 75 KB one call held Redis for 2.2 s and every other client (workers included) waited.
  * Redis now only copies bytes, in bounded round trips, and the dashboard matches.
  */
-const server = useTestRedis(shippedApp);
+const server = useTestRedis();
 
 const JOBS = 1_000;
 const PAYLOAD_BYTES = 75_000;
@@ -24,7 +23,7 @@ const T0 = 1_700_000_000_000;
 const marked = (i: number) => i % 97 === 13;
 
 async function seed(b: Bullpen) {
-  const queue = b.queues.get('session-cleanup');
+  const queue = b.queues.get('tidy');
   await queue.waitUntilReady();
   // Varied text, so no job compresses into a trivial string and substring tests do real work.
   const words = Array.from({ length: 64 }, (_, k) => `w${k.toString(36)}${'abcdefgh'.slice(k % 8)}`);
@@ -39,7 +38,7 @@ async function seed(b: Bullpen) {
       }
       const payload = { i, code: marked(i) ? 'a=/' : 'a=b', note: marked(i) ? `needle/${i}` : 'hay', text: parts.join(' ') };
       pipe.hset(queue.toKey(String(i + 1)), {
-        name: 'session-cleanup',
+        name: 'tidy',
         data: JSON.stringify({ payload, tenant: { orgId: 'org-a' }, requestId: `r${i}`, dispatchedAt: T0 }),
         opts: '{}',
         timestamp: String(T0 + i),
@@ -59,7 +58,7 @@ async function search(b: Bullpen, query: Record<string, string>) {
   for (let from = 0; ; ) {
     const parsed = parseSearchStep(new URLSearchParams({ state: 'completed', ...query, from: String(from) }));
     if (!parsed.ok) throw new Error(parsed.message);
-    const s = await readSearchStep(b, 'session-cleanup', parsed.params);
+    const s = await readSearchStep(b, 'tidy', parsed.params);
     ids.push(...s.jobs.map((j) => j.id));
     reads.push(s.scanned - from);
     if (s.done) return { ids, reads };

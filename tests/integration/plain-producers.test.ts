@@ -4,13 +4,13 @@ import { addStandardJob } from 'bullmq/dist/esm/scripts/addStandardJob-9.js';
 import IORedis from 'ioredis';
 import { pack } from 'msgpackr';
 import { afterEach, describe, expect, it } from 'vitest';
-import { shippedApp } from '@/jobs/shipped-app';
 import type { Bullpen } from '@/lib/bullpen';
 import type { JobContext } from '@/lib/runtime/handler';
+import { buildHandlers } from '@/lib/jobs/job-definition';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { parseDeadLetterFilters } from '@/dashboard/client/dead-letters-filters';
 import { readDeadLetterDetail, readDeadLetterList } from '@/dashboard/dead-letters/dead-letters-read';
-import { createHandlers } from '../helpers/shipped-jobs';
+import { TEST_JOBS } from '../helpers/test-jobs';
 import { useTestRedis } from '../helpers/use-test-redis';
 import { poolOf } from '../helpers/pool-of';
 
@@ -19,15 +19,15 @@ import { poolOf } from '../helpers/pool-of';
  * (docs/producers.md): no dispatcher, no envelope, the queue's hash-tagged prefix.
  */
 describe('plain BullMQ producers', () => {
-  const server = useTestRedis(shippedApp);
+  const server = useTestRedis();
   const open: Array<{ close(): Promise<unknown> }> = [];
   afterEach(async () => {
     for (const o of open.splice(0).reverse()) await o.close();
   });
 
-  /** A worker for the given types with the real handlers, each call seen on its way in. */
+  /** A worker for the given types with the test table's handlers, each call seen on its way in. */
   async function worker(bullpen: Bullpen, types: string[]) {
-    const real = createHandlers(bullpen);
+    const real = buildHandlers(TEST_JOBS, undefined);
     const seen: Array<{ type: string; data: unknown; tenant?: Tenant }> = [];
     const handlers = Object.fromEntries(
       types.map((type) => [
@@ -54,40 +54,39 @@ describe('plain BullMQ producers', () => {
 
   it('runs a bare payload through the type schema, with its defaults and the tenant from the options or the payload', async () => {
     const bullpen = await server.readyBullpen();
-    const seen = await worker(bullpen, ['embedding-batch', 'quota-check']);
-    const items = Array.from({ length: 3 }, (_, i) => ({ id: `m${i}`, text: `note ${i}` }));
-    const embed = plainQueue(bullpen, 'embedding-batch');
-    const quota = plainQueue(bullpen, 'quota-check');
+    const seen = await worker(bullpen, ['sync', 'erase']);
+    const sync = plainQueue(bullpen, 'sync');
+    const erase = plainQueue(bullpen, 'erase');
     // `tenant` is not in BullMQ's option types, but BullMQ keeps the options it does not know.
-    const a = await embed.add('embedding-batch', { namespace: 'notes', items }, { tenant: { orgId: 'acme' } } as never);
-    const b = await quota.add('quota-check', { orgId: 'globex' });
+    const a = await sync.add('sync', { channelId: 'C0123' }, { tenant: { orgId: 'acme' } } as never);
+    const b = await erase.add('erase', { orgId: 'globex' });
 
     await expect.poll(() => a.getState(), { timeout: 10_000 }).toBe('completed');
     await expect.poll(() => b.getState(), { timeout: 10_000 }).toBe('completed');
-    const batch = seen.find((s) => s.type === 'embedding-batch')!;
-    expect(batch.data).toEqual({ namespace: 'notes', items, batchSize: 32 });
-    expect(batch.tenant).toEqual({ orgId: 'acme' });
-    expect(seen.find((s) => s.type === 'quota-check')?.tenant).toEqual({ orgId: 'globex' });
-    expect((await embed.getJob(a.id!))?.returnvalue).toMatchObject({ items: 3, embedded: 3 });
-    expect(await bullpen.dlq.getByJob('embedding-batch', a.id!)).toBeUndefined();
+    const fetched = seen.find((s) => s.type === 'sync')!;
+    expect(fetched.data).toEqual({ channelId: 'C0123', limit: 200 });
+    expect(fetched.tenant).toEqual({ orgId: 'acme' });
+    expect(seen.find((s) => s.type === 'erase')?.tenant).toEqual({ orgId: 'globex' });
+    expect((await sync.getJob(a.id!))?.returnvalue).toEqual({ fetched: 0 });
+    expect(await bullpen.dlq.getByJob('sync', a.id!)).toBeUndefined();
   });
 
   it('dead-letters an invalid bare payload with the field and the rule; one-click replay asks for an edit, the edit runs', async () => {
     const bullpen = await server.readyBullpen();
-    const seen = await worker(bullpen, ['embedding-batch']);
-    const queue = plainQueue(bullpen, 'embedding-batch');
-    const job = await queue.add('embedding-batch', { namespace: 5, items: [] }, { attempts: 3 });
+    const seen = await worker(bullpen, ['sync']);
+    const queue = plainQueue(bullpen, 'sync');
+    const job = await queue.add('sync', { channelId: 5 }, { attempts: 3 });
 
-    await expect.poll(async () => (await bullpen.dlq.getByJob('embedding-batch', job.id!))?.status, { timeout: 10_000 }).toBe('pending');
-    const entry = (await bullpen.dlq.getByJob('embedding-batch', job.id!))!;
-    expect(entry.error.message).toMatch(/namespace/);
+    await expect.poll(async () => (await bullpen.dlq.getByJob('sync', job.id!))?.status, { timeout: 10_000 }).toBe('pending');
+    const entry = (await bullpen.dlq.getByJob('sync', job.id!))!;
+    expect(entry.error.message).toMatch(/channelId/);
     expect(entry.error.message).toMatch(/expected string, received number/);
     expect(entry.error.errorClass).toBe('validation');
     // Validation is permanent: one attempt of three, and the handler never ran.
     expect(entry.attempts).toBe(1);
     expect(seen).toEqual([]);
     // The dead letter holds the payload as it was sent, not null.
-    expect(entry.payload).toEqual({ namespace: 5, items: [] });
+    expect(entry.payload).toEqual({ channelId: 5 });
 
     await expect(bullpen.dlq.replay(entry.id, { by: 'olivia', expectedReplays: 0 })).rejects.toMatchObject({
       code: 'VALIDATION',
@@ -97,27 +96,27 @@ describe('plain BullMQ producers', () => {
     const replayed = await bullpen.dlq.replay(entry.id, {
       by: 'olivia',
       expectedReplays: 0,
-      payload: { namespace: 'notes', items: [{ id: 'x', text: 'fixed' }] },
+      payload: { channelId: 'C0123' },
     });
     const next = replayed.replays[0].newJobId;
-    await expect.poll(() => bullpen.queues.get('embedding-batch').getJobState(next), { timeout: 10_000 }).toBe('completed');
+    await expect.poll(() => bullpen.queues.get('sync').getJobState(next), { timeout: 10_000 }).toBe('completed');
   });
 
   it('dead-letters a bare string, array, number and null once each, and the dashboard shows each as it was sent', async () => {
     const bullpen = await server.readyBullpen();
-    const seen = await worker(bullpen, ['embedding-batch']);
-    const queue = plainQueue(bullpen, 'embedding-batch');
-    const sent: unknown[] = ['notes', [{ id: 'm1', text: 'note' }], 42, null];
+    const seen = await worker(bullpen, ['sync']);
+    const queue = plainQueue(bullpen, 'sync');
+    const sent: unknown[] = ['C0123', [{ channelId: 'C0123' }], 42, null];
     const jobs = [];
-    for (const data of sent) jobs.push(await queue.add('embedding-batch', data, { attempts: 3 }));
+    for (const data of sent) jobs.push(await queue.add('sync', data, { attempts: 3 }));
 
     const entries = [];
     for (const [i, job] of jobs.entries()) {
-      await expect.poll(async () => (await bullpen.dlq.getByJob('embedding-batch', job.id!))?.status, { timeout: 10_000 }).toBe('pending');
-      const entry = (await bullpen.dlq.getByJob('embedding-batch', job.id!))!;
+      await expect.poll(async () => (await bullpen.dlq.getByJob('sync', job.id!))?.status, { timeout: 10_000 }).toBe('pending');
+      const entry = (await bullpen.dlq.getByJob('sync', job.id!))!;
       // The schema's rule, permanent: one attempt of three, in BullMQ's failed set as well.
       expect(entry.error, JSON.stringify(sent[i])).toMatchObject({ errorClass: 'validation' });
-      expect(entry.error.message).toMatch(/Invalid embedding-batch payload/);
+      expect(entry.error.message).toMatch(/Invalid sync payload/);
       expect(entry.error.message).toMatch(/expected object/);
       expect(entry.attempts).toBe(1);
       expect(entry.payload).toEqual(sent[i]);
@@ -130,7 +129,7 @@ describe('plain BullMQ producers', () => {
     expect((await bullpen.dlq.counts()).total).toBe(sent.length);
 
     // The dashboard: the list has the four rows, each entry's page its payload as sent.
-    const list = await readDeadLetterList(bullpen, parseDeadLetterFilters({ type: 'embedding-batch' }).filters);
+    const list = await readDeadLetterList(bullpen, parseDeadLetterFilters({ type: 'sync' }).filters);
     expect(list.rows.map((r) => r.originalJobId).sort()).toEqual(jobs.map((j) => j.id!).sort());
     for (const [i, entry] of entries.entries()) {
       const detail = (await readDeadLetterDetail(bullpen, entry.id))!;
@@ -143,31 +142,31 @@ describe('plain BullMQ producers', () => {
 
   it('refuses a job whose name is not its queue type, before any handler runs', async () => {
     const bullpen = await server.readyBullpen();
-    const seen = await worker(bullpen, ['quota-check']);
-    const job = await plainQueue(bullpen, 'quota-check').add('foo', { orgId: 'acme' }, { attempts: 5 });
+    const seen = await worker(bullpen, ['erase']);
+    const job = await plainQueue(bullpen, 'erase').add('foo', { orgId: 'acme' }, { attempts: 5 });
 
-    await expect.poll(async () => (await bullpen.dlq.getByJob('quota-check', job.id!))?.status, { timeout: 10_000 }).toBe('pending');
-    const entry = (await bullpen.dlq.getByJob('quota-check', job.id!))!;
-    expect(entry.error.message).toContain('Job name "foo" is not this queue\'s job type "quota-check"');
+    await expect.poll(async () => (await bullpen.dlq.getByJob('erase', job.id!))?.status, { timeout: 10_000 }).toBe('pending');
+    const entry = (await bullpen.dlq.getByJob('erase', job.id!))!;
+    expect(entry.error.message).toContain('Job name "foo" is not this queue\'s job type "erase"');
     expect(entry.attempts).toBe(1);
     expect(seen).toEqual([]);
   });
 
   it("takes a job written with raw Redis commands: EVAL of BullMQ's add script, as docs/producers.md shows", async () => {
     const bullpen = await server.readyBullpen();
-    const seen = await worker(bullpen, ['quota-check']);
+    const seen = await worker(bullpen, ['erase']);
     const redis = new IORedis({ host: '127.0.0.1', port: server.redis.port });
     open.push({ close: async () => redis.disconnect() });
     // The queue's keys: <BULLPEN_PREFIX>:{<type>}:<type>:<suffix>; the braces keep them in one cluster slot.
-    const base = `${bullpen.keys.queuePrefix('quota-check')}:quota-check:`;
+    const base = `${bullpen.keys.queuePrefix('erase')}:erase:`;
     const keys = ['wait', 'paused', 'meta', 'id', 'completed', 'delayed', 'active', 'events', 'marker'].map((k) => base + k);
-    const args = pack([base, '', 'quota-check', Date.now(), null, null, null, null, null, null]);
+    const args = pack([base, '', 'erase', Date.now(), null, null, null, null, null, null]);
     const opts = pack({ attempts: 3, backoff: { type: 'full-jitter', delay: 10_000 } });
     const id = (await redis.eval(addStandardJob.content, keys.length, ...keys, args, JSON.stringify({ orgId: 'initech' }), opts)) as string;
 
-    const queue = bullpen.queues.get('quota-check');
+    const queue = bullpen.queues.get('erase');
     await expect.poll(() => queue.getJobState(id), { timeout: 10_000 }).toBe('completed');
-    expect(seen).toEqual([{ type: 'quota-check', data: { orgId: 'initech' }, tenant: { orgId: 'initech' } }]);
+    expect(seen).toEqual([{ type: 'erase', data: { orgId: 'initech' }, tenant: { orgId: 'initech' } }]);
     expect((await queue.getJob(id))?.opts).toMatchObject({ attempts: 3 });
   });
 });
