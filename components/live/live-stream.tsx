@@ -56,7 +56,7 @@ export function LiveStreamProvider({ enabled, children }: { enabled: boolean; ch
   const [subjects, setSubjects] = useState<string[]>([]);
   const [state, setState] = useState<StreamState>({ mode: 'off' });
   const [visible, setVisible] = useState(true);
-  const [_attempt, setAttempt] = useState(0);
+  const [attempt, setAttempt] = useState(0);
   const recompute = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
   const subscribe = useCallback((subject: string, queryKey: QueryKey) => {
@@ -89,6 +89,7 @@ export function LiveStreamProvider({ enabled, children }: { enabled: boolean; ch
   }, []);
 
   const retryDelay = useRef(STREAM_RETRY_MS);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: attempt is the trigger: a fallback's retry timer bumps it to open the stream again.
   useEffect(() => {
     if (!enabled || !visible || subjects.length === 0) {
       setState({ mode: 'off' });
@@ -169,7 +170,7 @@ export function LiveStreamProvider({ enabled, children }: { enabled: boolean; ch
       clearInterval(watchdog);
       clearTimeout(retry);
     };
-  }, [enabled, visible, subjects, client]);
+  }, [enabled, visible, subjects, client, attempt]);
 
   const value = useMemo(() => ({ state, subscribe }), [state, subscribe]);
   return <Context.Provider value={value}>{children}</Context.Provider>;
