@@ -4,6 +4,9 @@ import type { Bullpen } from '@/lib/bullpen';
 import type { ScheduleSummary } from '@/lib/schedules/schedule-summary';
 import { requestFrom } from '../helpers/http-from';
 import { DeadLettersPage } from './pages/dead-letters-page';
+import { JobPage } from './pages/job-page';
+import { LiveStream } from './pages/live-stream';
+import { QueuePage } from './pages/queue-page';
 import { SchedulesPage } from './pages/schedules-page';
 import { SignInPage } from './pages/sign-in-page';
 import { cleanUpDeliveries, failWebhookDelivery, type FailedDelivery } from './support/dead-letters';
@@ -219,6 +222,63 @@ test('TRUSTED_PROXIES: the audit log and the sign-in throttle use the address ng
   expect(Number(await bullpen.redis.hget(failPair(VIA_PROXY_CLIENT), 'fails'))).toBe(1);
   expect(Number(await bullpen.redis.hget(failPair(DIRECT_CLIENT), 'fails'))).toBe(1);
   for (const wrong of [FORGED, PROXY_ADDRESS, '127.0.0.1']) expect(await bullpen.redis.exists(failPair(wrong))).toBe(0);
+});
+
+test("through nginx: a queue's counts and a job's progress come pushed without a poll; a hung dashboard's stream is announced within 5 s", async ({
+  browser,
+  bullpen,
+  e2e,
+}) => {
+  const page = await proxiedPage(browser);
+  await pair.proxy.pin(0);
+  await signInAs(page, e2e, 'operator', '/queues/embedding-batch?state=delayed');
+  const live = new LiveStream(page);
+  const queue = new QueuePage(page, 'embedding-batch');
+  await expect(live.status).toHaveAttribute('data-stream', 'open');
+  live.recordPolls();
+  const count = queue.stateTab('delayed').locator('.count');
+  const before = Number(await count.textContent());
+  const namespace = `e2e-proxied-stream-${Date.now().toString(36)}`;
+  const items = Array.from({ length: 30 }, (_, i) => ({ id: `doc-${i}`, text: `document ${i} through nginx` }));
+  const delayed = await bullpen.dispatcher.dispatch('embedding-batch', { namespace, items: items.slice(0, 1) }, { delayMs: 600_000 });
+  try {
+    await expect(count).toHaveText(String(before + 1));
+    expect(live.polled(), 'no live route was polled through nginx while the stream was open').toEqual([]);
+
+    const { jobId } = await bullpen.dispatcher.dispatch('embedding-batch', { namespace, items, batchSize: 1 });
+    await page.goto(`/queues/embedding-batch/jobs/${encodeURIComponent(jobId)}`);
+    const job = new JobPage(page);
+    await expect(live.status).toHaveAttribute('data-stream', 'open');
+    live.recordPolls();
+    const seen = new Set<number>();
+    await expect
+      .poll(
+        async () => {
+          const v = await job.progressValue();
+          if (v > 0 && v < 100) seen.add(v);
+          return seen.size;
+        },
+        { message: 'the bar takes at least two intermediate values', timeout: 30_000, intervals: [250] },
+      )
+      .toBeGreaterThanOrEqual(2);
+    expect(live.polled(), 'no live route was polled through nginx while the stream was open').toEqual([]);
+    // Instance a hangs: its stream goes silent, and the tab says so within 5 s, then polls.
+    pair.pause(0);
+    const hungAt = Date.now();
+    try {
+      await expect(live.notice).toBeVisible({ timeout: 5_000 });
+      expect(Date.now() - hungAt, 'the broken stream is announced within 5 s').toBeLessThan(5_000);
+      await expect(live.notice).toContainText('went silent');
+      await expect(live.status).toHaveAttribute('data-stream', 'polling');
+    } finally {
+      pair.resume(0);
+    }
+    // Back: the stream opens again and the notice goes.
+    await expect(live.notice).toHaveCount(0, { timeout: 30_000 });
+    await expect(live.status).toHaveAttribute('data-stream', 'open');
+  } finally {
+    await (await bullpen.queues.get('embedding-batch').getJob(delayed.jobId))?.remove();
+  }
 });
 
 /** Audit entries of `action` on user `target` written since `since`, oldest first. */

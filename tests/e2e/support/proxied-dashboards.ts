@@ -89,8 +89,20 @@ export class ProxiedDashboards {
       .map((r) => this.instances.find((i) => i.upstream === r.upstream)?.name ?? `unknown upstream ${r.upstream}`);
   }
 
+  /** Hangs instance `index` (SIGSTOP): its open streams go silent, as a hung process's would. */
+  pause(index: number): void {
+    process.kill(this.processes[index].pid, 'SIGSTOP');
+  }
+
+  /** Lets instance `index` run again (SIGCONT). */
+  resume(index: number): void {
+    process.kill(this.processes[index].pid, 'SIGCONT');
+  }
+
   /** Stops nginx (its logs are kept beside the dashboards' in the run's log dir), then both instances. */
   async stop(): Promise<void> {
+    // A paused instance would not hear SIGTERM.
+    for (const p of this.processes) if (p.running) process.kill(p.pid, 'SIGCONT');
     await this.proxy.stop(this.logDir);
     for (const p of this.processes) await p.stop('SIGTERM', 15_000);
   }
