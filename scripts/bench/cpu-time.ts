@@ -65,3 +65,14 @@ export function machineStealSeconds(): number {
     return NaN;
   }
 }
+
+/** Resident memory of `pid` in bytes (VmRSS in /proc/<pid>/status), or undefined where /proc cannot tell. */
+export function processRssBytes(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -5,8 +5,9 @@
  * every second, through the dashboard's production server on the same Redis and key
  * prefix as the worker. A third kind of round has the same clients poll a bare server
  * (observer-floor.ts) answering the same bytes from memory: what the polls cost the
- * machine whatever answers them. Rounds cycle through the three kinds after warm-ups, each
- * cycle starting one kind later;
+ * machine whatever answers them. A fourth kind has the same clients hold the dashboard's
+ * live stream open instead of polling (observer-streams.ts: 50 tabs streaming). Rounds cycle
+ * through the four kinds after warm-ups, each cycle starting one kind later;
  * the figure is the median of each kind and their ratio (target: under 5% loss).
  *
  * The clients sign in through the real sign-in form (http-sign-in.ts), a few viewers
@@ -28,11 +29,12 @@ import { LIVE_TTL_MS, LIVE_WATCH_MS } from '@/dashboard/live/live-cache';
 import { readyClient } from '@/lib/redis/connection';
 import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
 import { closeChild } from './child';
-import { machineStealSeconds, ownCpuSeconds, processCpuSeconds, redisCommands, redisCpuSeconds } from './cpu-time';
+import { machineStealSeconds, ownCpuSeconds, processCpuSeconds, processRssBytes, redisCommands, redisCpuSeconds } from './cpu-time';
 import { ensureBuild, startDashboard } from './dashboard-next';
 import { signInOverHttp } from './http-sign-in';
 import { getRequestTo, KeepAliveConnection } from './raw-http';
 import type { ClientsReport } from './observer-clients';
+import type { StreamsReport } from './observer-streams';
 import { bullpenRunner, makeBullpen, throughput } from './runtime';
 import { fmt, median, percentile, envInt } from './stats';
 
@@ -51,6 +53,12 @@ const IDLE_MS = 5_000;
  */
 const COOL_DOWN_MS = LIVE_WATCH_MS + LIVE_TTL_MS + 500;
 const CHILD = path.join(__dirname, 'observer-clients.ts');
+const STREAMS = path.join(__dirname, 'observer-streams.ts');
+/** Open streams of the memory and CPU measurement, and the seconds it is measured over. */
+const MANY_STREAMS = 500;
+const MANY_STREAMS_S = 10;
+/** A user holds at most 16 streams (dashboard/live/live-hub.ts): the many streams' users, each signed in once. */
+const STREAMS_PER_USER = 16;
 const FLOOR = path.join(__dirname, 'observer-floor.ts');
 /** What a tab on each page polls: the live routes its refetch calls (dashboard/client/query-keys.ts). */
 const PATHS = { overview: '/api/live/overview', queue: `/api/live/queues/${TYPE}?state=prioritized` } as const;
@@ -67,8 +75,8 @@ export interface CpuShare {
   steal?: number;
 }
 
-/** What the clients poll in a round: nothing (no clients), the dashboard, or the bare server (observer-floor.ts). */
-export type PollTarget = 'none' | 'dashboard' | 'floor';
+/** What the clients do in a round: nothing (no clients), poll the dashboard, hold its live stream open, or poll the bare server (observer-floor.ts). */
+export type PollTarget = 'none' | 'dashboard' | 'stream' | 'floor';
 
 export interface ObserverRound {
   target: PollTarget;
@@ -95,6 +103,10 @@ export interface ObserverBenchResult {
   clientSeconds: number;
   clientTicks: number;
   signInMs: number;
+  /** Over the streaming rounds: the events the tabs received, per stream per second. */
+  streamEvents: { events: number; seconds: number; streams: number };
+  /** The dashboard with MANY_STREAMS open streams and the worker stopped, against the same window without them. */
+  many: { streams: number; seconds: number; cpuIdle: number; cpuOpen: number; rssIdle: number; rssOpen: number; events: number };
   cores: number;
   load: { start: number; end: number };
   totalS: number;
@@ -124,6 +136,39 @@ function startClients(args: { url: string; cookies: string[]; paths: string[]; p
       const report = nextMessage();
       child.send('stop');
       return (await report) as ClientsReport;
+    },
+    close: () => closeChild(child),
+  };
+}
+
+/** The streaming clients' process (observer-streams.ts): told to open n streams and to close them. */
+function startStreams(args: { url: string; cookies: string[]; subjects: string[] }) {
+  const child: ChildProcess = fork(STREAMS, [JSON.stringify(args)], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const nextMessage = () =>
+    new Promise<unknown>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`the streams' process exited with ${code}`));
+      child.once('exit', onExit);
+      child.once('message', (m) => {
+        child.off('exit', onExit);
+        resolve(m);
+      });
+    });
+  const ready = nextMessage();
+  return {
+    pid: child.pid,
+    ready,
+    async open(n: number): Promise<number> {
+      const opened = nextMessage();
+      child.send({ open: n });
+      return ((await opened) as { opened: number }).opened;
+    },
+    async stop(): Promise<StreamsReport> {
+      const report = nextMessage();
+      child.send('stop');
+      return (await report) as StreamsReport;
     },
     close: () => closeChild(child),
   };
@@ -186,6 +231,7 @@ export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<
   if (build.unusable) throw new Error(`no usable dashboard build: ${build.unusable}`);
   const dashboard = await startDashboard(bullpen, opts.redis.url);
   const pollers: Array<ReturnType<typeof startClients>> = [];
+  let streamer: ReturnType<typeof startStreams> | undefined;
   let floor: Awaited<ReturnType<typeof startFloor>> | undefined;
   try {
     // A few viewers, each signed in several times through the form.
@@ -213,6 +259,10 @@ export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<
     const p = startClients({ url: dashboard.url, cookies, paths: Object.values(PATHS), periodMs: PERIOD_MS });
     pollers.push(p);
     await p.ready;
+    // The same tabs, streaming what they would poll.
+    streamer = startStreams({ url: dashboard.url, cookies, subjects: Object.values(PATHS) });
+    await streamer.ready;
+    const streamEvents = { events: 0, seconds: 0, streams: 0 };
     const queue = bullpen.queues.get(TYPE);
     const samples: Record<string, number[]> = {};
     let failures = 0;
@@ -224,12 +274,13 @@ export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<
       dashboard: { pid: dashboard.pid, clients: p },
     };
 
+    const serverOf = (target: PollTarget) => (target === 'none' || target === 'stream' ? 'dashboard' : target);
     const read = (target: PollTarget) => async () => [
       ownCpuSeconds(),
       await redisCpuSeconds(bullpen),
       // With nobody polling, the dashboard still runs beside the worker: its idle cost is shown too.
-      processCpuSeconds(servers[target === 'none' ? 'dashboard' : target]?.pid) ?? NaN,
-      processCpuSeconds(servers[target === 'none' ? 'dashboard' : target]?.clients.pid) ?? NaN,
+      processCpuSeconds(servers[serverOf(target)]?.pid) ?? NaN,
+      processCpuSeconds(target === 'stream' ? streamer?.pid : servers[serverOf(target)]?.clients.pid) ?? NaN,
       await redisCommands(bullpen),
       machineStealSeconds(),
     ];
@@ -261,20 +312,33 @@ export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<
       };
     };
     let dashboardPolledAt = Number.NEGATIVE_INFINITY;
+    // The streaming tabs keep the same reads fresh as the polling ones: no wait between those two kinds.
+    const readsDashboard = (target: PollTarget) => target === 'dashboard' || target === 'stream';
     const coolDown = async (target: PollTarget) => {
-      if (target === 'dashboard') return;
+      if (readsDashboard(target)) return;
       const wait = dashboardPolledAt + COOL_DOWN_MS - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     };
     const round = async (target: PollTarget): Promise<ObserverRound> => {
       await coolDown(target);
+      if (target === 'stream') {
+        const opened = await streamer!.open(clients);
+        if (opened !== clients) throw new Error(`${clients - opened} of ${clients} streams did not open`);
+      }
       const m = metered(bullpenRunner(opts.redis, PREFIX), read(target));
-      const polling = servers[target]?.clients;
+      const polling = target === 'stream' ? undefined : servers[target]?.clients;
       polling?.start();
       // No settle: the round's cores are metered from the worker's start to its stop, idle included.
       const jobsPerSec = await throughput(m.runner, queue, jobs, {}, { settleMs: 0 });
       if (polling) await collect(polling, target === 'dashboard');
-      if (target === 'dashboard') dashboardPolledAt = performance.now();
+      if (target === 'stream') {
+        const report = await streamer!.stop();
+        if (report.failures) throw new Error(`${report.failures} streams failed: ${report.reasons.join('; ')}`);
+        streamEvents.events += report.events;
+        streamEvents.seconds += report.seconds;
+        streamEvents.streams = report.streams;
+      }
+      if (readsDashboard(target)) dashboardPolledAt = performance.now();
       return toRound(target, jobsPerSec, m.result());
     };
     const idleWindow = async (target: PollTarget): Promise<ObserverRound> => {
@@ -292,14 +356,19 @@ export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<
         after.map((a, i) => a - before[i]),
       );
     };
-    const LABEL: Record<PollTarget, string> = { none: 'no clients     ', dashboard: 'the dashboard  ', floor: 'the bare server' };
+    const LABEL: Record<PollTarget, string> = {
+      none: 'no clients     ',
+      dashboard: 'the dashboard  ',
+      stream: 'its live stream',
+      floor: 'the bare server',
+    };
     const show = (r: ObserverRound, label: string) =>
       console.log(
         `  ${label} ${r.clients} clients on ${LABEL[r.target]}: ${fmt(r.jobsPerSec, 0)} jobs/s (cores: worker ${fmt(r.cpu.worker, 2)}, redis ${fmt(r.cpu.redis, 2)}, server ${fmt(r.cpu.dashboard ?? NaN, 2)}, clients ${fmt(r.cpu.clients ?? NaN, 2)}, steal ${fmt(r.cpu.steal ?? NaN, 2)})`,
       );
 
     const warmup: ObserverRound[] = [];
-    for (const target of ['none', 'dashboard'] as const) {
+    for (const target of ['none', 'dashboard', 'stream'] as const) {
       const r = await round(target);
       warmup.push(r);
       show(r, 'warm-up ');
@@ -320,10 +389,11 @@ export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<
     lateTicks = 0;
     clientSeconds = 0;
     clientTicks = 0;
+    Object.assign(streamEvents, { events: 0, seconds: 0 });
     const rounds: ObserverRound[] = [];
     // Each cycle starts one kind later than the one before, so a drift of the machine's speed over the section
     // (other tenants, Redis's memory) does not always favour the same kind.
-    const kinds: PollTarget[] = ['none', 'dashboard', 'floor'];
+    const kinds: PollTarget[] = ['none', 'dashboard', 'stream', 'floor'];
     for (let i = 0; i < kinds.length * pairs; i++) {
       const cycle = Math.floor(i / kinds.length);
       const r = await round(kinds[(i + cycle) % kinds.length]);
@@ -333,6 +403,10 @@ export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<
     const idle = { quiet: await idleWindow('none'), busy: await idleWindow('dashboard'), seconds: IDLE_MS / 1_000 };
     console.log(
       `  worker stopped: Redis ${fmt(idle.quiet.redisOps, 0)} → ${fmt(idle.busy.redisOps, 0)} commands/s, dashboard ${fmt(idle.busy.cpu.dashboard ?? NaN, 2)} cores with the clients`,
+    );
+    const many = await manyStreams(bullpen, dashboard, Object.values(PATHS));
+    console.log(
+      `  ${many.streams} open streams, worker stopped: dashboard ${fmt(many.cpuIdle, 3)} → ${fmt(many.cpuOpen, 3)} cores, RSS ${fmt(many.rssIdle / 2 ** 20, 0)} → ${fmt(many.rssOpen / 2 ** 20, 0)} MiB`,
     );
     const responses: ObserverBenchResult['responses'] = {};
     for (const [k, xs] of Object.entries(samples)) {
@@ -352,16 +426,70 @@ export async function runObserverBench(opts: { redis: EmbeddedRedis }): Promise<
       clientSeconds,
       clientTicks,
       signInMs,
+      streamEvents,
+      many,
       cores: cpus().length,
       load: { start: loadStart, end: loadavg()[0] },
       totalS: (performance.now() - started) / 1_000,
     };
   } finally {
     for (const c of pollers) await c.close();
+    await streamer?.close();
     await floor?.close();
     await dashboard.stop();
     await bullpen.queues.get(TYPE).obliterate({ force: true });
     await bullpen.close();
+  }
+}
+
+/**
+ * The dashboard's CPU and memory with MANY_STREAMS tabs streaming the overview and a queue
+ * page, the worker stopped: MANY_STREAMS_S seconds without them, then as long with them open.
+ * They are the streams of viewers signed in once each, at most STREAMS_PER_USER streams per viewer.
+ */
+async function manyStreams(
+  bullpen: ReturnType<typeof makeBullpen>,
+  dashboard: { url: string; pid: number | undefined },
+  subjects: string[],
+): Promise<ObserverBenchResult['many']> {
+  const auth = new SignInService(bullpen.redis, bullpen.keys);
+  const users = Math.ceil(MANY_STREAMS / STREAMS_PER_USER);
+  const cookies: string[] = [];
+  for (let i = 0; i < users; i++) {
+    const v = { username: `observer-stream-${i}`, password: randomBytes(18).toString('base64url') };
+    await auth.users.create({ ...v, role: 'viewer' });
+    cookies.push(await signInOverHttp(dashboard.url, v.username, v.password));
+  }
+  const window = async () => {
+    const cpu0 = processCpuSeconds(dashboard.pid) ?? NaN;
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, MANY_STREAMS_S * 1_000));
+    return {
+      cpu: ((processCpuSeconds(dashboard.pid) ?? NaN) - cpu0) / ((performance.now() - t0) / 1_000),
+      rss: processRssBytes(dashboard.pid) ?? NaN,
+    };
+  };
+  const idle = await window();
+  const s = startStreams({ url: dashboard.url, cookies, subjects });
+  try {
+    await s.ready;
+    const opened = await s.open(MANY_STREAMS);
+    if (opened !== MANY_STREAMS) throw new Error(`${MANY_STREAMS - opened} of ${MANY_STREAMS} streams did not open`);
+    await new Promise((r) => setTimeout(r, 1_000));
+    const open = await window();
+    const report = await s.stop();
+    if (report.failures) throw new Error(`${report.failures} streams failed: ${report.reasons.join('; ')}`);
+    return {
+      streams: MANY_STREAMS,
+      seconds: MANY_STREAMS_S,
+      cpuIdle: idle.cpu,
+      cpuOpen: open.cpu,
+      rssIdle: idle.rss,
+      rssOpen: open.rss,
+      events: report.events,
+    };
+  } finally {
+    await s.close();
   }
 }
 
@@ -373,6 +501,9 @@ export function observerSection(r: ObserverBenchResult): string {
   const quiet = of('none');
   const busy = of('dashboard');
   const bare = of('floor');
+  const streaming = of('stream');
+  const st = medianOf(streaming, (x) => x.jobsPerSec);
+  const streamLoss = 1 - st / medianOf(quiet, (x) => x.jobsPerSec);
   const q = medianOf(quiet, (x) => x.jobsPerSec);
   const b = medianOf(busy, (x) => x.jobsPerSec);
   const f = medianOf(bare, (x) => x.jobsPerSec);
@@ -380,7 +511,7 @@ export function observerSection(r: ObserverBenchResult): string {
   const loss = 1 - ratio;
   const floorLoss = 1 - f / q;
   const cores = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '–' : fmt(x, 2));
-  const polled: Record<PollTarget, string> = { none: '–', dashboard: 'the dashboard', floor: 'bare server' };
+  const polled: Record<PollTarget, string> = { none: '–', dashboard: 'the dashboard', stream: 'its live stream', floor: 'bare server' };
   const rows = r.rounds.map(
     (x, i) =>
       `| ${i + 1} | ${polled[x.target]} | ${x.clients} | ${fmt(x.jobsPerSec, 0)} | ${cores(x.cpu.worker)} | ${cores(x.cpu.redis)} | ${cores(x.cpu.dashboard)} | ${cores(x.cpu.clients)} | ${cores(x.cpu.steal)} |`,
@@ -394,6 +525,9 @@ export function observerSection(r: ObserverBenchResult): string {
   const med = (rounds: ObserverRound[], f: (x: ObserverRound) => number | undefined) => cores(medianOf(rounds, f));
   const perViewer = Math.ceil(r.clients / r.viewers);
   const { quiet: iq, busy: ib } = r.idle;
+  const mib = (b: number) => fmt(b / 2 ** 20, 0);
+  const perStream =
+    r.streamEvents.streams && r.streamEvents.seconds ? r.streamEvents.events / r.streamEvents.seconds / r.streamEvents.streams : NaN;
   return [
     '## Observer effect: the runtime with dashboard clients polling',
     '',
@@ -407,8 +541,10 @@ export function observerSection(r: ObserverBenchResult): string {
     'process of their own (`observer-clients.ts`, sending requests prepared once over node:net, `raw-http.ts`: they stand in',
     'for browsers on other machines, and node:http’s client cost as much CPU per poll as the server). In the bare-server rounds the same clients poll a bare node:http',
     'server (`observer-floor.ts`) that answers the same paths with the bytes the dashboard answered, from memory, with no',
-    'session check and no read: the least any Node.js server can do for these polls. Warm-up rounds run first and are not',
-    `counted; the rounds then cycle through no clients, the dashboard and the bare server ${r.rounds.length / 3} times, each cycle starting one kind`,
+    'session check and no read: the least any Node.js server can do for these polls. In the live-stream rounds ("50 tabs',
+    'streaming") the same clients instead each hold one `GET /api/live/stream` open for both URLs (`observer-streams.ts`),',
+    'which the dashboard’s one reader pushes to them once a second when they change (dashboard/live/live-hub.ts). Warm-up rounds run first and are not',
+    `counted; the rounds then cycle through no clients, the dashboard polled, its live stream and the bare server ${r.rounds.length / 4} times, each cycle starting one kind`,
     'later than the one before (so a drift in the machine’s speed does not favour one kind). A round of another kind waits',
     `${fmt(COOL_DOWN_MS / 1_000, 1)} s after a dashboard round, until the dashboard has stopped keeping the polled reads fresh. Cores: CPU seconds per second of a`,
     'round’s run (worker start to stop), by process; the worker’s figure is the benchmark process, in which the worker runs;',
@@ -421,6 +557,9 @@ export function observerSection(r: ObserverBenchResult): string {
     '',
     `**Median: ${fmt(b, 0)} jobs/s with ${r.clients} clients polling the dashboard, ${fmt(q, 0)} without; ratio ${fmt(ratio, 3)}, ${fmt(loss * 100, 1)}% loss** (target under ${fmt(TARGET_LOSS * 100, 0)}%: ${loss < TARGET_LOSS ? 'met' : '**not met**'}).`,
     `With the same clients polling the bare server: ${fmt(f, 0)} jobs/s, ${fmt(floorLoss * 100, 1)}% loss — what the polls cost this machine whatever answers them.`,
+    `**${r.clients} tabs streaming: ${fmt(st, 0)} jobs/s, ${fmt(streamLoss * 100, 1)}% loss** (target: no more than the bare server’s ${fmt(floorLoss * 100, 1)}%: ${streamLoss <= floorLoss ? 'met' : '**not met**'});`,
+    `each stream received ${fmt(perStream, 2)} pushed values a second (the queue page’s and the overview’s, when they changed).`,
+    `Medians in cores with the tabs streaming: the worker ${med(streaming, (x) => x.cpu.worker)}, Redis ${med(streaming, (x) => x.cpu.redis)}, the dashboard ${med(streaming, (x) => x.cpu.dashboard)}, the clients ${med(streaming, (x) => x.cpu.clients)}.`,
     `Medians in cores, without clients / dashboard / bare server: the worker ${med(quiet, (x) => x.cpu.worker)} / ${med(busy, (x) => x.cpu.worker)} / ${med(bare, (x) => x.cpu.worker)},`,
     `Redis ${med(quiet, (x) => x.cpu.redis)} / ${med(busy, (x) => x.cpu.redis)} / ${med(bare, (x) => x.cpu.redis)}, the server polled ${med(busy, (x) => x.cpu.dashboard)} (dashboard) / ${med(bare, (x) => x.cpu.dashboard)} (bare),`,
     `the clients ${med(busy, (x) => x.cpu.clients)} / ${med(bare, (x) => x.cpu.clients)}; taken by the hypervisor (steal time) ${med(quiet, (x) => x.cpu.steal)} / ${med(busy, (x) => x.cpu.steal)} / ${med(bare, (x) => x.cpu.steal)}`,
@@ -438,6 +577,10 @@ export function observerSection(r: ObserverBenchResult): string {
     `What the clients cost with the worker stopped (${r.idle.seconds} s without them, then ${r.idle.seconds} s with them polling the dashboard): Redis`,
     `${fmt(iq.redisOps, 0)} → ${fmt(ib.redisOps, 0)} commands/s and ${fmt(iq.cpu.redis, 3)} → ${fmt(ib.cpu.redis, 3)} cores; the dashboard ${cores(iq.cpu.dashboard)} → ${cores(ib.cpu.dashboard)} cores; the`,
     `clients’ own process ${cores(ib.cpu.clients)} cores.`,
+    '',
+    `**${r.many.streams} open streams** (the same two URLs; ${Math.ceil(r.many.streams / STREAMS_PER_USER)} viewers signed in once each, at most ${STREAMS_PER_USER} streams each), the worker stopped, ${r.many.seconds} s`,
+    `without them, then ${r.many.seconds} s with them open: the dashboard ${fmt(r.many.cpuIdle, 3)} → ${fmt(r.many.cpuOpen, 3)} cores, resident memory ${mib(r.many.rssIdle)} → ${mib(r.many.rssOpen)} MiB`,
+    `(${fmt((r.many.rssOpen - r.many.rssIdle) / r.many.streams / 1024, 1)} KiB a stream); the streams received ${r.many.events.toLocaleString('en-US')} pushed values in all.`,
     '',
     `What this machine can and cannot show: it has ${r.cores} cores, and the worker, redis-server, the server polled and the`,
     'clients all run on them, the worker and Redis already using nearly both. Every CPU second the server and the clients',

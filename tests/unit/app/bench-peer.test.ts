@@ -119,11 +119,11 @@ describe('the observer section', () => {
     cpu: { worker: 1, redis: 0.5, dashboard: clients ? 0.3 : 0, clients: clients ? 0.1 : 0, steal: jobsPerSec < 9_000 ? 0.25 : 0.01 },
     redisOps: 1_000,
   });
-  const result = (quiet: number[], busy: number[], bare = busy): ObserverBenchResult => ({
+  const result = (quiet: number[], busy: number[], bare = busy, streamed = bare): ObserverBenchResult => ({
     jobs: 20_000,
     clients: 50,
     viewers: 10,
-    rounds: quiet.flatMap((q, i) => [round(0, q), round(50, busy[i]), round(50, bare[i], 'floor')]),
+    rounds: quiet.flatMap((q, i) => [round(0, q), round(50, busy[i]), round(50, streamed[i], 'stream'), round(50, bare[i], 'floor')]),
     warmup: [round(0, 1), round(50, 1)],
     idle: { quiet: round(0, 0), busy: round(50, 0), seconds: 5 },
     responses: { '/api/live/overview': { p50: 20, p95: 80, count: 1_000 } },
@@ -132,6 +132,8 @@ describe('the observer section', () => {
     clientSeconds: 20,
     clientTicks: 990,
     signInMs: 12_000,
+    streamEvents: { events: 4_000, seconds: 40, streams: 50 },
+    many: { streams: 500, seconds: 10, cpuIdle: 0.01, cpuOpen: 0.05, rssIdle: 200 * 2 ** 20, rssOpen: 210 * 2 ** 20, events: 9_000 },
     cores: 2,
     load: { start: 0.5, end: 0.5 },
     totalS: 150,
@@ -147,7 +149,18 @@ describe('the observer section', () => {
     expect(missed).toContain('15.0% loss** (target under 5%: **not met**)');
     // The bare server's rounds are their own median, beside the dashboard's.
     expect(missed).toContain('With the same clients polling the bare server: 9,100 jobs/s, 9.0% loss');
-    expect(missed).toContain('| 3 | bare server | 50 | 9,000 |');
+    expect(missed).toContain('| 4 | bare server | 50 | 9,000 |');
+  });
+
+  it("states the streaming tabs' loss against the bare server's, and the cost of 500 open streams", () => {
+    const met = observerSection(result([10_000, 9_000, 11_000], [8_000, 8_500, 9_000], [9_000, 9_300, 9_100], [9_500, 9_400, 9_600]));
+    expect(met).toContain('**50 tabs streaming: 9,500 jobs/s, 5.0% loss** (target: no more than the bare server’s 9.0%: met)');
+    expect(met).toContain('| 3 | its live stream | 50 | 9,500 |');
+    expect(met).toContain('each stream received 2.00 pushed values a second');
+    expect(met).toContain('the dashboard 0.010 → 0.050 cores, resident memory 200 → 210 MiB');
+    expect(met).toContain('(20.5 KiB a stream)');
+    const missed = observerSection(result([10_000, 9_000, 11_000], [8_000, 8_500, 9_000], [9_000, 9_300, 9_100], [8_000, 8_100, 8_200]));
+    expect(missed).toContain('19.0% loss** (target: no more than the bare server’s 9.0%: **not met**)');
   });
 
   it('shows the CPU the hypervisor took in each round, and the medians by kind', () => {
