@@ -22,8 +22,6 @@ const STILL_ON_THE_SHIPPED_TABLE = [
   'integration/(many-workers|webhook-crash-takeover|dlq-cli|dlq-large-letters|schedules-two-workers)',
   'fixtures/(production-worker|many-workers-worker|schedule-worker)',
   'helpers/dead-letters-page-reads',
-  // Two or more shipped types with schedules, flows or start rules: a larger test table first.
-  'integration/(schedules|dashboard-schedules-edit|dashboard-add-job|dashboard-job-start-rules)',
   // They replay through the shipped webhook-dispatch handler.
   'integration/(dashboard-dlq-replay|dlq-replay-outcomes|replay-keys|webhooks-page)',
 ];

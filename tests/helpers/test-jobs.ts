@@ -109,3 +109,38 @@ export const TEST_SCHEDULES: readonly ScheduleDefinition[] = [
 
 export type TestJobs = typeof TEST_JOBS;
 export const TEST_CATALOG = new JobCatalog(TEST_JOBS);
+
+export const reportSchema = z.object({
+  orgId: z.string().min(1).max(64).optional(),
+});
+
+/**
+ * The larger test table, for the schedule tests: the test table and `report`, a MEDIUM
+ * type whose payload may name an org and is valid empty, run hourly by
+ * LARGER_TEST_SCHEDULES. Two schedules on two queues, both with an empty default payload,
+ * show what one cannot: a sweep of one type's schedulers that leaves the other's.
+ */
+export const LARGER_TEST_JOBS = [
+  ...TEST_JOBS,
+  defineJob({
+    name: 'report',
+    group: 'maintenance',
+    description: 'Report each org’s usage.',
+    schema: reportSchema,
+    example: { orgId: 'acme' },
+    attempts: 3,
+    backoff: { type: 'exponential', delayMs: 10 * SECOND },
+    timeoutMs: 2 * MINUTE,
+    priority: 'MEDIUM',
+    concurrency: 1,
+    handler: (_deps: unknown) => async () => ({ reported: 0 }),
+  }),
+] as const;
+
+/** TEST_SCHEDULES and `report` every hour, in UTC. */
+export const LARGER_TEST_SCHEDULES: readonly ScheduleDefinition[] = [
+  ...TEST_SCHEDULES,
+  { name: 'report', jobType: 'report', pattern: '0 0 * * * *', tz: 'UTC', data: {}, description: 'Report usage hourly.' },
+];
+
+export const LARGER_TEST_CATALOG = new JobCatalog(LARGER_TEST_JOBS);

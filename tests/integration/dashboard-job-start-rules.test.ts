@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { shippedApp } from '@/jobs/shipped-app';
 import type { Bullpen } from '@/lib/bullpen';
 import { BulkRunner } from '@/dashboard/live/bulk-runner';
 import { replaySelected, startReplayAll } from '@/dashboard/dead-letters/dead-letters-bulk';
@@ -7,15 +6,18 @@ import { replayDeadLetter } from '@/dashboard/dead-letters/dead-letters-replay';
 import { JobOperations } from '@/dashboard/jobs/job-operations';
 import { QueueOperations } from '@/dashboard/queues/queue-operations';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
+import { defineJob } from '@/lib/jobs/job-definition';
+import { TEST_JOBS } from '../helpers/test-jobs';
 import { useTestRedis } from '../helpers/use-test-redis';
 
 /**
  * Issue 21 item 2: an operator ran data-deletion for any org from "Add a job", and sent
  * webhook-dispatch to another tenant's webhook. Destructive types need an admin and the
  * typed org id on every path that starts a job from the dashboard; a job added there
- * names only its own tenant's resources (docs/security.md).
+ * names only its own tenant's resources (docs/security.md). Here on the test table's
+ * destructive `erase` and its `notify`, whose webhookId is an owned resource.
  */
-const server = useTestRedis(shippedApp);
+const server = useTestRedis();
 const OPERATOR = { role: 'operator' } as const;
 const ADMIN = { role: 'admin' } as const;
 
@@ -27,9 +29,9 @@ async function jobCount(b: Bullpen, type: string): Promise<number> {
 function deletionDeadLetter(i: number, orgId: string): DeadLetterInput {
   const payload = { orgId };
   return {
-    queue: 'data-deletion',
+    queue: 'erase',
     jobId: `del-${i}`,
-    jobType: 'data-deletion',
+    jobType: 'erase',
     jobData: { payload, requestId: `req-${i}`, dispatchedAt: Date.now(), tenant: { orgId } },
     error: { message: 'store unavailable', errorClass: 'network' },
     attempts: 5,
@@ -44,7 +46,7 @@ describe('destructive job types from the dashboard', () => {
     const b = await server.readyBullpen();
     const ops = new JobOperations(b);
     const add = (extra: Record<string, unknown>, who: { role: 'operator' | 'admin' }) =>
-      ops.add({ queue: 'data-deletion', payload: '{"orgId": "acme"}', ...extra }, who);
+      ops.add({ queue: 'erase', payload: '{"orgId": "acme"}', ...extra }, who);
 
     await expect(add({ confirm: 'acme' }, OPERATOR)).rejects.toMatchObject({ code: 'FORBIDDEN', status: 403 });
     await expect(add({}, ADMIN)).rejects.toMatchObject({
@@ -54,33 +56,33 @@ describe('destructive job types from the dashboard', () => {
     await expect(add({ confirm: 'globex' }, ADMIN)).rejects.toMatchObject({ code: 'VALIDATION' });
     // The tenant and the payload must name one org: the one typed.
     await expect(add({ orgId: 'globex', confirm: 'acme' }, ADMIN)).rejects.toMatchObject({ code: 'VALIDATION' });
-    expect(await jobCount(b, 'data-deletion')).toBe(0);
+    expect(await jobCount(b, 'erase')).toBe(0);
 
     const added = await add({ confirm: ' acme ' }, ADMIN);
-    expect(added.queue).toBe('data-deletion');
-    expect(await jobCount(b, 'data-deletion')).toBe(1);
+    expect(added.queue).toBe('erase');
+    expect(await jobCount(b, 'erase')).toBe(1);
     // Other types are as before for an operator.
-    await expect(ops.add({ queue: 'quota-check', payload: '{}' }, OPERATOR)).resolves.toMatchObject({ queue: 'quota-check' });
+    await expect(ops.add({ queue: 'tidy', payload: '{}' }, OPERATOR)).resolves.toMatchObject({ queue: 'tidy' });
   });
 
   it('duplicate and retry: refused to an operator, and to an admin without the org id', async () => {
     const b = await server.readyBullpen();
     const ops = new JobOperations(b);
-    const { jobId } = await b.dispatcher.dispatch('data-deletion', { orgId: 'acme' }, { tenant: { orgId: 'acme' } });
+    const { jobId } = await b.dispatcher.dispatch('erase', { orgId: 'acme' }, { tenant: { orgId: 'acme' } });
 
-    await expect(ops.duplicate('data-deletion', jobId, {}, { role: 'operator', confirm: 'acme' })).rejects.toMatchObject({
+    await expect(ops.duplicate('erase', jobId, {}, { role: 'operator', confirm: 'acme' })).rejects.toMatchObject({
       code: 'FORBIDDEN',
     });
-    await expect(ops.duplicate('data-deletion', jobId, {}, ADMIN)).rejects.toMatchObject({ code: 'VALIDATION' });
-    await expect(ops.retry('data-deletion', jobId, 'olivia', { role: 'operator', confirm: 'acme' })).rejects.toMatchObject({
+    await expect(ops.duplicate('erase', jobId, {}, ADMIN)).rejects.toMatchObject({ code: 'VALIDATION' });
+    await expect(ops.retry('erase', jobId, 'olivia', { role: 'operator', confirm: 'acme' })).rejects.toMatchObject({
       code: 'FORBIDDEN',
     });
-    await expect(ops.retry('data-deletion', jobId, 'ada', ADMIN)).rejects.toMatchObject({ code: 'VALIDATION' });
-    expect(await jobCount(b, 'data-deletion')).toBe(1);
-    await ops.duplicate('data-deletion', jobId, {}, { role: 'admin', confirm: 'acme' });
-    expect(await jobCount(b, 'data-deletion')).toBe(2);
+    await expect(ops.retry('erase', jobId, 'ada', ADMIN)).rejects.toMatchObject({ code: 'VALIDATION' });
+    expect(await jobCount(b, 'erase')).toBe(1);
+    await ops.duplicate('erase', jobId, {}, { role: 'admin', confirm: 'acme' });
+    expect(await jobCount(b, 'erase')).toBe(2);
     // Past the rule, the retry meets its own: only failed or completed jobs.
-    await expect(ops.retry('data-deletion', jobId, 'ada', { role: 'admin', confirm: 'acme' })).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(ops.retry('erase', jobId, 'ada', { role: 'admin', confirm: 'acme' })).rejects.toMatchObject({ code: 'CONFLICT' });
   });
 
   it('replay: an admin with the org id replays one; bulk replays and retries leave them alone', async () => {
@@ -116,15 +118,15 @@ describe('destructive job types from the dashboard', () => {
     expect(finished.message).toContain('0 skipped (changed meanwhile), 2 left pending (a destructive type');
     expect((await b.dlq.get(two))?.status).toBe('pending');
     const queues = new QueueOperations(b);
-    await expect(queues.retrySelected('data-deletion', ['del-1'], 'olivia')).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await expect(queues.checkBulkRetry('data-deletion')).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await expect(queues.retryAllFailed('data-deletion', 'olivia')).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await expect(queues.checkBulkRetry('quota-check')).resolves.toBeUndefined();
-    expect(await jobCount(b, 'data-deletion')).toBe(0);
+    await expect(queues.retrySelected('erase', ['del-1'], 'olivia')).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(queues.checkBulkRetry('erase')).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(queues.retryAllFailed('erase', 'olivia')).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(queues.checkBulkRetry('tidy')).resolves.toBeUndefined();
+    expect(await jobCount(b, 'erase')).toBe(0);
 
     const replayed = await replayDeadLetter(b, one, { by: 'ada', expectedReplays: 0 }, { role: 'admin', confirm: 'acme' });
     expect(replayed.status).toBe('replayed');
-    expect(await jobCount(b, 'data-deletion')).toBe(1);
+    expect(await jobCount(b, 'erase')).toBe(1);
   });
 });
 
@@ -138,7 +140,7 @@ describe('resources named by a job added from the dashboard', () => {
     await b.webhooks.create({ id: 'wh-globex', url: 'https://example.com/g', orgId: 'globex' });
     await b.webhooks.create({ id: 'wh-legacy', url: 'https://example.com/l' });
     const add = (webhookId: string, orgId: string | undefined, who: { role: 'operator' | 'admin' }) =>
-      ops.add({ queue: 'webhook-dispatch', payload: hook(webhookId), ...(orgId ? { orgId } : {}) }, who);
+      ops.add({ queue: 'notify', payload: hook(webhookId), ...(orgId ? { orgId } : {}) }, who);
 
     await expect(add('wh-globex', 'acme', OPERATOR)).rejects.toMatchObject({
       code: 'FORBIDDEN',
@@ -151,18 +153,21 @@ describe('resources named by a job added from the dashboard', () => {
       message: expect.stringContaining('no owner'),
     });
     await expect(add('wh-gone', 'acme', ADMIN)).rejects.toMatchObject({ code: 'VALIDATION' });
-    expect(await jobCount(b, 'webhook-dispatch')).toBe(0);
+    expect(await jobCount(b, 'notify')).toBe(0);
 
     await add('wh-acme', 'acme', OPERATOR);
     await add('wh-legacy', 'acme', ADMIN);
-    expect(await jobCount(b, 'webhook-dispatch')).toBe(2);
+    expect(await jobCount(b, 'notify')).toBe(2);
   });
 
   it('a resource kind with no owner in the runtime (a Slack channel) is an admin’s to name', async () => {
-    const b = await server.readyBullpen();
+    // The test table's `sync`, naming its channel as a resource (a kind lib/ keeps no owner of).
+    const [notify, sync, ...rest] = TEST_JOBS;
+    const jobs = [notify, defineJob({ ...sync, resourceFields: ['channelId'] }), ...rest];
+    const b = await server.readyBullpen({ jobs });
     const ops = new JobOperations(b);
-    const request = { queue: 'slack-sync', payload: '{"channelId": "C0123ABCD"}', orgId: 'acme' };
+    const request = { queue: 'sync', payload: '{"channelId": "C0123ABCD"}', orgId: 'acme' };
     await expect(ops.add(request, OPERATOR)).rejects.toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('channelId') });
-    await expect(ops.add(request, ADMIN)).resolves.toMatchObject({ queue: 'slack-sync' });
+    await expect(ops.add(request, ADMIN)).resolves.toMatchObject({ queue: 'sync' });
   });
 });

@@ -5,16 +5,18 @@ import type { DeadLetterInput } from '@/lib/dlq/sink';
 import { AppError } from '@/lib/errors/app-error';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { envelopeSchema } from '@/lib/jobs/envelope';
-import { jobType, type JobTypeName } from '../helpers/shipped-jobs';
 import { silentLogger } from '@/lib/logging/logger';
 import { WorkerPool } from '@/lib/runtime/worker-pool';
-import { SHIPPED_SCHEDULES as DEFAULT_SCHEDULES } from '@/jobs/schedules';
 import type { ScheduleDefinition } from '@/lib/schedules/schedule-definition';
 import { Lease } from '@/lib/redis/lease';
 import { ScheduleService, type ScheduleServiceOptions } from '@/lib/schedules/schedule-service';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
+import { LARGER_TEST_CATALOG, LARGER_TEST_JOBS, LARGER_TEST_SCHEDULES as DEFAULT_SCHEDULES } from '../helpers/test-jobs';
 
-const ALL_FIVE = DEFAULT_SCHEDULES.map((s) => s.jobType as JobTypeName);
+type JobTypeName = (typeof LARGER_TEST_JOBS)[number]['name'];
+const jobType = (name: JobTypeName) => LARGER_TEST_CATALOG.get(name);
+/** The larger test table's two schedules (tidy every 15 minutes, report hourly), on two queues. */
+const SCHEDULED = DEFAULT_SCHEDULES.map((s) => s.jobType as JobTypeName);
 
 describe('schedules on BullMQ Job Schedulers', () => {
   const server = useTestRedis();
@@ -26,12 +28,12 @@ describe('schedules on BullMQ Job Schedulers', () => {
 
   /** A Bullpen (optionally on an existing prefix) and a schedule service on it; every default type handled unless told. */
   function boot(prefix?: string, opts: ScheduleServiceOptions = {}): { bullpen: Bullpen; schedules: ScheduleService } {
-    const bullpen = makeBullpen(server.redis, prefix ? { prefix } : {});
+    const bullpen = testBullpen(server.redis, { jobs: LARGER_TEST_JOBS, schedules: DEFAULT_SCHEDULES, ...(prefix ? { prefix } : {}) });
     open.push(bullpen);
-    return { bullpen, schedules: new ScheduleService(bullpen, { definitions: DEFAULT_SCHEDULES, handledTypes: ALL_FIVE, ...opts }) };
+    return { bullpen, schedules: new ScheduleService(bullpen, { definitions: DEFAULT_SCHEDULES, handledTypes: SCHEDULED, ...opts }) };
   }
 
-  const scheduler = (b: Bullpen, name: string, type: JobTypeName = 'quota-check') => b.queues.get(type).getJobScheduler(name);
+  const scheduler = (b: Bullpen, name: string, type: JobTypeName = 'report') => b.queues.get(type).getJobScheduler(name);
   const overrideRaw = (b: Bullpen, name: string) => b.redis.hget(b.keys.tagged('schedules', 'overrides'), name);
   const auditActions = async (b: Bullpen) =>
     (await b.audit.page({ limit: 100 })).entries.map((e) => `${e.action} ${e.target.id} ${e.actor}`);
@@ -66,19 +68,19 @@ describe('schedules on BullMQ Job Schedulers', () => {
     }
 
     const list = await schedules.list();
-    const quota = list.find((s) => s.name === 'quota-check')!;
-    expect(quota).toMatchObject({ active: true, paused: false, edited: false, patternText: 'Every hour', tz: 'UTC' });
-    expect(quota.nextRuns).toHaveLength(5);
-    expect(quota.nextRuns[0]).toBe((await scheduler(bullpen, 'quota-check'))!.next);
-    expect(quota.nextRuns[1] - quota.nextRuns[0]).toBe(3_600_000);
+    const hourly = list.find((s) => s.name === 'report')!;
+    expect(hourly).toMatchObject({ active: true, paused: false, edited: false, patternText: 'Every hour', tz: 'UTC' });
+    expect(hourly.nextRuns).toHaveLength(5);
+    expect(hourly.nextRuns[0]).toBe((await scheduler(bullpen, 'report'))!.next);
+    expect(hourly.nextRuns[1] - hourly.nextRuns[0]).toBe(3_600_000);
   });
 
   it('repair puts back a next run BullMQ lost and leaves schedules in order alone', async () => {
     const { bullpen, schedules } = boot();
     await schedules.bootstrap();
-    const queue = bullpen.queues.get('quota-check');
-    const next = (await scheduler(bullpen, 'quota-check'))!.next!;
-    const pendingId = `repeat:quota-check:${next}`;
+    const queue = bullpen.queues.get('report');
+    const next = (await scheduler(bullpen, 'report'))!.next!;
+    const pendingId = `repeat:report:${next}`;
     expect(await queue.getJobState(pendingId)).toBe('delayed');
 
     // Nothing lost: every schedule is left as it is, the pending job untouched.
@@ -93,10 +95,10 @@ describe('schedules on BullMQ Job Schedulers', () => {
     expect(await queue.getJobState(pendingId)).toBe('unknown');
 
     const repaired = await schedules.repair();
-    expect(repaired.schedules.filter((x) => x.action !== 'unchanged').map((x) => [x.name, x.action])).toEqual([['quota-check', 'updated']]);
-    const after = (await scheduler(bullpen, 'quota-check'))!;
+    expect(repaired.schedules.filter((x) => x.action !== 'unchanged').map((x) => [x.name, x.action])).toEqual([['report', 'updated']]);
+    const after = (await scheduler(bullpen, 'report'))!;
     expect(after.next).toBe(next);
-    expect(await queue.getJobState(`repeat:quota-check:${after.next}`)).toBe('delayed');
+    expect(await queue.getJobState(`repeat:report:${after.next}`)).toBe('delayed');
     expect((await queue.getJobCounts('delayed')).delayed).toBe(1);
     // And it is in order again.
     expect((await schedules.repair()).schedules.every((x) => x.action === 'unchanged')).toBe(true);
@@ -106,7 +108,7 @@ describe('schedules on BullMQ Job Schedulers', () => {
     const first = boot();
     await first.schedules.bootstrap();
     const edited = await first.schedules.edit(
-      'quota-check',
+      'report',
       { pattern: '0  30 * * * *', tz: 'Europe/Berlin', data: { orgId: 'acme' } },
       'alice',
     );
@@ -117,63 +119,59 @@ describe('schedules on BullMQ Job Schedulers', () => {
       edited: true,
       editedBy: 'alice',
     });
-    const before = await scheduler(first.bullpen, 'quota-check');
+    const before = await scheduler(first.bullpen, 'report');
     expect(before).toMatchObject({ pattern: '0 30 * * * *', tz: 'Europe/Berlin' });
     expect(before!.template!.data.payload).toEqual({ orgId: 'acme' });
-    expect(await auditActions(first.bullpen)).toContain('schedule.edit quota-check alice');
+    expect(await auditActions(first.bullpen)).toContain('schedule.edit report alice');
     const prefix = first.bullpen.keys.root;
     await first.bullpen.close();
 
     // A new process on the same Redis and prefix.
     const second = boot(prefix);
     const report = await second.schedules.bootstrap();
-    expect(report.schedules.find((s) => s.name === 'quota-check')?.action).toBe('unchanged');
-    expect((await second.schedules.get('quota-check')).pattern).toBe('0 30 * * * *');
-    const after = await scheduler(second.bullpen, 'quota-check');
+    expect(report.schedules.find((s) => s.name === 'report')?.action).toBe('unchanged');
+    expect((await second.schedules.get('report')).pattern).toBe('0 30 * * * *');
+    const after = await scheduler(second.bullpen, 'report');
     expect(after).toMatchObject({ pattern: '0 30 * * * *', tz: 'Europe/Berlin', next: before!.next });
-    expect(await second.bullpen.queues.get('quota-check').getJobCounts('delayed')).toEqual({ delayed: 1 });
+    expect(await second.bullpen.queues.get('report').getJobCounts('delayed')).toEqual({ delayed: 1 });
 
     // A deploy that changes the code's default: the override still wins.
     const changedDefaults: ScheduleDefinition[] = DEFAULT_SCHEDULES.map((d) =>
-      d.name === 'quota-check' ? { ...d, pattern: '0 0 */2 * * *' } : d,
+      d.name === 'report' ? { ...d, pattern: '0 0 */2 * * *' } : d,
     );
     const third = boot(prefix, { definitions: changedDefaults });
     await third.schedules.bootstrap();
-    const summary = await third.schedules.get('quota-check');
+    const summary = await third.schedules.get('report');
     expect(summary).toMatchObject({ pattern: '0 30 * * * *', defaults: { pattern: '0 0 */2 * * *' } });
-    expect((await scheduler(third.bullpen, 'quota-check'))?.pattern).toBe('0 30 * * * *');
+    expect((await scheduler(third.bullpen, 'report'))?.pattern).toBe('0 30 * * * *');
   });
 
   it('refuses an invalid cron, time zone or payload with the reason and changes nothing', async () => {
     const { bullpen, schedules } = boot();
     await schedules.bootstrap();
-    await schedules.edit('quota-check', { pattern: '0 15 * * * *' }, 'alice');
-    const raw = await overrideRaw(bullpen, 'quota-check');
-    const s = await scheduler(bullpen, 'quota-check');
+    await schedules.edit('report', { pattern: '0 15 * * * *' }, 'alice');
+    const raw = await overrideRaw(bullpen, 'report');
+    const s = await scheduler(bullpen, 'report');
     const audit = await auditActions(bullpen);
 
     const cron = await expectAppError(
-      schedules.edit('quota-check', { pattern: '61 * * * * *' }, 'bob'),
+      schedules.edit('report', { pattern: '61 * * * * *' }, 'bob'),
       'INVALID_SCHEDULE',
       'seconds field 61 is out of range 0-59',
     );
     expect(cron.details).toMatchObject({ field: 'seconds' });
-    await expectAppError(schedules.edit('quota-check', { pattern: '*/5 * * * *' }, 'bob'), 'INVALID_SCHEDULE', 'got 5');
-    await expectAppError(schedules.edit('quota-check', { tz: 'Mars/Olympus_Mons' }, 'bob'), 'INVALID_SCHEDULE', 'unknown time zone');
-    await expectAppError(
-      schedules.edit('session-cleanup', { data: { maxAgeMs: -1 } }, 'bob'),
-      'VALIDATION',
-      'invalid session-cleanup data',
-    );
-    await expectAppError(schedules.edit('quota-check', {}, 'bob'), 'VALIDATION');
-    await expectAppError(schedules.edit('quota-check', { pattern: '0 0 * * * *', every: 5 } as never, 'bob'), 'VALIDATION');
-    await expectAppError(schedules.edit('quota-check', { pattern: '0 0 * * * *' }, ''), 'VALIDATION');
+    await expectAppError(schedules.edit('report', { pattern: '*/5 * * * *' }, 'bob'), 'INVALID_SCHEDULE', 'got 5');
+    await expectAppError(schedules.edit('report', { tz: 'Mars/Olympus_Mons' }, 'bob'), 'INVALID_SCHEDULE', 'unknown time zone');
+    await expectAppError(schedules.edit('tidy', { data: { maxAgeMs: -1 } }, 'bob'), 'VALIDATION', 'invalid tidy data');
+    await expectAppError(schedules.edit('report', {}, 'bob'), 'VALIDATION');
+    await expectAppError(schedules.edit('report', { pattern: '0 0 * * * *', every: 5 } as never, 'bob'), 'VALIDATION');
+    await expectAppError(schedules.edit('report', { pattern: '0 0 * * * *' }, ''), 'VALIDATION');
     await expectAppError(schedules.edit('no-such-schedule', { pattern: '0 0 * * * *' }, 'bob'), 'NOT_FOUND');
 
-    expect(await overrideRaw(bullpen, 'quota-check')).toBe(raw);
-    expect(await overrideRaw(bullpen, 'session-cleanup')).toBeNull();
-    expect(await scheduler(bullpen, 'quota-check')).toEqual(s);
-    expect((await scheduler(bullpen, 'session-cleanup', 'session-cleanup'))?.template?.data.payload).toEqual({
+    expect(await overrideRaw(bullpen, 'report')).toBe(raw);
+    expect(await overrideRaw(bullpen, 'tidy')).toBeNull();
+    expect(await scheduler(bullpen, 'report')).toEqual(s);
+    expect((await scheduler(bullpen, 'tidy', 'tidy'))?.template?.data.payload).toEqual({
       maxAgeMs: 86_400_000,
       batchSize: 500,
     });
@@ -183,58 +181,58 @@ describe('schedules on BullMQ Job Schedulers', () => {
   it('pauses (scheduler and pending job gone, also after a restart), resumes and resets', async () => {
     const { bullpen, schedules } = boot();
     await schedules.bootstrap();
-    const queue = bullpen.queues.get('quota-check');
+    const queue = bullpen.queues.get('report');
 
-    const paused = await schedules.pause('quota-check', 'alice');
+    const paused = await schedules.pause('report', 'alice');
     expect(paused).toMatchObject({ paused: true, edited: true, nextRuns: [] });
-    expect(await scheduler(bullpen, 'quota-check')).toBeUndefined();
+    expect(await scheduler(bullpen, 'report')).toBeUndefined();
     expect(await queue.getJobCounts('delayed')).toEqual({ delayed: 0 });
 
     const restarted = boot(bullpen.keys.root);
     const report = await restarted.schedules.bootstrap();
-    expect(report.schedules.find((s) => s.name === 'quota-check')?.action).toBe('none');
-    expect(await scheduler(bullpen, 'quota-check')).toBeUndefined();
+    expect(report.schedules.find((s) => s.name === 'report')?.action).toBe('none');
+    expect(await scheduler(bullpen, 'report')).toBeUndefined();
 
-    const resumed = await schedules.resume('quota-check', 'alice');
+    const resumed = await schedules.resume('report', 'alice');
     // Nothing but the pause was overridden, so the override is gone.
     expect(resumed).toMatchObject({ paused: false, edited: false, pattern: '0 0 * * * *' });
     expect(resumed.nextRuns).toHaveLength(5);
-    expect(await overrideRaw(bullpen, 'quota-check')).toBeNull();
-    expect((await scheduler(bullpen, 'quota-check'))?.pattern).toBe('0 0 * * * *');
+    expect(await overrideRaw(bullpen, 'report')).toBeNull();
+    expect((await scheduler(bullpen, 'report'))?.pattern).toBe('0 0 * * * *');
     expect(await queue.getJobCounts('delayed')).toEqual({ delayed: 1 });
 
-    await schedules.edit('quota-check', { pattern: '0 45 * * * *' }, 'alice');
-    await schedules.pause('quota-check', 'alice');
-    const reset = await schedules.resetToDefault('quota-check', 'carol');
+    await schedules.edit('report', { pattern: '0 45 * * * *' }, 'alice');
+    await schedules.pause('report', 'alice');
+    const reset = await schedules.resetToDefault('report', 'carol');
     expect(reset).toMatchObject({ paused: false, edited: false, pattern: '0 0 * * * *' });
-    expect(await overrideRaw(bullpen, 'quota-check')).toBeNull();
-    expect((await scheduler(bullpen, 'quota-check'))?.pattern).toBe('0 0 * * * *');
+    expect(await overrideRaw(bullpen, 'report')).toBeNull();
+    expect((await scheduler(bullpen, 'report'))?.pattern).toBe('0 0 * * * *');
 
     expect(await auditActions(bullpen)).toEqual([
-      'schedule.reset quota-check carol',
-      'schedule.pause quota-check alice',
-      'schedule.edit quota-check alice',
-      'schedule.resume quota-check alice',
-      'schedule.pause quota-check alice',
+      'schedule.reset report carol',
+      'schedule.pause report alice',
+      'schedule.edit report alice',
+      'schedule.resume report alice',
+      'schedule.pause report alice',
     ]);
   });
 
   it('triggers a run now with the effective data and records its outcome as the last run', async () => {
     const { bullpen, schedules } = boot();
     await schedules.bootstrap();
-    await schedules.edit('quota-check', { data: { orgId: 'acme' } }, 'alice');
-    await schedules.pause('quota-check', 'alice');
+    await schedules.edit('report', { data: { orgId: 'acme' } }, 'alice');
+    await schedules.pause('report', 'alice');
 
-    const jobId = await schedules.triggerNow('quota-check', 'bob');
-    expect(jobId).toMatch(/^manual:quota-check:\d+$/);
-    const job = await bullpen.queues.get('quota-check').getJob(jobId);
+    const jobId = await schedules.triggerNow('report', 'bob');
+    expect(jobId).toMatch(/^manual:report:\d+$/);
+    const job = await bullpen.queues.get('report').getJob(jobId);
     const envelope = envelopeSchema.parse(job!.data);
-    expect(envelope).toMatchObject({ payload: { orgId: 'acme' }, schedule: 'quota-check' });
-    expect(job!.opts.attempts).toBe(jobType('quota-check').attempts);
-    expect((await schedules.get('quota-check')).lastRun).toMatchObject({ jobId, outcome: 'waiting', trigger: 'manual' });
-    expect(await auditActions(bullpen)).toContain('schedule.trigger quota-check bob');
+    expect(envelope).toMatchObject({ payload: { orgId: 'acme' }, schedule: 'report' });
+    expect(job!.opts.attempts).toBe(jobType('report').attempts);
+    expect((await schedules.get('report')).lastRun).toMatchObject({ jobId, outcome: 'waiting', trigger: 'manual' });
+    expect(await auditActions(bullpen)).toContain('schedule.trigger report bob');
     // The paused schedule stays paused.
-    expect(await scheduler(bullpen, 'quota-check')).toBeUndefined();
+    expect(await scheduler(bullpen, 'report')).toBeUndefined();
 
     const dead: DeadLetterInput[] = [];
     const pool = new WorkerPool({
@@ -242,8 +240,8 @@ describe('schedules on BullMQ Job Schedulers', () => {
       keys: bullpen.keys,
       jobs: bullpen.jobs,
       handlers: {
-        'quota-check': async (ctx) => {
-          if (ctx.data.orgId === 'doomed') throw new PermanentError('org doomed has no quota record');
+        report: async (ctx) => {
+          if (ctx.data.orgId === 'doomed') throw new PermanentError('org doomed has no usage record');
           return 'ok';
         },
       },
@@ -255,17 +253,17 @@ describe('schedules on BullMQ Job Schedulers', () => {
     await pool.start();
     open.push({ close: () => pool.close(5_000) });
 
-    await expect.poll(async () => (await schedules.get('quota-check')).lastRun?.outcome, { timeout: 10_000 }).toBe('completed');
+    await expect.poll(async () => (await schedules.get('report')).lastRun?.outcome, { timeout: 10_000 }).toBe('completed');
 
-    await schedules.edit('quota-check', { data: { orgId: 'doomed' } }, 'alice');
+    await schedules.edit('report', { data: { orgId: 'doomed' } }, 'alice');
     await new Promise((r) => setTimeout(r, 5)); // a distinct millisecond for the second manual id
-    const failing = await schedules.triggerNow('quota-check', 'bob');
+    const failing = await schedules.triggerNow('report', 'bob');
     await expect
-      .poll(async () => (await schedules.get('quota-check')).lastRun, { timeout: 10_000 })
+      .poll(async () => (await schedules.get('report')).lastRun, { timeout: 10_000 })
       .toMatchObject({
         jobId: failing,
         outcome: 'failed',
-        reason: 'org doomed has no quota record',
+        reason: 'org doomed has no usage record',
       });
     // The run's outcome is written when the handler throws, the dead letter a moment later
     // (after the attempt's log line), before BullMQ marks the job failed.
@@ -274,8 +272,8 @@ describe('schedules on BullMQ Job Schedulers', () => {
 
   it('leaves schedules of unhandled types inactive and removes their stale and orphaned schedulers', async () => {
     const extra: ScheduleDefinition = {
-      name: 'old-quota',
-      jobType: 'quota-check',
+      name: 'old-report',
+      jobType: 'report',
       pattern: '0 0 5 * * *',
       tz: 'UTC',
       data: {},
@@ -283,30 +281,28 @@ describe('schedules on BullMQ Job Schedulers', () => {
     };
     const first = boot(undefined, { definitions: [...DEFAULT_SCHEDULES, extra] });
     await first.schedules.bootstrap();
-    expect(await scheduler(first.bullpen, 'session-cleanup', 'session-cleanup')).toBeDefined();
-    expect(await scheduler(first.bullpen, 'old-quota')).toBeDefined();
+    expect(await scheduler(first.bullpen, 'tidy', 'tidy')).toBeDefined();
+    expect(await scheduler(first.bullpen, 'old-report')).toBeDefined();
     // Another module's scheduler on the same queue must survive the sweep.
-    await first.bullpen.queues
-      .get('quota-check')
-      .upsertJobScheduler('someone-else', { pattern: '0 0 1 * * *' }, { name: 'quota-check', data: {} });
+    await first.bullpen.queues.get('report').upsertJobScheduler('someone-else', { pattern: '0 0 1 * * *' }, { name: 'report', data: {} });
 
-    const second = boot(first.bullpen.keys.root, { handledTypes: ['quota-check'] });
+    const second = boot(first.bullpen.keys.root, { handledTypes: ['report'] });
     const report = await second.schedules.bootstrap();
-    expect(report.schedules.find((s) => s.name === 'session-cleanup')).toMatchObject({
+    expect(report.schedules.find((s) => s.name === 'tidy')).toMatchObject({
       action: 'removed',
       reason: 'no handler in this build',
     });
-    expect(report.removedStale).toEqual([{ name: 'old-quota', jobType: 'quota-check' }]);
-    expect(await scheduler(second.bullpen, 'session-cleanup', 'session-cleanup')).toBeUndefined();
-    expect(await scheduler(second.bullpen, 'old-quota')).toBeUndefined();
+    expect(report.removedStale).toEqual([{ name: 'old-report', jobType: 'report' }]);
+    expect(await scheduler(second.bullpen, 'tidy', 'tidy')).toBeUndefined();
+    expect(await scheduler(second.bullpen, 'old-report')).toBeUndefined();
     expect(await scheduler(second.bullpen, 'someone-else')).toBeDefined();
-    expect(await scheduler(second.bullpen, 'quota-check')).toBeDefined();
+    expect(await scheduler(second.bullpen, 'report')).toBeDefined();
 
     const list = await second.schedules.list();
-    for (const s of list.filter((x) => x.jobType !== 'quota-check')) {
+    for (const s of list.filter((x) => x.jobType !== 'report')) {
       expect(s).toMatchObject({ active: false, inactiveReason: 'no handler in this build', nextRuns: [] });
     }
-    await expectAppError(second.schedules.triggerNow('session-cleanup', 'bob'), 'NO_HANDLER');
+    await expectAppError(second.schedules.triggerNow('tidy', 'bob'), 'NO_HANDLER');
   });
 
   it('lets one of two concurrent bootstraps apply, and waits for or refuses around a held lock', async () => {
@@ -328,16 +324,16 @@ describe('schedules on BullMQ Job Schedulers', () => {
     expect(await stranger.acquire(token)).toBe(true);
     const waiting = boot(a.bullpen.keys.root, { lockWaitMs: 300 });
     const startedAt = Date.now();
-    await expectAppError(waiting.schedules.edit('quota-check', { pattern: '0 5 * * * *' }, 'bob'), 'CONFLICT');
+    await expectAppError(waiting.schedules.edit('report', { pattern: '0 5 * * * *' }, 'bob'), 'CONFLICT');
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(250);
-    expect(await overrideRaw(a.bullpen, 'quota-check')).toBeNull();
-    expect((await scheduler(a.bullpen, 'quota-check'))?.pattern).toBe('0 0 * * * *');
+    expect(await overrideRaw(a.bullpen, 'report')).toBeNull();
+    expect((await scheduler(a.bullpen, 'report'))?.pattern).toBe('0 0 * * * *');
     expect((await waiting.schedules.bootstrap()).applied).toBe(false);
 
     // Only the holder's token frees it; then a waiting edit goes through.
     expect(await new Lease(a.bullpen.redis, lockKey).release('not-the-token')).toBe(false);
     expect(await a.bullpen.redis.exists(lockKey)).toBe(1);
-    const edit = a.schedules.edit('quota-check', { pattern: '0 5 * * * *' }, 'bob');
+    const edit = a.schedules.edit('report', { pattern: '0 5 * * * *' }, 'bob');
     setTimeout(() => void stranger.release(token), 200);
     expect((await edit).pattern).toBe('0 5 * * * *');
     expect(await a.bullpen.redis.exists(lockKey)).toBe(0);
