@@ -21,8 +21,11 @@ export interface DlqRun {
   stderr: string;
 }
 
-/** Runs `npm run dlq -- <args>` against a test's Redis and key prefix, from the repository root. */
-export function runDlq(target: { redisPort: number; prefix: string }, args: readonly string[]): Promise<DlqRun> {
+/**
+ * Runs `npm run dlq -- <args>` against a test's Redis and key prefix, from the repository root,
+ * on the application `target.app` names in BULLPEN_APP (applications.ts; the shipped one unless told).
+ */
+export function runDlq(target: { redisPort: number; prefix: string; app?: string }, args: readonly string[]): Promise<DlqRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...DLQ_COMMAND, ...args], {
       cwd: path.resolve(__dirname, '../..'),
@@ -32,6 +35,7 @@ export function runDlq(target: { redisPort: number; prefix: string }, args: read
         REDIS_CLUSTER_NODES: '',
         BULLPEN_PREFIX: target.prefix,
         LOG_LEVEL: 'silent',
+        ...(target.app ? { BULLPEN_APP: target.app } : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

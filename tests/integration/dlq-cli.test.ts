@@ -3,21 +3,27 @@ import { userInfo } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { mailerApp } from '@/examples/mailer/app';
+import { testBullpen } from '../helpers/test-bullpen';
 import { type DlqRun, runDlq } from '../helpers/dlq-command';
 
+/*
+ * The CLI runs the application BULLPEN_APP names from the registry (applications.ts),
+ * which holds no test application: it runs here on the mailer example, the registry's
+ * small application that is not the shipped one, and the test's Bullpen on its table.
+ */
 describe('npm run dlq (scripts/dlq.ts)', () => {
   const server = useTestRedis();
   let bullpen: Bullpen;
   let seq = 0;
 
   function cli(...args: string[]): Promise<DlqRun> {
-    return runDlq({ redisPort: server.redis.port, prefix: bullpen.keys.root }, args);
+    return runDlq({ redisPort: server.redis.port, prefix: bullpen.keys.root, app: mailerApp.name }, args);
   }
 
-  function record(jobType: 'webhook-dispatch' | 'session-cleanup', orgId: string) {
+  function record(jobType: 'send-email' | 'send-digest', orgId: string) {
     seq++;
-    const payload = jobType === 'webhook-dispatch' ? { webhookId: 'wh-1', event: 'e', payload: { seq } } : {};
+    const payload = jobType === 'send-email' ? { to: 'ada@example.com', subject: `message ${seq}` } : {};
     const input: DeadLetterInput = {
       queue: jobType,
       jobId: `cli-${seq}`,
@@ -33,46 +39,42 @@ describe('npm run dlq (scripts/dlq.ts)', () => {
   }
 
   beforeAll(async () => {
-    bullpen = makeBullpen(server.redis);
+    bullpen = testBullpen(server.redis, { ...mailerApp, webhookJobType: undefined });
   });
   afterAll(async () => {
     await bullpen.close();
   });
 
   it('lists, replays one and many, refuses bad arguments and an unconfirmed purge', async () => {
-    const hooks = [
-      await record('webhook-dispatch', 'org-c'),
-      await record('webhook-dispatch', 'org-c'),
-      await record('webhook-dispatch', 'org-d'),
-    ];
-    const cleanup = await record('session-cleanup', 'org-c');
+    const emails = [await record('send-email', 'org-c'), await record('send-email', 'org-c'), await record('send-email', 'org-d')];
+    const digest = await record('send-digest', 'org-c');
 
-    const list = await cli('list', '--type', 'webhook-dispatch', '--json');
+    const list = await cli('list', '--type', 'send-email', '--json');
     expect(list.code).toBe(0);
     const page = JSON.parse(list.stdout) as { total: number; entries: Array<{ id: string; status: string }> };
     expect(page.total).toBe(3);
-    expect(page.entries.map((e) => e.id)).toEqual(hooks.map((h) => h.id).reverse());
+    expect(page.entries.map((e) => e.id)).toEqual(emails.map((h) => h.id).reverse());
 
-    const one = await cli('replay', '--id', hooks[0].id, '--wait', '0');
+    const one = await cli('replay', '--id', emails[0].id, '--wait', '0');
     expect(one.code).toBe(0);
-    expect(one.stdout).toContain(`replay-${hooks[0].id}-1`);
-    expect(await bullpen.queues.get('webhook-dispatch').getJob(`replay-${hooks[0].id}-1`)).toBeDefined();
-    expect((await bullpen.dlq.get(hooks[0].id))?.replays[0].by).toBe(`cli:${userInfo().username}`);
+    expect(one.stdout).toContain(`replay-${emails[0].id}-1`);
+    expect(await bullpen.queues.get('send-email').getJob(`replay-${emails[0].id}-1`)).toBeDefined();
+    expect((await bullpen.dlq.get(emails[0].id))?.replays[0].by).toBe(`cli:${userInfo().username}`);
     const audit = await bullpen.audit.page({ limit: 5 });
-    expect(audit.entries[0]).toMatchObject({ action: 'dlq.replay', actor: `cli:${userInfo().username}`, target: { id: hooks[0].id } });
+    expect(audit.entries[0]).toMatchObject({ action: 'dlq.replay', actor: `cli:${userInfo().username}`, target: { id: emails[0].id } });
 
-    // The remaining pending ones of tenant org-c (one hook, one cleanup), with progress lines.
+    // The remaining pending ones of tenant org-c (one email, one digest), with progress lines.
     const many = await cli('replay', '--status', 'pending', '--tenant', 'org-c', '--limit', '100', '--wait', '0');
     expect(many.code).toBe(0);
     expect(many.stdout).toMatch(/replayed: 2 processed, 2 replayed/);
     // No worker runs here: enqueued, and said to be still waiting, not done.
     expect(many.stdout).toMatch(/2 enqueued, 0 skipped, 0 failed/);
     expect(many.stdout).toMatch(/replayed jobs: 2 still waiting or running/);
-    expect((await bullpen.dlq.get(hooks[1].id))?.status).toBe('replayed');
-    expect((await bullpen.dlq.get(cleanup.id))?.status).toBe('replayed');
-    expect((await bullpen.dlq.get(hooks[2].id))?.status).toBe('pending');
+    expect((await bullpen.dlq.get(emails[1].id))?.status).toBe('replayed');
+    expect((await bullpen.dlq.get(digest.id))?.status).toBe('replayed');
+    expect((await bullpen.dlq.get(emails[2].id))?.status).toBe('pending');
 
-    const unconfirmed = await cli('purge', '--type', 'webhook-dispatch');
+    const unconfirmed = await cli('purge', '--type', 'send-email');
     expect(unconfirmed.code).toBe(2);
     expect(unconfirmed.stderr).toMatch(/--yes/);
     expect((await bullpen.dlq.counts()).total).toBe(4);
@@ -87,9 +89,9 @@ describe('npm run dlq (scripts/dlq.ts)', () => {
     expect(badCursor.code).toBe(2);
     expect(badCursor.stderr).toMatch(/--cursor: a cursor returned by a previous page/);
     expect(badCursor.stderr).toMatch(/Usage: npm run dlq/);
-    const goodCursor = await cli('list', '--limit', '1', '--cursor', `${1_700_000_000_002}:${hooks[1].id}`, '--json');
+    const goodCursor = await cli('list', '--limit', '1', '--cursor', `${1_700_000_000_002}:${emails[1].id}`, '--json');
     expect(goodCursor.code).toBe(0);
-    expect((JSON.parse(goodCursor.stdout) as { entries: Array<{ id: string }> }).entries.map((e) => e.id)).toEqual([hooks[0].id]);
+    expect((JSON.parse(goodCursor.stdout) as { entries: Array<{ id: string }> }).entries.map((e) => e.id)).toEqual([emails[0].id]);
 
     const missing = await cli('replay', '--id', 'dlq-000000000000000000000000');
     expect(missing.code).toBe(1);
@@ -98,9 +100,9 @@ describe('npm run dlq (scripts/dlq.ts)', () => {
   }, 180_000);
 
   it('purges by filter with --yes and reports the count', async () => {
-    const a = await record('session-cleanup', 'org-p');
-    const b = await record('webhook-dispatch', 'org-p');
-    const purge = await cli('purge', '--tenant', 'org-p', '--type', 'session-cleanup', '--yes', '--json');
+    const a = await record('send-digest', 'org-p');
+    const b = await record('send-email', 'org-p');
+    const purge = await cli('purge', '--tenant', 'org-p', '--type', 'send-digest', '--yes', '--json');
     expect(purge.code).toBe(0);
     expect(JSON.parse(purge.stdout)).toEqual({ removed: 1 });
     expect(await bullpen.dlq.get(a.id)).toBeUndefined();

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shippedApp } from '@/jobs/shipped-app';
+import { mailerApp } from '@/examples/mailer/app';
 import type { Bullpen } from '@/lib/bullpen';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from '@/lib/jobs/payload-limit';
 import { DLQ_COMMAND } from '../helpers/dlq-command';
@@ -42,7 +42,7 @@ interface Letters {
  * is a process of its own that reports its peak RSS (tests/helpers/peak-rss.mjs).
  */
 describe('large dead letters in the CLI and the dead-letters page', () => {
-  const server = useTestRedis(shippedApp);
+  const server = useTestRedis({ ...mailerApp, webhookJobType: undefined });
   const letters: Record<'small' | 'limitSized' | 'big', Letters> = {} as never;
   /** A connection of the file's own: the Bullpens above are closed after the first test. */
   let stats: Redis | undefined;
@@ -56,10 +56,10 @@ describe('large dead letters in the CLI and the dead-letters page', () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       const { id } = await bullpen.dlq.record({
-        queue: 'webhook-dispatch',
+        queue: 'send-email',
         jobId: `large-${i}`,
-        jobType: 'webhook-dispatch',
-        jobData: { payload: { webhookId: 'wh-1', event: 'e', payload: { i, blob } }, requestId: `r-${i}`, dispatchedAt: 1 },
+        jobType: 'send-email',
+        jobData: { payload: { to: 'ada@example.com', subject: `letter ${i}`, body: blob }, requestId: `r-${i}`, dispatchedAt: 1 },
         error: { message: `failure ${i}`, errorClass: 'server' },
         attempts: 1,
         failedAt: 1_700_000_000_000 + i,
@@ -105,6 +105,8 @@ describe('large dead letters in the CLI and the dead-letters page', () => {
           BULLPEN_PREFIX: bullpen.keys.root,
           BULLPEN_MAX_PAYLOAD_BYTES: String(limit),
           LOG_LEVEL: 'silent',
+          // The registry holds no test application: the CLI runs on the mailer example's table.
+          BULLPEN_APP: mailerApp.name,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -1,12 +1,12 @@
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shippedApp } from '@/jobs/shipped-app';
 import { type Bullpen, createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { readWorkersView, STALE_HEARTBEAT_MS } from '@/dashboard/workers/workers-view';
 import { HEARTBEAT_INTERVAL_MS, HEARTBEAT_TTL_MS } from '@/lib/runtime/worker-heartbeat';
 import { silentLogger } from '@/lib/logging/logger';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
+import { TEST_JOBS, TEST_SCHEDULES } from '../helpers/test-jobs';
 import { startTestRedis, uniquePrefix } from '../helpers/redis';
 import { startTestCluster } from '../helpers/redis-cluster';
 import { describeRuns, nextOccurrences, occurrencesBetween, readRuns } from '../helpers/schedule-runs';
@@ -22,9 +22,9 @@ import { type SpawnedWorker, spawnScript } from '../helpers/spawn-worker';
 
 /** Each process's WORKER_TYPES, one process per entry: all run the schedule's and the crash's queues, the last a third one too. */
 const QUEUES = [
-  ['webhook-dispatch', 'quota-check'],
-  ['webhook-dispatch', 'quota-check'],
-  ['webhook-dispatch', 'quota-check', 'session-cleanup'],
+  ['notify', 'tidy'],
+  ['notify', 'tidy'],
+  ['notify', 'tidy', 'sync'],
 ];
 /** The process killed with SIGKILL. */
 const VICTIM = 1;
@@ -34,7 +34,7 @@ const WINDOW = 4;
 const SHARING = 2;
 /** How long past the window's last occurrence the schedule test waits for what it needs before it reports what is missing. */
 const GRACE_MS = 30_000;
-/** webhook-dispatch jobs for the crash, each JOB_MS long in its handler. */
+/** notify jobs for the crash, each JOB_MS long in its handler. */
 const JOBS = 600;
 const JOB_MS = 250;
 /**
@@ -62,7 +62,7 @@ const backends: Array<{ name: string; start: () => Promise<Backend> }> = [
       return {
         // An empty REDIS_CLUSTER_NODES is unset: it must not win over REDIS_URL from the environment.
         env: { REDIS_URL: redis.url, REDIS_CLUSTER_NODES: '' },
-        bullpen: (prefix) => makeBullpen(redis, { prefix }),
+        bullpen: (prefix) => testBullpen(redis, { prefix }),
         stop: () => redis.stop(),
       };
     },
@@ -76,7 +76,9 @@ const backends: Array<{ name: string; start: () => Promise<Backend> }> = [
         env: { REDIS_CLUSTER_NODES: nodes },
         bullpen: (prefix) =>
           createBullpen({
-            ...shippedApp,
+            jobs: TEST_JOBS,
+            schedules: TEST_SCHEDULES,
+            webhookJobType: 'notify',
             config: loadConfig({ REDIS_CLUSTER_NODES: nodes, BULLPEN_DATA_DIR: '.data/test', LOG_LEVEL: 'silent' }),
             prefix,
             logger: silentLogger,
@@ -182,7 +184,7 @@ describe.each(backends)('$name with three worker processes', ({ start }) => {
     for (let i = 0; i < JOBS; i += 300) {
       await bullpen.dispatcher.dispatchBulk(
         Array.from({ length: 300 }, (_, j) => ({
-          type: 'webhook-dispatch' as const,
+          type: 'notify' as const,
           data: { webhookId: 'wh', event: 'many-workers', payload: { n: i + j } },
         })),
       );
@@ -206,7 +208,7 @@ describe.each(backends)('$name with three worker processes', ({ start }) => {
 
     // What it held: jobs it started and never completed, all still active in BullMQ.
     const held = await runningIn(victimPid);
-    const queue = bullpen.queues.get('webhook-dispatch');
+    const queue = bullpen.queues.get('notify');
     const active = await bullpen.redis.lrange(queue.toKey('active'), 0, -1);
     expect(held.length).toBeGreaterThan(0);
     expect(active).toEqual(expect.arrayContaining(held));
@@ -232,7 +234,7 @@ describe.each(backends)('$name with three worker processes', ({ start }) => {
     expect(await bullpen.dlq.pendingCount()).toBe(0);
     // At least once, and only the victim's jobs in flight twice: it held at most its concurrency.
     expect(new Set(completions.map((c) => c.jobId)).size).toBe(JOBS);
-    expect(completions.length - JOBS).toBeLessThanOrEqual(bullpen.jobs.get('webhook-dispatch').concurrency);
+    expect(completions.length - JOBS).toBeLessThanOrEqual(bullpen.jobs.get('notify').concurrency);
 
     // The view: the killed process's record went stale (no heartbeat), the others' did not.
     const seen = await staleSeen;
@@ -271,7 +273,7 @@ describe.each(backends)('$name with three worker processes', ({ start }) => {
     }
   }
 
-  /** webhook-dispatch jobs a process started and has not completed. */
+  /** notify jobs a process started and has not completed. */
   async function runningIn(pid: number): Promise<string[]> {
     const done = new Set((await readJobRecords(bullpen, `${prefix}:completions`)).filter((c) => c.pid === pid).map((c) => c.jobId));
     return (await readJobRecords(bullpen, `${prefix}:started`)).filter((s) => s.pid === pid && !done.has(s.jobId)).map((s) => s.jobId);

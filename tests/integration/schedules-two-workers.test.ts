@@ -2,7 +2,7 @@ import { useTestRedis } from '../helpers/use-test-redis';
 import { describe, expect, it } from 'vitest';
 import { readyClient } from '@/lib/redis/connection';
 import { ScheduleService } from '@/lib/schedules/schedule-service';
-import { makeBullpen } from '../helpers/make-bullpen';
+import { testBullpen } from '../helpers/test-bullpen';
 import { uniquePrefix } from '../helpers/redis';
 import { spawnFixture, type SpawnedWorker } from '../helpers/spawn-worker';
 import { TWO_WORKER_SCHEDULE as SCHEDULE } from '../fixtures/two-worker-schedule';
@@ -24,7 +24,7 @@ describe('a schedule with two worker processes', () => {
     const env = { REDIS_PORT: String(server.redis.port), BULLPEN_PREFIX: prefix, MAX_RUN_MS: '60000' };
     const workers: SpawnedWorker[] = [spawnFixture('schedule-worker.ts', env), spawnFixture('schedule-worker.ts', env)];
     const pids = workers.map((w) => w.child.pid!);
-    const bullpen = makeBullpen(server.redis, { prefix });
+    const bullpen = testBullpen(server.redis, { prefix });
     try {
       let window: number[];
       try {
@@ -82,7 +82,7 @@ describe('a schedule with two worker processes', () => {
       expect(await bullpen.redis.llen(`${prefix}:dead`)).toBe(0);
 
       // The workers' hooks recorded the last run.
-      const schedules = new ScheduleService(bullpen, { definitions: [{ ...SCHEDULE, data: {} }], handledTypes: ['quota-check'] });
+      const schedules = new ScheduleService(bullpen, { definitions: [{ ...SCHEDULE, data: {} }], handledTypes: ['tidy'] });
       const [summary] = await schedules.list();
       expect(summary.lastRun).toMatchObject({ trigger: 'schedule', outcome: 'completed' });
       expect(summary.lastRun!.jobId).toBe(`repeat:${SCHEDULE.name}:${summary.lastRun!.at}`);
