@@ -12,27 +12,12 @@ const SHIPPED_APPLICATION =
   '^(jobs/|applications\\.ts$|tests/(unit|integration|fixtures|helpers)/app/|tests/helpers/(shipped-jobs|make-bullpen)\\.ts$)';
 
 /**
- * Runtime tests still on the shipped table, by name. Each moves to tests/helpers/test-jobs.ts
- * (or, if it tests a shipped type, to tests/integration/app/) next, and leaves this list.
- */
-const STILL_ON_THE_SHIPPED_TABLE = [
-  // Owned by another change this session (issue 27's test work); they move next.
-  'integration/(redis-cluster-failover|fault-drill)',
-  // They run the shipped webhook-dispatch handler in a worker process (production-worker).
-  'integration/webhook-crash-takeover',
-  'fixtures/production-worker',
-  // They replay through the shipped webhook-dispatch handler.
-  'integration/(dashboard-dlq-replay|dlq-replay-outcomes|replay-keys|webhooks-page)',
-];
-
-/**
  * Tests that may reach the shipped application: its own tests, the e2e specs (which run
- * the product), its test helpers and fixtures, and the runtime tests not moved yet.
+ * the product), and its test helpers and fixtures. No runtime test is exempt by name.
  */
 const RUNTIME_TESTS_EXEMPT = [
   '^tests/(e2e|unit/app|integration/app|fixtures/app|helpers/app)/',
   '^tests/helpers/(shipped-jobs|make-bullpen)\\.ts$',
-  `^tests/(${STILL_ON_THE_SHIPPED_TABLE.join('|')})(\\.test)?\\.ts$`,
 ].join('|');
 
 module.exports = {

@@ -6,7 +6,7 @@ import { type TestBullpenOptions, testBullpen } from './test-bullpen';
 /**
  * A Bullpen for the shipped application's job table, schedules and metric prefix (see
  * testBullpen). The shipped application's tests (tests/{unit,integration}/app/) use it; the
- * runtime's tests use testBullpen, except the few that .dependency-cruiser.cjs still names.
+ * runtime's tests use testBullpen (tests/helpers/test-jobs.ts).
  */
 export function makeBullpen(redis: EmbeddedRedis, overrides: TestBullpenOptions = {}): Bullpen {
   return testBullpen(redis, { ...shippedApp, ...overrides });

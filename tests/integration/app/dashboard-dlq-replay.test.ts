@@ -1,5 +1,5 @@
-import { useTestRedis } from '../helpers/use-test-redis';
-import { storesOf } from '../helpers/shipped-jobs';
+import { useTestRedis } from '../../helpers/use-test-redis';
+import { storesOf } from '../../helpers/shipped-jobs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { readDeadLetterDetail, readDeadLetterList } from '@/dashboard/dead-letters/dead-letters-read';
@@ -7,9 +7,9 @@ import { awaitReplayOutcome } from '@/dashboard/dead-letters/dead-letters-replay
 import type { DeadLetterEntry } from '@/lib/dlq/entry';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
 import { createWebhookDispatchHandler } from '@/jobs/integration/webhook-dispatch';
-import { makeBullpen } from '../helpers/make-bullpen';
-import { poolOf } from '../helpers/pool-of';
-import { useStatusReceiver } from '../helpers/status-receiver';
+import { makeBullpen } from '../../helpers/make-bullpen';
+import { poolOf } from '../../helpers/pool-of';
+import { useStatusReceiver } from '../../helpers/status-receiver';
 
 /*
  * The dead-letter page's replay reports what the replayed job did first (the action waits

@@ -2,9 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { makeBullpen } from '../helpers/make-bullpen';
-import { useTestRedis } from '../helpers/use-test-redis';
-import { spawnFixture, type SpawnedWorker } from '../helpers/spawn-worker';
+import { makeBullpen } from '../../helpers/make-bullpen';
+import { useTestRedis } from '../../helpers/use-test-redis';
+import { spawnFixture, type SpawnedWorker } from '../../helpers/spawn-worker';
 
 /*
  * Webhook deliveries in flight when their worker is killed with SIGKILL (docs/webhooks.md,
@@ -68,12 +68,12 @@ describe('a worker killed with SIGKILL while its webhook deliveries are in fligh
       });
       jobIds.push(jobId);
     }
-    const first = spawnFixture('production-worker.ts', env);
+    const first = spawnFixture('app/production-worker.ts', env);
     workers.push(first);
     await first.ready;
     await waitFor(() => arrivals.size >= DELIVERIES, 30_000);
     // The second worker is up and idle before the kill: what follows is recovery, not start-up.
-    const second = spawnFixture('production-worker.ts', env);
+    const second = spawnFixture('app/production-worker.ts', env);
     workers.push(second);
     await second.ready;
     expect(arrivals.size).toBe(DELIVERIES);

@@ -1,5 +1,5 @@
-import { useTestRedis } from '../helpers/use-test-redis';
-import { storesOf } from '../helpers/shipped-jobs';
+import { useTestRedis } from '../../helpers/use-test-redis';
+import { storesOf } from '../../helpers/shipped-jobs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,8 +11,8 @@ import { readWebhookDetail, readWebhookList } from '@/dashboard/webhooks/webhook
 import { deadLetterId } from '@/lib/dlq/entry';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import { WEBHOOK_TEST_EVENT } from '@/lib/webhooks/webhook-schema';
-import { makeBullpen } from '../helpers/make-bullpen';
-import { poolOf } from '../helpers/pool-of';
+import { makeBullpen } from '../../helpers/make-bullpen';
+import { poolOf } from '../../helpers/pool-of';
 
 /**
  * The webhooks page's read model and the operations that mend a webhook (issue 20 item 2),

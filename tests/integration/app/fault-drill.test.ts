@@ -10,8 +10,8 @@ import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
 import { readyClient } from '@/lib/redis/connection';
 import { freePort, startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-server';
-import { uniquePrefix } from '../helpers/redis';
-import { spawnFixture, type SpawnedWorker } from '../helpers/spawn-worker';
+import { uniquePrefix } from '../../helpers/redis';
+import { spawnFixture, type SpawnedWorker } from '../../helpers/spawn-worker';
 
 /*
  * The fault drill of docs/observability.md ("Redis restarts"): a real worker process
@@ -84,7 +84,7 @@ describe('Redis killed with SIGKILL and restarted mid-load', () => {
       // Past the everysec window: the dispatched jobs themselves are on disk.
       await new Promise((r) => setTimeout(r, 1_500));
 
-      worker = spawnFixture('production-worker.ts', env);
+      worker = spawnFixture('app/production-worker.ts', env);
       await worker.ready;
       await waitFor(() => deliveries.size >= JOBS / 4, 60_000);
       const killedAt = Date.now();

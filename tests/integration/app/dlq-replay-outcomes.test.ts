@@ -1,5 +1,5 @@
-import { useTestRedis } from '../helpers/use-test-redis';
-import { storesOf } from '../helpers/shipped-jobs';
+import { useTestRedis } from '../../helpers/use-test-redis';
+import { storesOf } from '../../helpers/shipped-jobs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { BulkRunner } from '@/dashboard/live/bulk-runner';
@@ -7,10 +7,10 @@ import { replaySelected, startReplayAll } from '@/dashboard/dead-letters/dead-le
 import type { DeadLetterEntry } from '@/lib/dlq/entry';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
 import { createWebhookDispatchHandler } from '@/jobs/integration/webhook-dispatch';
-import { makeBullpen } from '../helpers/make-bullpen';
-import { poolOf } from '../helpers/pool-of';
-import { useStatusReceiver } from '../helpers/status-receiver';
-import { type DlqRun, runDlq } from '../helpers/dlq-command';
+import { makeBullpen } from '../../helpers/make-bullpen';
+import { poolOf } from '../../helpers/pool-of';
+import { useStatusReceiver } from '../../helpers/status-receiver';
+import { type DlqRun, runDlq } from '../../helpers/dlq-command';
 
 /*
  * Replay selected, replay all and the CLI report what the replays' jobs did within one

@@ -9,10 +9,10 @@ import { isAppError } from '@/lib/errors/app-error';
 import { DEFAULT_DISPATCH_TIMEOUT_MS } from '@/lib/jobs/dispatcher';
 import { readOverview, readQueueOverview } from '@/dashboard/queues/queue-overview';
 import { silentLogger } from '@/lib/logging/logger';
-import { uniquePrefix } from '../helpers/redis';
-import { startReplicatedCluster, type ReplicatedCluster } from '../helpers/redis-cluster-replicas';
-import { startRecordingEndpoints, type RecordingEndpoints } from '../helpers/recording-endpoints';
-import { spawnFixture, type SpawnedWorker } from '../helpers/spawn-worker';
+import { uniquePrefix } from '../../helpers/redis';
+import { startReplicatedCluster, type ReplicatedCluster } from '../../helpers/redis-cluster-replicas';
+import { startRecordingEndpoints, type RecordingEndpoints } from '../../helpers/recording-endpoints';
+import { spawnFixture, type SpawnedWorker } from '../../helpers/spawn-worker';
 
 /*
  * Cluster failover (docs/scaling.md, "Failover"): a real worker process on a cluster of
@@ -108,7 +108,7 @@ describe('a Redis Cluster master killed with SIGKILL under load', () => {
       await dashboard.webhooks.create({ id: 'failover', url: endpoints.hookUrl, maxFailures: 10_000 });
       await dashboard.schedules.edit(SCHEDULE, { pattern: SCHEDULE_PATTERN }, 'failover-test');
 
-      worker = spawnFixture('production-worker.ts', env);
+      worker = spawnFixture('app/production-worker.ts', env);
       await worker.ready;
 
       // The steady load: each tick dispatches one job per loaded type without waiting for

@@ -1,5 +1,5 @@
-import { useTestRedis } from '../helpers/use-test-redis';
-import { storesOf } from '../helpers/shipped-jobs';
+import { useTestRedis } from '../../helpers/use-test-redis';
+import { storesOf } from '../../helpers/shipped-jobs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -9,8 +9,8 @@ import { QueueOperations } from '@/dashboard/queues/queue-operations';
 import type { DeadLetterEntry } from '@/lib/dlq/entry';
 import type { WorkerPool } from '@/lib/runtime/worker-pool';
 import { createWebhookDispatchHandler } from '@/jobs/integration/webhook-dispatch';
-import { makeBullpen } from '../helpers/make-bullpen';
-import { poolOf } from '../helpers/pool-of';
+import { makeBullpen } from '../../helpers/make-bullpen';
+import { poolOf } from '../../helpers/pool-of';
 
 /*
  * Edit-and-replay of webhook deliveries (docs/dead-letters.md, "Replay keys"): an edited
