@@ -160,7 +160,7 @@ describe('resources named by a job added from the dashboard', () => {
     expect(await jobCount(b, 'notify')).toBe(2);
   });
 
-  it('a resource kind with no owner in the runtime (a Slack channel) is an admin’s to name', async () => {
+  it('a resource kind with no owner in the runtime (a channel) is an admin’s to name', async () => {
     // The test table's `sync`, naming its channel as a resource (a kind lib/ keeps no owner of).
     const [notify, sync, ...rest] = TEST_JOBS;
     const jobs = [notify, defineJob({ ...sync, resourceFields: ['channelId'] }), ...rest];
