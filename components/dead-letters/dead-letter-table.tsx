@@ -9,10 +9,10 @@ import { LiveStatus } from '@/components/live/live-status';
 import { useHeldRows } from '@/components/live/use-held-rows';
 import { RESULTS_ID } from '@/components/layout/results-id';
 import { useRowShortcuts } from '@/components/keyboard/row-shortcuts';
-import { Button } from '@/components/ui/button';
 import { ConfirmPrompt, type ConfirmRequest } from '@/components/ui/confirm-prompt';
 import { Pagination } from '@/components/ui/pagination';
 import { Table } from '@/components/ui/table';
+import { HeldList } from '@/components/live/held-list';
 import {
   deadLettersHref,
   serializeDeadLetterFilters,
@@ -121,73 +121,62 @@ export function DeadLetterTable({ initial, filters, search, liveUrl, actions, de
           }}
         />
       )}
-      <p className="sr-only" role="status" aria-live="polite" data-testid="dlq-new-announcement">
-        {held.announcement}
-      </p>
-      {held.arrived.length > 0 && (
-        <div className="result info row" role="status" data-testid="dlq-arrived" style={{ justifyContent: 'space-between' }}>
-          <span>
-            {describeNewRows(held.arrived.length)} while you were working on the list; the rows stay where they are until you ask.
-          </span>
-          <Button size="sm" onClick={held.showArrived} data-testid="dlq-show-arrived">
-            Show {held.arrived.length === 1 ? 'it' : 'them'}
-          </Button>
-        </div>
-      )}
-      {held.rows.length === 0 ? (
-        <div className="card" data-testid="dlq-empty">
-          <p>
-            {list.total === 0 ? 'No dead letter matches these filters.' : 'This page is past the last one.'}{' '}
-            {list.total > 0 && <Link href={deadLettersHref({ ...filters, page: 1 })}>Go to the first page</Link>}
-          </p>
-        </div>
-      ) : (
-        <Table caption="Dead letters, newest failure first" id={RESULTS_ID} tabIndex={-1} data-testid="dlq-table" {...held.holdProps}>
-          <thead>
-            <tr>
-              {actions && (
-                <th scope="col">
-                  <input
-                    type="checkbox"
-                    aria-label="Select every replayable dead letter on this page"
-                    checked={allChosen}
-                    disabled={selectable.length === 0}
-                    onChange={() => setSelected(allChosen ? new Set() : new Set(selectable.map((r) => r.id)))}
-                    data-testid="dlq-select-all"
-                  />
+      <HeldList held={held} describeNew={describeNewRows} testIdPrefix="dlq">
+        {held.rows.length === 0 ? (
+          <div className="card" data-testid="dlq-empty">
+            <p>
+              {list.total === 0 ? 'No dead letter matches these filters.' : 'This page is past the last one.'}{' '}
+              {list.total > 0 && <Link href={deadLettersHref({ ...filters, page: 1 })}>Go to the first page</Link>}
+            </p>
+          </div>
+        ) : (
+          <Table caption="Dead letters, newest failure first" id={RESULTS_ID} tabIndex={-1} data-testid="dlq-table">
+            <thead>
+              <tr>
+                {actions && (
+                  <th scope="col">
+                    <input
+                      type="checkbox"
+                      aria-label="Select every replayable dead letter on this page"
+                      checked={allChosen}
+                      disabled={selectable.length === 0}
+                      onChange={() => setSelected(allChosen ? new Set() : new Set(selectable.map((r) => r.id)))}
+                      data-testid="dlq-select-all"
+                    />
+                  </th>
+                )}
+                <th scope="col">Failed</th>
+                <th scope="col">Type</th>
+                <th scope="col" className="hide-sm">
+                  Tenant
                 </th>
-              )}
-              <th scope="col">Failed</th>
-              <th scope="col">Type</th>
-              <th scope="col" className="hide-sm">
-                Tenant
-              </th>
-              <th scope="col">Error</th>
-              <th scope="col" className="num hide-sm">
-                Attempts
-              </th>
-              <th scope="col">Status</th>
-              {actions && <th scope="col">Actions</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {held.rows.map((row) => (
-              <DeadLetterRow
-                key={row.id}
-                row={row}
-                departed={held.departed.has(row.id)}
-                filters={filters}
-                selected={selected.has(row.id)}
-                onToggle={toggle}
-                actions={actions}
-                destructive={destructiveTypes.includes(row.jobType)}
-                canConfirm={canConfirm}
-                onChanged={refresh}
-              />
-            ))}
-          </tbody>
-        </Table>
-      )}
+                <th scope="col">Error</th>
+                <th scope="col" className="num hide-sm">
+                  Attempts
+                </th>
+                <th scope="col">Status</th>
+                {actions && <th scope="col">Actions</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {held.rows.map((row) => (
+                <DeadLetterRow
+                  key={row.id}
+                  row={row}
+                  departed={held.departed.has(row.id)}
+                  filters={filters}
+                  selected={selected.has(row.id)}
+                  onToggle={toggle}
+                  actions={actions}
+                  destructive={destructiveTypes.includes(row.jobType)}
+                  canConfirm={canConfirm}
+                  onChanged={refresh}
+                />
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </HeldList>
       {actions && <ConfirmPrompt request={asking} onClosed={() => setAsking(null)} testId="dlq-replay-shortcut" />}
       <Pagination
         page={list.page}

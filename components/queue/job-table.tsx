@@ -15,6 +15,7 @@ import { InlineResult } from '@/components/ui/inline-result';
 import { ProgressBar } from '@/components/ui/progress-bar';
 import { RelativeTime } from '@/components/ui/relative-time';
 import { Table } from '@/components/ui/table';
+import { HeldList } from '@/components/live/held-list';
 import { useAction } from '@/components/ui/use-action';
 import type { QueueActions } from './types';
 import { jobPageHref } from '@/dashboard/client/schedules-view';
@@ -138,21 +139,7 @@ export function JobTable({ queue, state, jobs: fresh, canOperate, filtered, acti
           />
         )}
       </div>
-      <p className="sr-only" role="status" aria-live="polite" data-testid="jobs-new-announcement">
-        {held.announcement}
-      </p>
-      {/* The notice of held-back rows is inside the hold: reaching for Show them must not release them first. */}
-      <div {...held.holdProps}>
-        {held.arrived.length > 0 && (
-          <div className="result info row" role="status" data-testid="jobs-arrived" style={{ justifyContent: 'space-between' }}>
-            <span>
-              {describeNewJobs(held.arrived.length)} while you were working on the list; the rows stay where they are until you ask.
-            </span>
-            <Button size="sm" onClick={held.showArrived} data-testid="jobs-show-arrived">
-              Show {held.arrived.length === 1 ? 'it' : 'them'}
-            </Button>
-          </div>
-        )}
+      <HeldList held={held} describeNew={describeNewJobs} testIdPrefix="jobs">
         {jobs.length === 0 ? (
           <p className="card muted" data-testid="jobs-empty">
             {filtered ? `No matching ${state} jobs on this page.` : `No ${state} jobs here.`}
@@ -284,7 +271,7 @@ export function JobTable({ queue, state, jobs: fresh, canOperate, filtered, acti
             </tbody>
           </Table>
         )}
-      </div>
+      </HeldList>
       {selectable && <ConfirmPrompt request={asking} onClosed={() => setAsking(null)} testId="job-retry-shortcut" />}
     </div>
   );
