@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Bullpen } from '@/lib/bullpen';
 import { AppError } from '@/lib/errors/app-error';
 import { envelopeSchema } from '@/lib/jobs/envelope';
+import { keepCompletion } from '@/lib/runtime/attempt-record';
 import { priorityName } from '@/lib/jobs/priority';
 import { resolveQueue } from '@/dashboard/queues/queue-ref';
 import { type AddedJob, addJobRequestSchema, toDispatchOptions } from '@/dashboard/client/add-job-form';
@@ -38,7 +39,7 @@ export class JobOperations {
     by: string,
     who: Starter = AN_OPERATOR,
   ): Promise<{ jobId: string; from: 'failed' | 'completed'; deadLetterId?: string }> {
-    const { type, job } = await this.load(queueName, id);
+    const { type, job, queue } = await this.load(queueName, id);
     if (type) this.checkDestructive(type, job.data, who);
     const state = await job.getState();
     if (state !== 'failed' && state !== 'completed') {
@@ -46,6 +47,9 @@ export class JobOperations {
     }
     // A completed job, or a foreign queue's (no dead letters here): retried as it is.
     if (state === 'completed' || !type) {
+      // The run it completed is in BullMQ's fields, which the retry clears: into its attempt record first
+      // (the table's types only: a foreign queue's hashes get no Bullpen field).
+      if (state === 'completed' && type) await keepCompletion(this.bullpen.redis, queue.toKey(job.id!), job);
       await job.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true });
       return { jobId: job.id!, from: state };
     }

@@ -4,7 +4,7 @@ import { DEAD_LETTER_STATUSES } from '@/lib/dlq/dead-letter-id';
 import type { Bullpen } from '@/lib/bullpen';
 import { retryVerdict } from '@/lib/dlq/retry-verdict';
 import { envelopeSchema } from '@/lib/jobs/envelope';
-import { attemptEntrySchema, readAttemptRecord } from '@/lib/runtime/attempt-record';
+import { attemptEntrySchema, readAttemptRecord, unrecordedCompletion } from '@/lib/runtime/attempt-record';
 import { findJob } from './find-job';
 import { confirmationAsked } from './job-start-rules';
 import { retryMarkOf, retryMarkSchema } from '@/dashboard/client/retry-mark';
@@ -60,6 +60,8 @@ export async function readJobPage(bullpen: Bullpen, queueName: string, id: strin
     readJobFlow(bullpen, job),
     readAttemptRecord(bullpen.redis, queue.toKey(job.id)),
   ]);
+  // A job that completed at its first attempt has no record: its one entry is BullMQ's own fields.
+  const completion = state === 'completed' ? unrecordedCompletion(attempts, job) : undefined;
   const chain =
     state === 'failed' && resolved.type
       ? (await bullpen.dlq.chainStates(resolved.type, [{ id: job.id, data: job.data }])).get(job.id)
@@ -78,7 +80,7 @@ export async function readJobPage(bullpen: Bullpen, queueName: string, id: strin
       page,
       pageCount: pageCountOf(logs.count, LOG_PAGE_SIZE),
     },
-    attempts,
+    attempts: completion ? { ...attempts, entries: [...attempts.entries, completion] } : attempts,
     ...(record ? { deadLetter: { id: record.id, status: record.status } } : {}),
     ...(retryRefused ? { retryRefused } : {}),
     ...(flow ? { flow } : {}),

@@ -2,18 +2,15 @@ import type { Job } from 'bullmq';
 import { classifyError } from '../errors/classify';
 import { silentLogger, type Logger } from '../logging/logger';
 import type { RedisClient } from '../redis/connection';
-import { LuaCommand } from '../redis/lua-command';
 import {
+  APPEND_ATTEMPTS,
   ATTEMPT_DROPPED_FIELD,
   ATTEMPT_RECORD_FIELD,
   ATTEMPT_RECORD_MAX_ENTRIES,
   type AttemptEntry,
   encodeAttempt,
 } from './attempt-record';
-import { LUA } from './lua';
 import type { RuntimeHooks } from './runtime-hooks';
-
-const append = new LuaCommand('attempt-record-append', LUA['attempt-record-append']);
 
 /** Jobs one script call writes at most: a flush never holds Redis for long. */
 const KEYS_PER_CALL = 200;
@@ -132,10 +129,15 @@ export class AttemptLog {
     };
   }
 
-  /** The worker's `completed` event: BullMQ has stored the result. */
+  /**
+   * The worker's `completed` event: BullMQ has stored the result. A job's only attempt
+   * (its first, never started before, no failure behind it) is not written: BullMQ's
+   * processedOn, finishedOn and processedBy say what its entry would, and the job page
+   * reads them (unrecordedCompletion), so the common job costs the record nothing.
+   */
   completed(type: string, job: Job): void {
     const r = this.take(type, job);
-    if (!r) return;
+    if (!r || onlyAttempt(r, job)) return;
     this.add(job, {
       attempt: r.attempt,
       start: r.start,
@@ -263,7 +265,7 @@ export class AttemptLog {
           const args: Array<string | number> = [ATTEMPT_RECORD_FIELD, ATTEMPT_DROPPED_FIELD, this.maxEntries];
           for (const p of chunk) args.push(p.created, p.line);
           written += Number(
-            await append.run(
+            await APPEND_ATTEMPTS.run(
               this.opts.redis,
               chunk.map((p) => p.key),
               args,
@@ -316,5 +318,14 @@ export class AttemptLog {
 }
 
 const runKey = (type: string, jobId: string) => `${type}\u0000${jobId}`;
+
+/**
+ * Whether `job` ran once only: attempt 1, moved to active once (a stalled run counts in
+ * attemptsStarted, not in attemptsMade) and no failure's stack kept (an operator's retry
+ * of a failed job starts over at attempt 1 but keeps them).
+ */
+function onlyAttempt(r: Running, job: Job): boolean {
+  return r.attempt === 1 && (job.attemptsStarted ?? 0) <= 1 && !job.stacktrace?.length;
+}
 
 function noop(): void {}

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { RedisClient } from '../redis/connection';
+import { LuaCommand } from '../redis/lua-command';
+import { LUA } from './lua';
 
 /**
  * The attempt record: one line per attempt of a job, kept in a field of the job's own
@@ -20,6 +22,9 @@ export const ATTEMPT_RECORD_MAX_ENTRIES = 25;
 export const ATTEMPT_ENTRY_MAX_BYTES = 1_024;
 /** Characters of an error message an entry keeps before the byte bound is applied. */
 export const ATTEMPT_MESSAGE_CHARS = 300;
+
+/** Appends entries to jobs' records (lib/runtime/lua/attempt-record-append.lua). */
+export const APPEND_ATTEMPTS = new LuaCommand('attempt-record-append', LUA['attempt-record-append']);
 
 export const ATTEMPT_OUTCOMES = ['completed', 'retried', 'failed', 'stalled'] as const;
 export type AttemptOutcomeName = (typeof ATTEMPT_OUTCOMES)[number];
@@ -98,4 +103,53 @@ export function parseAttemptRecord(text: string | null | undefined, dropped: str
 export async function readAttemptRecord(redis: RedisClient, jobKey: string): Promise<AttemptRecord> {
   const [text, dropped] = await redis.hmget(jobKey, ATTEMPT_RECORD_FIELD, ATTEMPT_DROPPED_FIELD);
   return parseAttemptRecord(text, dropped);
+}
+
+/** The fields of a BullMQ job (its `Job`) that tell its last attempt. */
+export interface LastAttemptFields {
+  attemptsMade: number;
+  processedOn?: number;
+  finishedOn?: number;
+  /** BullMQ's `pb`: the name of the worker that took the job, the pool's `bullpen:<host>:<pid>`. */
+  processedBy?: string;
+}
+
+/**
+ * The entry of a completed job's last attempt when its record does not hold it. The runtime
+ * writes no entry for a job that completed at its first attempt (attempt-log.ts): BullMQ's own
+ * fields hold all it would say, when the attempt started (processedOn) and ended (finishedOn)
+ * and on which worker (processedBy). Also the last run of a completed job an operator ran again,
+ * and a completion whose entry is still waiting for its flush. Undefined when the record's
+ * last entry is this completion (it ended after the attempt started) or the job has no times.
+ * Give it only a job in the completed state.
+ */
+export function unrecordedCompletion(record: AttemptRecord, job: LastAttemptFields): AttemptEntry | undefined {
+  const { processedOn, finishedOn } = job;
+  if (!processedOn || !finishedOn) return undefined;
+  const last = record.entries.at(-1);
+  if (last?.outcome === 'completed' && last.end >= processedOn) return undefined;
+  return {
+    attempt: Math.max(1, job.attemptsMade),
+    start: processedOn,
+    end: finishedOn,
+    durationMs: finishedOn - processedOn,
+    ...(job.processedBy ? { worker: job.processedBy } : {}),
+    outcome: 'completed',
+  };
+}
+
+/**
+ * Before an operator runs a completed job again: its last attempt goes into its record when
+ * the record does not hold it, since the retry clears the BullMQ fields it is read from
+ * (processedOn, finishedOn, processedBy). Written as the runtime writes entries, only while
+ * the job's hash still has the creation time `job` has.
+ */
+export async function keepCompletion(redis: RedisClient, jobKey: string, job: LastAttemptFields & { timestamp: number }): Promise<void> {
+  const entry = unrecordedCompletion(await readAttemptRecord(redis, jobKey), job);
+  if (!entry) return;
+  await APPEND_ATTEMPTS.run(
+    redis,
+    [jobKey],
+    [ATTEMPT_RECORD_FIELD, ATTEMPT_DROPPED_FIELD, ATTEMPT_RECORD_MAX_ENTRIES, String(job.timestamp), encodeAttempt(entry)],
+  );
 }

@@ -76,7 +76,7 @@ export const COSTS: Array<CostRule & { label: string; group: 'hook' | 'bullmq' }
   },
   {
     id: 'attempts',
-    label: 'The attempt record (each attempt a line in the job’s hash, written every 100 ms)',
+    label: 'The attempt record (a line in the job’s hash for each attempt but a first one that completes)',
     group: 'hook',
     claims: (url) => /\/lib\/runtime\/attempt-(log|record)\.ts$/.test(url),
   },
@@ -148,8 +148,10 @@ const WHAT_THEY_BUY = [
   '  flushes), for Prometheus, the history charts and the `jobsPerDay` quota; their per-job cost is a few additions.',
   '- *Schedules’ last run* and *the workers view’s running list*: the schedules page’s last run and the running jobs',
   '  the workers page lists, a map entry per running job.',
-  '- *The attempt record*: the job page’s timeline of every attempt (docs/architecture.md); a line per attempt, encoded',
-  '  and sent in one script call per queue every 100 ms, so most of its cost is in the ioredis row.',
+  '- *The attempt record*: the job page’s timeline of every attempt (docs/architecture.md); a line per attempt that',
+  '  failed or followed a failure, sent in one script call per queue every 100 ms. A job that completes at its first',
+  '  attempt (every job here) gets no line: the page reads that attempt from BullMQ’s own fields, so what is left',
+  '  here is noting each attempt’s start and end in memory.',
   '- *BullMQ’s per-minute metrics*: the last-hour charts and the per-minute counts that fill the hourly history’s gaps,',
   '  written with each job by BullMQ itself, so a crashed worker loses none of them; paid by the redis-server.',
 ];

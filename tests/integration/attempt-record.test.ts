@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { JobOperations } from '@/dashboard/jobs/job-operations';
+import { type JobPage, readJobPage } from '@/dashboard/jobs/job-page';
 import type { Bullpen } from '@/lib/bullpen';
 import { HttpError } from '@/lib/errors/http-error';
 import { AttemptLog } from '@/lib/runtime/attempt-log';
@@ -41,6 +43,21 @@ describe('the attempt record (lib/runtime/attempt-record.ts)', () => {
   }
 
   const jobKey = (id: string) => bullpen.queues.get(TYPE).toKey(id);
+
+  /** The job page once the job is completed (and `also` holds), as an operator reads it. */
+  async function completedPage(id: string, also: (p: JobPage) => boolean = () => true): Promise<JobPage> {
+    let page: JobPage | null = null;
+    await expect
+      .poll(
+        async () => {
+          page = await readJobPage(bullpen, TYPE, id);
+          return page?.job.state === 'completed' && also(page);
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(true);
+    return page as unknown as JobPage;
+  }
 
   async function recordOf(id: string, entries: number, timeoutMs = 10_000): Promise<AttemptRecord> {
     const deadline = Date.now() + timeoutMs;
@@ -100,8 +117,10 @@ describe('the attempt record (lib/runtime/attempt-record.ts)', () => {
   });
 
   it('goes with its job, and a write that comes after the job was removed makes no key', async () => {
-    // Entries wait for a flush the test calls itself.
-    await run(async () => ({ delivered: true }), 60_000);
+    // Entries wait for a flush the test calls itself; a failed attempt is always written.
+    await run(async () => {
+      throw new HttpError(404, 'receiver not found');
+    }, 60_000);
     const queue = bullpen.queues.get(TYPE);
     const first = await bullpen.dispatcher.dispatch(TYPE, data);
     const second = await bullpen.dispatcher.dispatch(TYPE, { ...data, event: 'order.paid' });
@@ -114,9 +133,45 @@ describe('the attempt record (lib/runtime/attempt-record.ts)', () => {
     expect((await readAttemptRecord(bullpen.redis, jobKey(second.jobId))).entries).toHaveLength(1);
 
     // BullMQ's own removal (a clean, as retention does) deletes the record with the job's hash.
-    await queue.clean(0, 100, 'completed');
+    await queue.clean(0, 100, 'failed');
     expect(await bullpen.redis.exists(jobKey(second.jobId))).toBe(0);
     expect(await bullpen.redis.hget(jobKey(second.jobId), ATTEMPT_RECORD_FIELD)).toBeNull();
+  });
+
+  it('writes nothing for a job that completed at its first attempt; its timeline shows that attempt', async () => {
+    await run(async () => ({ delivered: true }), 60_000);
+    const { jobId } = await bullpen.dispatcher.dispatch(TYPE, data);
+    const page = await completedPage(jobId);
+    expect(attempts.waiting).toBe(0);
+    expect(await attempts.flush()).toBe(0);
+    expect(await bullpen.redis.hget(jobKey(jobId), ATTEMPT_RECORD_FIELD)).toBeNull();
+
+    const job = await bullpen.queues.get(TYPE).getJob(jobId);
+    expect(page.attempts.entries).toEqual([
+      {
+        attempt: 1,
+        start: job?.processedOn,
+        end: job?.finishedOn,
+        durationMs: (job?.finishedOn ?? 0) - (job?.processedOn ?? 0),
+        worker: pool?.name,
+        outcome: 'completed',
+      },
+    ]);
+  });
+
+  it('keeps a completed run in the timeline when an operator runs the job again', async () => {
+    await run(async () => ({ delivered: true }));
+    const { jobId } = await bullpen.dispatcher.dispatch(TYPE, data);
+    const first = await completedPage(jobId);
+    await new JobOperations(bullpen).retry(TYPE, jobId, 'ada');
+    const again = await completedPage(jobId, (p) => p.attempts.entries.length === 2);
+
+    expect(again.attempts.entries.map((e) => [e.attempt, e.outcome, e.worker])).toEqual([
+      [1, 'completed', pool?.name],
+      [1, 'completed', pool?.name],
+    ]);
+    expect(again.attempts.entries[0]).toEqual(first.attempts.entries[0]);
+    expect(again.attempts.entries[1].start).toBeGreaterThanOrEqual(again.attempts.entries[0].end);
   });
 
   it('notes a lost attempt the stalled check found, on a job that is still there only', async () => {

@@ -1,5 +1,13 @@
+import type { Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { ATTEMPT_ENTRY_MAX_BYTES, ATTEMPT_MESSAGE_CHARS, encodeAttempt, parseAttemptRecord } from '@/lib/runtime/attempt-record';
+import { AttemptLog } from '@/lib/runtime/attempt-log';
+import {
+  ATTEMPT_ENTRY_MAX_BYTES,
+  ATTEMPT_MESSAGE_CHARS,
+  encodeAttempt,
+  parseAttemptRecord,
+  unrecordedCompletion,
+} from '@/lib/runtime/attempt-record';
 
 const entry = { attempt: 1, start: 1_000, end: 1_250, durationMs: 250, worker: 'bullpen:h:1', outcome: 'retried' as const, backoffMs: 400 };
 
@@ -30,5 +38,62 @@ describe('attempt record lines', () => {
     expect(record.entries.map((e) => e.start ?? e.end)).toEqual([1_000, 1_500, 2_000]);
     expect(record.dropped).toBe(3);
     expect(parseAttemptRecord(null, null)).toEqual({ entries: [], dropped: 0 });
+  });
+});
+
+describe('a completed job’s last attempt from BullMQ’s own fields', () => {
+  const job = { attemptsMade: 1, processedOn: 5_000, finishedOn: 5_040, processedBy: 'bullpen:h:7' };
+  const completed = { attempt: 1, start: 5_001, end: 5_039, durationMs: 38, worker: 'bullpen:h:7', outcome: 'completed' as const };
+
+  it('is the one entry of a job that completed at its first attempt (no record)', () => {
+    expect(unrecordedCompletion({ entries: [], dropped: 0 }, job)).toEqual({
+      attempt: 1,
+      start: 5_000,
+      end: 5_040,
+      durationMs: 40,
+      worker: 'bullpen:h:7',
+      outcome: 'completed',
+    });
+  });
+
+  it('follows the recorded failures when the completion’s own entry is not written yet', () => {
+    const retried = { ...entry, start: 1_000, end: 1_250 };
+    expect(unrecordedCompletion({ entries: [retried], dropped: 0 }, { ...job, attemptsMade: 2 })).toMatchObject({
+      attempt: 2,
+      start: 5_000,
+    });
+  });
+
+  it('is nothing when the record holds this completion, or the job has no times', () => {
+    expect(unrecordedCompletion({ entries: [{ ...entry }, completed], dropped: 0 }, job)).toBeUndefined();
+    expect(unrecordedCompletion({ entries: [], dropped: 0 }, { attemptsMade: 0 })).toBeUndefined();
+  });
+
+  it('is the new run of a job run again after it completed: the record’s completion ended before it started', () => {
+    const earlier = { ...completed, start: 1_000, end: 1_040 };
+    expect(unrecordedCompletion({ entries: [earlier], dropped: 0 }, job)).toMatchObject({ start: 5_000, end: 5_040 });
+  });
+});
+
+describe('the attempt log writes no entry for a job’s only attempt', () => {
+  // Entries wait for a flush that never comes: nothing here touches Redis.
+  const log = () => new AttemptLog({ redis: {} as never, worker: 'bullpen:h:1', flushIntervalMs: 60_000 });
+  const finish = (l: AttemptLog, attempt: number, fields: Partial<Job>) => {
+    const hooks = l.hooks();
+    const ctx = { jobId: '7', type: 'notify', attempt };
+    hooks.onStart?.(ctx);
+    hooks.onComplete?.({ ...ctx, durationMs: 3, result: undefined });
+    const job = { id: '7', queueQualifiedName: 'bull:notify', timestamp: 1, attemptsStarted: attempt, stacktrace: [], ...fields };
+    l.completed('notify', job as unknown as Job);
+    return l.waiting;
+  };
+
+  it('skips a first attempt that completed, and only that', () => {
+    expect(finish(log(), 1, {})).toBe(0);
+    expect(finish(log(), 2, { attemptsMade: 1 })).toBe(1);
+    // A run the stalled check put back: started twice, still attempt 1.
+    expect(finish(log(), 1, { attemptsStarted: 2 })).toBe(1);
+    // An operator's retry of a failed job: attempt 1 again, its earlier failure's stack kept.
+    expect(finish(log(), 1, { stacktrace: ['Error: upstream unavailable'] })).toBe(1);
   });
 });
