@@ -17,6 +17,8 @@ export class JobRun<P = unknown> implements JobContext<P> {
   readonly jobId: string;
   readonly attempt: number;
   readonly maxAttempts: number;
+  /** When the attempt started (epoch ms): the workers view's running list shows it. */
+  readonly startedAt = Date.now();
   data!: P;
   private controller?: AbortController;
   private childLogger?: Logger;

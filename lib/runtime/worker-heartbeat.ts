@@ -4,7 +4,6 @@ import { tenantSchema, type Tenant } from '../jobs/tenant';
 import type { Logger } from '../logging/logger';
 import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
-import type { RuntimeHooks } from './runtime-hooks';
 
 /** How often a worker process writes its record. */
 export const HEARTBEAT_INTERVAL_MS = 5_000;
@@ -34,6 +33,15 @@ export const workerRecordSchema = z.object({
 });
 export type WorkerRecord = z.infer<typeof workerRecordSchema>;
 
+/** A running attempt as the record lists it (a JobRun has these). */
+export interface RunningJob {
+  readonly jobId: string;
+  readonly type: string;
+  readonly attempt: number;
+  readonly startedAt: number;
+  readonly tenant?: Tenant;
+}
+
 /** Where the records live: one key per process, and an index by last heartbeat. */
 export function heartbeatKeys(keys: Keyspace): { record: (id: string) => string; index: string } {
   return { record: (id) => keys.tagged('workers', 'process', id), index: keys.tagged('workers', 'index') };
@@ -42,12 +50,11 @@ export function heartbeatKeys(keys: Keyspace): { record: (id: string) => string;
 /**
  * A worker process's record in Redis, for the dashboard's workers view (Sidekiq's Busy,
  * Oban's Instances): host, pid, queues and their concurrency, when it started, its last
- * heartbeat, and the jobs it runs now, tracked by the runtime's hooks. Written every
+ * heartbeat, and the jobs it runs now, as the worker pool lists them. Written every
  * HEARTBEAT_INTERVAL_MS with a TTL, so a killed process's record ends on its own; a
  * graceful stop deletes it.
  */
 export class WorkerHeartbeat {
-  private readonly running = new Map<string, WorkerRecord['running'][number]>();
   private readonly startedAt = Date.now();
   private timer: NodeJS.Timeout | undefined;
   private readonly k: ReturnType<typeof heartbeatKeys>;
@@ -55,37 +62,19 @@ export class WorkerHeartbeat {
   constructor(
     private readonly redis: RedisClient,
     keys: Keyspace,
-    private readonly info: { id: string; queues: WorkerRecord['queues'] },
+    private readonly info: {
+      id: string;
+      queues: WorkerRecord['queues'];
+      /**
+       * The jobs the process runs now, read at each beat: the pool's own list of running
+       * attempts (worker-pool.ts), so keeping the record costs a job nothing.
+       */
+      running: () => Iterable<RunningJob>;
+    },
     private readonly logger: Logger,
     private readonly intervalMs = HEARTBEAT_INTERVAL_MS,
   ) {
     this.k = heartbeatKeys(keys);
-  }
-
-  /** The runtime hooks that keep the running-jobs list, wrapping `next`. */
-  hooks(next?: RuntimeHooks): RuntimeHooks {
-    const key = (type: string, jobId: string) => `${type}\u0000${jobId}`;
-    return {
-      ...next,
-      onStart: (ctx) => {
-        this.running.set(key(ctx.type, ctx.jobId), {
-          jobId: ctx.jobId,
-          type: ctx.type,
-          attempt: ctx.attempt,
-          startedAt: Date.now(),
-          ...(ctx.tenant ? { tenant: ctx.tenant as Tenant } : {}),
-        });
-        next?.onStart?.(ctx);
-      },
-      onComplete: (ctx) => {
-        this.running.delete(key(ctx.type, ctx.jobId));
-        next?.onComplete?.(ctx);
-      },
-      onFailed: (ctx) => {
-        this.running.delete(key(ctx.type, ctx.jobId));
-        next?.onFailed?.(ctx);
-      },
-    };
   }
 
   start(): void {
@@ -108,7 +97,15 @@ export class WorkerHeartbeat {
 
   /** The record as it is now. */
   snapshot(now = Date.now()): WorkerRecord {
-    const running = [...this.running.values()].sort((a, b) => a.startedAt - b.startedAt);
+    const running = [...this.info.running()]
+      .map((r) => ({
+        jobId: r.jobId,
+        type: r.type,
+        attempt: r.attempt,
+        startedAt: r.startedAt,
+        ...(r.tenant ? { tenant: r.tenant } : {}),
+      }))
+      .sort((a, b) => a.startedAt - b.startedAt);
     return {
       id: this.info.id,
       host: hostname(),

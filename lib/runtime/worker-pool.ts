@@ -106,6 +106,11 @@ export class WorkerPool {
     return this.types.map((type) => ({ type, concurrency: this.opts.concurrency ?? this.opts.jobs.get(type).concurrency }));
   }
 
+  /** The attempts this process runs now, every type's: what its heartbeat record lists. */
+  *runningJobs(): Iterable<JobRun> {
+    for (const runs of this.running.values()) yield* runs.values();
+  }
+
   /** Creates the workers and starts fetching jobs. */
   async start(): Promise<void> {
     const types = this.opts.types ?? Object.keys(this.opts.handlers);

@@ -81,8 +81,13 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
   // Its record for the workers view: the queues are known once the pool has started.
   const queueInfo: Array<{ type: string; concurrency: number }> = [];
   const name = workerName();
-  const heartbeat = new WorkerHeartbeat(bullpen.redis, bullpen.keys, { id: name, queues: queueInfo }, logger);
-  const hooks = heartbeat.hooks(appHooks);
+  // Reads the pool's running attempts at each beat (the pool is made below, before the first beat).
+  const heartbeat = new WorkerHeartbeat(
+    bullpen.redis,
+    bullpen.keys,
+    { id: name, queues: queueInfo, running: () => pool.runningJobs() },
+    logger,
+  );
   const history = config.BULLPEN_HISTORY ? new HistoryRecorder({ redis: bullpen.redis, keys: bullpen.keys, logger }) : undefined;
   const attempts = config.BULLPEN_ATTEMPT_RECORD ? new AttemptLog({ redis: bullpen.redis, worker: name, logger }) : undefined;
   const pool = new WorkerPool({
@@ -99,7 +104,7 @@ export async function startWorkerProcess<const T extends JobTable>(opts: WorkerP
     metrics,
     history,
     // Scheduled runs record their outcome as the schedule's "last run".
-    hooks: bullpen.schedules.runHooks(hooks),
+    hooks: bullpen.schedules.runHooks(appHooks),
     types,
     concurrency: opts.concurrency,
     stalledIntervalMs: config.STALLED_INTERVAL_MS,
