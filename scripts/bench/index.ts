@@ -10,6 +10,7 @@ import { type EmbeddedRedis, freePort, startEmbeddedRedis } from '@/lib/redis/em
 import { dashboardSection, runDashboardBench } from './dashboard';
 import { durabilitySection, runDurabilityBench } from './durability';
 import { runRuntimeBench, runtimeSection } from './runtime';
+import { commandsSection, runCommandsPerJob } from './commands-per-job';
 import { foreignSection, runForeignBench } from './foreign';
 import { runScaleOutBench } from './scale-out';
 import { scaleOutSection } from './scale-out-section';
@@ -46,15 +47,16 @@ async function main(): Promise<void> {
     {
       name: 'runtime',
       says: 'runtime benchmark...',
-      run: async () =>
-        runtimeSection(
-          await runRuntimeBench({
-            redis: redis(),
-            jobs: envInt('BENCH_JOBS', 50_000),
-            rounds: envInt('BENCH_ROUNDS', 7),
-            latencySamples: 500,
-          }),
-        ),
+      run: async () => {
+        const rounds = await runRuntimeBench({
+          redis: redis(),
+          jobs: envInt('BENCH_JOBS', 50_000),
+          rounds: envInt('BENCH_ROUNDS', 7),
+          latencySamples: 500,
+        });
+        const commands = await runCommandsPerJob(redis(), envInt('BENCH_COMMANDS_JOBS', 5_000));
+        return `${runtimeSection(rounds)}\n${commandsSection(commands)}`;
+      },
     },
     {
       name: 'profile',
