@@ -109,14 +109,15 @@ export class JobRun<P = unknown> implements JobContext<P> {
    * cannot hold a worker slot forever.
    */
   race<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
-    // Whatever a timed-out handler does later, nobody waits for it.
-    work.catch(noop);
-    const expired = new Promise<never>((_, reject) => {
+    // One promise settled by whichever comes first, rather than Promise.race over a second
+    // one: a job's path allocates less. Whatever a timed-out handler does later settles
+    // nothing, and its rejection is handled here.
+    return new Promise<T>((resolve, reject) => {
       this.expire = reject;
+      work.then(resolve, reject);
+      this.timer = setTimeout(onTimeout, timeoutMs, this, timeoutMs);
+      if (this.stopped) reject(this.stopped);
     });
-    this.timer = setTimeout(onTimeout, timeoutMs, this, timeoutMs);
-    if (this.stopped) this.expire?.(this.stopped);
-    return Promise.race([work, expired]);
   }
 
   /** Clears the timer; call once the attempt is over. */
@@ -139,5 +140,3 @@ export class JobRun<P = unknown> implements JobContext<P> {
 function onTimeout(run: JobRun, timeoutMs: number): void {
   run.abortWith(new TimeoutError(timeoutMs));
 }
-
-function noop(): void {}

@@ -65,8 +65,10 @@ export function buildProcessor(deps: ProcessorDeps) {
     deps.running?.set(jobId, run);
     const waitMs = deps.history && attempt === 1 ? firstWait(job) : undefined;
     if (m) m.active++;
-    deps.hooks?.onStart?.({ jobId, type: deps.type, attempt, tenant: envelope.data?.tenant });
-    tagJobSpan({ jobId, type: deps.type, attempt, tenant: envelope.data?.tenant });
+    // One object for both: the hooks must not keep or change it (runtime-hooks.ts).
+    const startCtx = { jobId, type: deps.type, attempt, tenant: envelope.data?.tenant };
+    deps.hooks?.onStart?.(startCtx);
+    tagJobSpan(startCtx);
 
     try {
       // One queue, one type: a job named otherwise was meant for another handler.

@@ -3,7 +3,8 @@ import type { Tenant } from '../jobs/tenant';
 import type { JobProgressValue } from './handler';
 
 /**
- * Called synchronously on the job's path, so they must be cheap and must not throw.
+ * Called synchronously on the job's path, so they must be cheap and must not throw, and
+ * must not keep or change the context they are given (the processor hands the same one on).
  * `tenant` is the envelope's (absent when the job has none or its envelope is invalid).
  */
 export interface RuntimeHooks {
