@@ -6,7 +6,7 @@
  * files vitest.mutation.config.mts lists.
  */
 
-/** The core logic issue 12 scopes the score to, one row each in the per-module table. */
+/** The core logic issues 12 and 27 scope the score to, one row each in the per-module table. */
 export const MUTATED = [
   'lib/runtime/processor.ts',
   'lib/errors/classify.ts',
@@ -22,6 +22,22 @@ export const MUTATED = [
   'dashboard/auth/roles.ts',
   'lib/http/ssrf-guard.ts',
   'lib/http/ip-ranges.ts',
+  // Issue 27: the code that keeps the product's promises. Reached through real Redis, so
+  // their integration tests run against each mutant (vitest.mutation.config.mts).
+  'lib/runtime/worker-pool.ts',
+  'lib/runtime/job-run.ts',
+  'lib/runtime/final-failures.ts',
+  'lib/runtime/shutdown.ts',
+  'lib/dlq/reconciler.ts',
+  'lib/dlq/bulk-operations.ts',
+  'lib/idempotency/idempotency-store.ts',
+  'lib/schedules/schedule-service.ts',
+  'lib/schedules/job-scheduler-sync.ts',
+  'dashboard/jobs/job-operations.ts',
+  'dashboard/queues/queue-operations.ts',
+  'dashboard/auth/session-check.ts',
+  'dashboard/auth/sign-in.ts',
+  'jobs/integration/webhook-dispatch.ts',
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

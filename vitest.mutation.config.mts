@@ -22,6 +22,20 @@ export const MUTATION_TEST_FILES = [
   'tests/integration/dlq-store.test.ts',
   'tests/integration/dlq-store-rules.test.ts',
   'tests/integration/auth-rate-limiter.test.ts',
+  // Issue 27's modules. Tests that spawn a worker process are left out: a mutant is
+  // switched on inside the test runner only, never in a child process.
+  'tests/unit/session-check.test.ts',
+  'tests/integration/runtime-retries.test.ts',
+  'tests/integration/final-failure-record.test.ts',
+  'tests/integration/dlq-reconciler.test.ts',
+  'tests/integration/idempotency-store.test.ts',
+  'tests/integration/schedules.test.ts',
+  'tests/integration/dashboard-operations.test.ts',
+  'tests/integration/retry-all-preview.test.ts',
+  'tests/integration/dashboard-dlq-bulk.test.ts',
+  'tests/integration/sign-in-caps.test.ts',
+  'tests/integration/auth-users.test.ts',
+  'tests/integration/app/webhook-dispatch.test.ts',
 ];
 
 export default defineConfig({
