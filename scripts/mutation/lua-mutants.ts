@@ -8,7 +8,7 @@
  * compiled"). Scores per script go to reports/mutation/lua.json and stdout.
  *
  *   node --import tsx scripts/mutation/lua-mutants.ts [--folder lib/idempotency/lua]
- *     [--script idem-begin] [--tests tests/integration/a.test.ts,...]
+ *     [--script idem-begin] [--tests tests/integration/a.test.ts,...] [--out lua-dlq.json]
  *
  * Without --folder: the DLQ, idempotency and auth scripts. Without --tests: the test
  * files found by grep (TESTS_BY_FOLDER).
@@ -197,13 +197,14 @@ async function main(argv: string[]): Promise<void> {
   } finally {
     rmSync(sandbox, { recursive: true, force: true });
   }
-  report(scores);
+  // Runs of different folders at once each need their own report (reports/mutation/<out>).
+  report(scores, arg(argv, '--out') ?? 'lua.json');
 }
 
-function report(scores: ScriptScore[]): void {
+function report(scores: ScriptScore[], out: string): void {
   const dir = path.join(ROOT, 'reports/mutation');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'lua.json'), `${JSON.stringify(scores, null, 2)}\n`);
+  writeFileSync(path.join(dir, path.basename(out)), `${JSON.stringify(scores, null, 2)}\n`);
   console.log('| script | score | killed | timed out | survived | not compiled |');
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const s of scores) {

@@ -103,6 +103,37 @@ describe('sign-in rate limiter: defaults', () => {
     expect(await l.reserve('other', 'fresh-client', now)).toMatchObject({ allowed: false, scope: 'global' });
   });
 
+  it('counts in fixed windows: a failure never restarts a window, a counter without one gets one', async () => {
+    const b = await server.readyBullpen();
+    const l = new SignInRateLimiter(b.redis, b.keys);
+    const pair = b.keys.tagged('auth', 'fail', 'pair', 'fay', 'c5');
+    const client = b.keys.tagged('auth', 'fail', 'client', 'c5');
+    const global = b.keys.tagged('auth', 'fail', 'global');
+    // A window already running (one minute left) and a global counter that lost its time to live.
+    await b.redis.set(client, '5', 'PX', MIN);
+    await b.redis.set(global, '5');
+    expect(await l.reserve('fay', 'c5', 15_000_000)).toEqual({ allowed: true, clean: false });
+    expect(await b.redis.get(client)).toBe('6');
+    expect(await b.redis.pttl(client)).toBeGreaterThan(MIN - 10_000);
+    expect(await b.redis.pttl(client)).toBeLessThanOrEqual(MIN);
+    expect(await b.redis.pttl(global)).toBeGreaterThan(14 * MIN);
+    // The pair lives twice the longest delay, so a delay is never forgotten before it ends.
+    expect(await b.redis.pttl(pair)).toBeGreaterThan(29 * MIN);
+    expect(await b.redis.pttl(pair)).toBeLessThanOrEqual(30 * MIN);
+  });
+
+  it('a capped client waits what is left of its window; a counter without one, the whole window', async () => {
+    const b = await server.readyBullpen();
+    const l = new SignInRateLimiter(b.redis, b.keys);
+    await b.redis.set(b.keys.tagged('auth', 'fail', 'client', 'c6'), '30', 'PX', MIN);
+    const r = await l.reserve('gus', 'c6', 17_000_000);
+    expect(r).toMatchObject({ allowed: false, scope: 'client' });
+    if (!r.allowed) expect(r.retryAfterMs).toBeGreaterThan(MIN - 10_000);
+    if (!r.allowed) expect(r.retryAfterMs).toBeLessThanOrEqual(MIN);
+    await b.redis.set(b.keys.tagged('auth', 'fail', 'client', 'c7'), '30');
+    expect(await l.reserve('gus', 'c7', 17_000_000)).toEqual({ allowed: false, scope: 'client', retryAfterMs: 15 * MIN });
+  });
+
   it('a withdrawn reservation counts for nothing and keeps the pair', async () => {
     const b = await server.readyBullpen();
     const l = new SignInRateLimiter(b.redis, b.keys);

@@ -5,7 +5,8 @@ import type { Bullpen } from '@/lib/bullpen';
 import { AppError } from '@/lib/errors/app-error';
 import type { ErrorClass } from '@/lib/errors/classify';
 import { DeadLetterStore } from '@/lib/dlq/dead-letter-store';
-import { deadLetterId, type DeadLetterEntry } from '@/lib/dlq/entry';
+import { deadLetterId, replayJobId, type DeadLetterEntry } from '@/lib/dlq/entry';
+import { CLAIM_REPLAY, FINISH_REPLAY, ROLLBACK_REPLAY } from '@/lib/dlq/scripts';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
 import { TEST_CATALOG } from '../helpers/test-jobs';
@@ -212,18 +213,32 @@ describe('DeadLetterStore', () => {
     expect(entry.replays[0]).toMatchObject({ by: 'alice', edited: true });
     const job = await bullpen.queues.get('notify').getJob(entry.replays[0].newJobId);
     expect((job?.data as JobEnvelope).payload).toEqual(edited);
+    // The edit is what the record holds now: the next replay sends it, never the data it replaced.
+    expect((await bullpen.dlq.get(id))?.payload).toEqual(edited);
+    const again = await bullpen.dlq.replay(id, { by: 'bob', expectedReplays: 1 });
+    const next = await bullpen.queues.get('notify').getJob(again.replays[1].newJobId);
+    expect((next?.data as JobEnvelope).payload).toEqual(edited);
   });
 
   it('rolls a replay back to pending when the enqueue fails', async () => {
     const { id } = await bullpen.dlq.record(makeInput());
     const queue = bullpen.queues.get('notify');
     const original = queue.add.bind(queue);
-    queue.add = (() => Promise.reject(new Error('redis went away'))) as typeof queue.add;
+    // Two filters: the page is a cached intersection; one read while the replay is claimed.
+    const listed = async (status: 'pending' | 'replaying') => (await bullpen.dlq.list({ status, type: 'notify' })).entries.map((e) => e.id);
+    let during: string[] = [];
+    queue.add = (async () => {
+      during = await listed('replaying');
+      throw new Error('redis went away');
+    }) as typeof queue.add;
     try {
       await expectAppError(bullpen.dlq.replay(id, { by: 'alice' }), 'UNAVAILABLE');
     } finally {
       queue.add = original;
     }
+    expect(during).toContain(id);
+    expect(await listed('replaying')).not.toContain(id);
+    expect(await listed('pending')).toContain(id);
     expect((await bullpen.dlq.get(id))?.status).toBe('pending');
     expect(await bullpen.redis.zscore(bullpen.dlq.keys.byStatus('replaying'), id)).toBeNull();
     // The retry reuses replay number 1.
@@ -246,8 +261,11 @@ describe('DeadLetterStore', () => {
     const a = await Promise.all(Array.from({ length: 7 }, () => bullpen.dlq.record(makeInput({ jobType: 'tidy', orgId: 'org-x' }))));
     const b = await Promise.all(Array.from({ length: 3 }, () => bullpen.dlq.record(makeInput({ orgId: 'org-x' }))));
     const progress: number[] = [];
+    // Two filters: a cached intersection, which the purge must leave fresh.
+    expect((await bullpen.dlq.list({ type: 'tidy', tenant: 'org-x' })).total).toBe(7);
     const removed = await bullpen.dlq.purge({ type: 'tidy' }, { by: 'admin', batchSize: 3, onProgress: (p) => progress.push(p.succeeded) });
     expect(removed).toBe(7);
+    expect((await bullpen.dlq.list({ type: 'tidy', tenant: 'org-x' })).total).toBe(0);
     expect(progress).toEqual([3, 6, 7]);
     for (const { id } of a) expect(await bullpen.redis.exists(bullpen.dlq.keys.entry(id))).toBe(0);
     const k = bullpen.dlq.keys;
@@ -338,13 +356,91 @@ describe('DeadLetterStore', () => {
     expect((await bullpen.dlq.get(id))?.failures).toHaveLength(2);
   });
 
+  it('a queue retry moves its record between the status lists at once, and refuses the chain’s older job', async () => {
+    const input = makeInput();
+    const { id } = await bullpen.dlq.record(input);
+    // Two filters: the page is a cached intersection (of a non-empty result), which a write must never leave stale.
+    const listed = async (status: 'pending' | 'replayed') => (await bullpen.dlq.list({ status, type: 'notify' })).entries.map((e) => e.id);
+    expect(await listed('pending')).toEqual([id]);
+    const { id: newer } = await bullpen.dlq.record(makeInput());
+    expect(await listed('pending')).toEqual([newer, id]);
+    const claim = await bullpen.dlq.claimQueueRetry(input.queue, input.jobId, 'alice', input.jobData);
+    expect(await listed('pending')).not.toContain(id);
+    expect(await listed('replayed')).toContain(id);
+    await bullpen.dlq.unclaimQueueRetry(claim, input.jobId);
+    expect(await listed('pending')).toContain(id);
+
+    // Replayed, and the replay's job failed for good: the record is pending again, its
+    // latest failure the replay's job. The original job would run with the data it replaced.
+    await bullpen.dlq.replay(id, { by: 'bob' });
+    const replayJob = await bullpen.queues.get(input.queue).getJob(replayJobId(id, 1));
+    await bullpen.dlq.record({ ...input, jobId: replayJob!.id!, jobData: replayJob!.data, failedAt: Date.now() + 1 });
+    expect(await bullpen.dlq.claimQueueRetry(input.queue, input.jobId, 'carol', input.jobData)).toMatchObject({
+      outcome: 'refused',
+      status: 'replayed',
+      latestJobId: replayJobId(id, 1),
+    });
+    expect(await bullpen.dlq.get(id)).toMatchObject({ status: 'pending', replays: [{ by: 'bob' }] });
+  });
+
+  it('takes over a replay whose process stopped a minute ago; that process’s late finish changes nothing', async () => {
+    const { id } = await bullpen.dlq.record(makeInput());
+    const keys = [bullpen.dlq.keys.entry(id), bullpen.dlq.keys.version];
+    const base = bullpen.dlq.keys.base;
+    // What a replay's first step does (dead-letter-store.ts replayAs), by a process that then stopped.
+    const claimAt = (at: number) =>
+      CLAIM_REPLAY.run(bullpen.redis, keys, [base, id, at, at - 60_000, 'pending,replayed', '', replayJobId(id, '')]);
+    // Two filters: the page is a cached intersection, which every step must leave fresh.
+    const listed = async (status: 'pending' | 'replaying' | 'replayed') =>
+      (await bullpen.dlq.list({ status, type: 'notify' })).entries.map((e) => e.id);
+    expect(await listed('pending')).toContain(id);
+    const stoppedAt = Date.now() - 120_000;
+    expect(await claimAt(stoppedAt)).toEqual([1, 1]);
+    expect(await listed('pending')).not.toContain(id);
+    expect(await listed('replaying')).toContain(id);
+    const entry = await bullpen.dlq.replay(id, { by: 'bob' });
+    expect(entry).toMatchObject({ status: 'replayed', replays: [{ by: 'bob', newJobId: replayJobId(id, 1) }] });
+    expect(await bullpen.queues.get('notify').getJob(replayJobId(id, 1))).toBeDefined();
+    expect(await listed('replaying')).not.toContain(id);
+    expect(await listed('replayed')).toContain(id);
+    // The stopped process comes back: its finish, or its rollback after a failed enqueue, changes nothing.
+    const late = { at: stoppedAt, by: 'alice', newJobId: replayJobId(id, 1), edited: false };
+    expect(await FINISH_REPLAY.run(bullpen.redis, keys, [base, id, 1, stoppedAt, JSON.stringify(late), '', ''])).toBe(0);
+    expect(await ROLLBACK_REPLAY.run(bullpen.redis, keys, [base, id, 1, Date.now()])).toBe(0);
+    expect(await bullpen.dlq.get(id)).toMatchObject({ status: 'replayed', replays: [{ by: 'bob' }] });
+
+    // A takeover is a fresh claim: a third replay within the minute is refused.
+    const second = (await bullpen.dlq.record(makeInput())).id;
+    const keys2 = [bullpen.dlq.keys.entry(second), bullpen.dlq.keys.version];
+    const claim2 = (at: number) =>
+      CLAIM_REPLAY.run(bullpen.redis, keys2, [base, second, at, at - 60_000, 'pending,replayed', '', replayJobId(second, '')]);
+    expect(await claim2(stoppedAt)).toEqual([1, 1]);
+    expect(await claim2(Date.now())).toEqual([1, 1]);
+    await expectAppError(bullpen.dlq.replay(second, { by: 'carol' }), 'CONFLICT');
+  });
+
   it('undoes a claim whose retry did not happen, history and all', async () => {
     const input = makeInput();
     const { id } = await bullpen.dlq.record(input);
     const claim = await bullpen.dlq.claimQueueRetry(input.queue, input.jobId, 'alice', input.jobData);
     await bullpen.dlq.unclaimQueueRetry(claim, input.jobId);
     expect(await bullpen.dlq.get(id)).toMatchObject({ status: 'pending', replays: [] });
+    await new Promise((resolve) => setTimeout(resolve, 5));
     expect(await bullpen.dlq.claimQueueRetry(input.queue, input.jobId, 'bob', input.jobData)).toMatchObject({ outcome: 'claimed' });
+    // The first claim undone twice (a late second call) leaves bob's claim alone.
+    await bullpen.dlq.unclaimQueueRetry(claim, input.jobId);
+    expect(await bullpen.dlq.get(id)).toMatchObject({ status: 'replayed', replays: [{ by: 'bob' }] });
+
+    // Undoing a retry of a replay's job keeps the replay before it in the history.
+    const other = makeInput();
+    const second = (await bullpen.dlq.record(other)).id;
+    await bullpen.dlq.replay(second, { by: 'carol' });
+    const replayJob = await bullpen.queues.get(other.queue).getJob(replayJobId(second, 1));
+    await bullpen.dlq.record({ ...other, jobId: replayJob!.id!, jobData: replayJob!.data, failedAt: Date.now() + 1 });
+    const retry = await bullpen.dlq.claimQueueRetry(other.queue, replayJob!.id!, 'dave', replayJob!.data);
+    expect(retry).toMatchObject({ outcome: 'claimed', id: second });
+    await bullpen.dlq.unclaimQueueRetry(retry, replayJob!.id!);
+    expect(await bullpen.dlq.get(second)).toMatchObject({ status: 'pending', replays: [{ by: 'carol' }] });
   });
 
   it('keeps one record per failure: a replay that fails again re-opens its record, whose history grows', async () => {
