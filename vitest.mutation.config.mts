@@ -25,6 +25,7 @@ export const MUTATION_TEST_FILES = [
   // Issue 27's modules. Tests that spawn a worker process are left out: a mutant is
   // switched on inside the test runner only, never in a child process.
   'tests/unit/session-check.test.ts',
+  'tests/unit/shutdown.test.ts',
   'tests/integration/runtime-retries.test.ts',
   'tests/integration/final-failure-record.test.ts',
   'tests/integration/dlq-reconciler.test.ts',

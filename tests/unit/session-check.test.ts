@@ -1,6 +1,13 @@
 import { sealData } from 'iron-session';
 import { describe, expect, it } from 'vitest';
-import { CookieSessions, sealExpiry, sessionCookieOf, sessionUser, type SessionLookups } from '@/dashboard/auth/session-check';
+import {
+  CookieSessions,
+  sealExpiry,
+  sessionCookieOf,
+  sessionUser,
+  userCacheKey,
+  type SessionLookups,
+} from '@/dashboard/auth/session-check';
 import type { User } from '@/dashboard/auth/user-store';
 
 const SECRET = 'a-unit-test-secret-of-more-than-32-characters';
@@ -36,6 +43,13 @@ describe('session check', () => {
     expect(sessionCookieOf('bullpen_session_old=1; bullpen_session=v')).toBe('v');
     expect(sessionCookieOf('xbullpen_session=v')).toBeUndefined();
     expect(sessionCookieOf('bullpen_session=')).toBeUndefined();
+    expect(sessionCookieOf('bullpen_sessionX; a=1')).toBeUndefined();
+    expect(sessionCookieOf('bullpen_session=v ; a=1')).toBe('v');
+  });
+
+  it('caches each user’s record under a key of its own', () => {
+    expect(userCacheKey('alice')).not.toBe(userCacheKey('bob'));
+    expect(userCacheKey('alice')).toBe(userCacheKey('alice'));
   });
 
   it('reads the expiry an iron seal carries', () => {
@@ -43,6 +57,8 @@ describe('session check', () => {
     expect(sealExpiry('Fe26.2*1*salt*iv*data**hsalt*hmac~2')).toBeUndefined();
     expect(sealExpiry('Fe26.2*1*salt*iv*data*soon*hsalt*hmac')).toBeUndefined();
     expect(sealExpiry('not a seal')).toBeUndefined();
+    expect(sealExpiry('Fe26.2*1*salt*iv*data*1700000000000*hsalt')).toBeUndefined();
+    expect(sealExpiry('Fe26.2*1*salt*iv*data*1700000000000*hsalt*hmac*more~2')).toBeUndefined();
   });
 
   it('unseals a cookie once, checks the open session on every request, and forgets at the seal’s expiry', async () => {
@@ -68,6 +84,33 @@ describe('session check', () => {
     } finally {
       Date.now = realNow;
     }
+  });
+
+  it('remembers an unsealed cookie for rememberMs, never past its seal, and unseals it again at that time', async () => {
+    const seal = await sealData(data, { password: SECRET, ttl: 120 });
+    const t0 = Date.now();
+    let t = t0;
+    const sessions = new CookieSessions({ secret: SECRET, lookups: lookups(), now: () => t, rememberMs: 60_000 });
+    const remembered = () => (sessions as unknown as { unsealed: Map<string, { until: number }> }).unsealed;
+    expect(await sessions.userOf(`bullpen_session=${seal}`)).toBe(alice);
+    expect(remembered().get(seal)?.until).toBe(t0 + 60_000);
+    t = t0 + 60_000;
+    expect(await sessions.userOf(`bullpen_session=${seal}`)).toBe(alice);
+    // Unsealed again: remembered until the seal's own expiry, which comes first now.
+    expect(remembered().get(seal)?.until).toBe(sealExpiry(seal));
+  });
+
+  it('tells a sealed, unexpired cookie without asking Redis', async () => {
+    const l = lookups({ user: async () => Promise.reject(new Error('Redis is down')) });
+    const sessions = new CookieSessions({ secret: SECRET, lookups: l });
+    const seal = await sealData(data, { password: SECRET });
+    expect(await sessions.sealed(`bullpen_session=${seal}`)).toBe(true);
+    expect(
+      await sessions.sealed(`bullpen_session=${await sealData(data, { password: 'another-secret-of-more-than-32-characters!' })}`),
+    ).toBe(false);
+    expect(await sessions.sealed('a=1')).toBe(false);
+    expect(await sessions.sealed(undefined)).toBe(false);
+    expect(l.opens).toBe(0);
   });
 
   it('refuses a cookie sealed with another secret and remembers nothing of it', async () => {
