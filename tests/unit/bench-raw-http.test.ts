@@ -16,9 +16,12 @@ function listen(server: net.Server): Promise<number> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
 }
 
+/** In an answer's parts: end the connection here, after the parts before it are written. */
+const END = Symbol('end');
+
 /** A TCP server that answers each request (a head ending in a blank line) with `answer(n)`'s writes, in order. */
 async function scripted(
-  answer: (n: number, socket: net.Socket) => Array<string | Buffer> | 'close',
+  answer: (n: number, socket: net.Socket) => Array<string | Buffer | typeof END> | 'close',
 ): Promise<{ port: number; connections: () => number }> {
   let connections = 0;
   let n = 0;
@@ -35,6 +38,7 @@ async function scripted(
         if (parts === 'close') return void socket.destroy();
         // Each part as its own write, a tick apart, so a reader sees the answer in pieces.
         for (const part of parts) {
+          if (part === END) return void socket.end();
           socket.write(part);
           await new Promise((r) => setTimeout(r, 2));
         }
@@ -94,12 +98,11 @@ describe('the benchmark clients’ keep-alive HTTP connection', () => {
   });
 
   it('reads to the close when an answer has no length, and opens a new connection for the next request', async () => {
-    const server = await scripted((n, socket) => {
-      if (n === 0) setTimeout(() => socket.end(), 20);
-      return n === 0
-        ? ['HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n', 'abc', 'defg']
-        : ['HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n'];
-    });
+    const server = await scripted((n) =>
+      n === 0
+        ? ['HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n', 'abc', 'defg', END]
+        : ['HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n'],
+    );
     const c = connect(server.port);
     const untilClose = await c.send(GET(), { keep: true });
     expect(untilClose).toMatchObject({ status: 200, bodyBytes: 7, headers: { connection: 'close' } });
