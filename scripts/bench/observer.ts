@@ -112,21 +112,30 @@ export interface ObserverBenchResult {
   totalS: number;
 }
 
-/** The polling clients' process: started once, told to start and stop with each client round. */
-function startClients(args: { url: string; cookies: string[]; paths: string[]; periodMs: number }) {
-  const child: ChildProcess = fork(CHILD, [JSON.stringify(args)], {
+/**
+ * A client process of the section (tsx, its arguments as JSON), and its next IPC message as a
+ * promise that fails if the process exits first: each command it is sent is answered by one.
+ */
+function forkWithMessages(script: string, args: unknown, what: string) {
+  const child: ChildProcess = fork(script, [JSON.stringify(args)], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const nextMessage = () =>
     new Promise<unknown>((resolve, reject) => {
-      const onExit = (code: number | null) => reject(new Error(`the clients' process exited with ${code}`));
+      const onExit = (code: number | null) => reject(new Error(`${what} exited with ${code}`));
       child.once('exit', onExit);
       child.once('message', (m) => {
         child.off('exit', onExit);
         resolve(m);
       });
     });
+  return { child, nextMessage };
+}
+
+/** The polling clients' process: started once, told to start and stop with each client round. */
+function startClients(args: { url: string; cookies: string[]; paths: string[]; periodMs: number }) {
+  const { child, nextMessage } = forkWithMessages(CHILD, args, "the clients' process");
   const ready = nextMessage();
   return {
     pid: child.pid,
@@ -143,19 +152,7 @@ function startClients(args: { url: string; cookies: string[]; paths: string[]; p
 
 /** The streaming clients' process (observer-streams.ts): told to open n streams and to close them. */
 function startStreams(args: { url: string; cookies: string[]; subjects: string[] }) {
-  const child: ChildProcess = fork(STREAMS, [JSON.stringify(args)], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const nextMessage = () =>
-    new Promise<unknown>((resolve, reject) => {
-      const onExit = (code: number | null) => reject(new Error(`the streams' process exited with ${code}`));
-      child.once('exit', onExit);
-      child.once('message', (m) => {
-        child.off('exit', onExit);
-        resolve(m);
-      });
-    });
+  const { child, nextMessage } = forkWithMessages(STREAMS, args, "the streams' process");
   const ready = nextMessage();
   return {
     pid: child.pid,
