@@ -36,7 +36,8 @@ export const COSTS: Array<CostRule & { label: string; group: 'hook' | 'bullmq' }
     id: 'timeout',
     label: 'The timeout (a timer per attempt, armed and cleared)',
     group: 'hook',
-    claims: (url, fn) => url.endsWith('/lib/runtime/job-run.ts') && ['race', 'end', 'abortWith', 'onTimeout'].includes(fn),
+    // '' is race's promise executor, which arms the timer.
+    claims: (url, fn) => url.endsWith('/lib/runtime/job-run.ts') && ['race', '', 'end', 'abortWith', 'onTimeout'].includes(fn),
   },
   {
     id: 'metrics',
