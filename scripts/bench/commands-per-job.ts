@@ -138,8 +138,10 @@ function commandsTable(c: CommandsPerJob): string[] {
       inScripts(n) ? Math.abs(per(c.bullpen, n) - per(c.plain, n)) >= 0.01 : per(c.plain, n) >= 0.005 || per(c.bullpen, n) >= 0.005,
     )
     .sort((a, b) => per(c.bullpen, b) - per(c.plain, b) - (per(c.bullpen, a) - per(c.plain, a)) || a.localeCompare(b));
+  // A difference that rounds to zero is written 0, not -0.00.
+  const diff = (d: number, digits: number) => fmt(Math.abs(d) < 0.5 * 10 ** -digits ? 0 : d, digits);
   const row = (label: string, p: number, b: number, digits = 2) =>
-    `| ${label} | ${fmt(p, digits)} | ${fmt(b, digits)} | ${fmt(b - p, digits)} |`;
+    `| ${label} | ${fmt(p, digits)} | ${fmt(b, digits)} | ${diff(b - p, digits)} |`;
   return [
     '| per job | plain BullMQ | Bullpen | Bullpen − plain |',
     '|---|---:|---:|---:|',
