@@ -275,6 +275,18 @@ describe('DeadLetterStore', () => {
     expect((await bullpen.dlq.counts()).pending).toBe(3);
   });
 
+  it('pages on from a cursor whose entry was purged meanwhile, each entry once', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await bullpen.dlq.record(makeInput({ jobType: i === 1 ? 'tidy' : 'notify' }))).id);
+    const first = await bullpen.dlq.list({}, { limit: 3 });
+    expect(first.entries.map((e) => e.id)).toEqual([ids[3], ids[2], ids[1]]);
+    // The cursor names the page's last entry, which goes before the next page is read.
+    expect(await bullpen.dlq.purge({ type: 'tidy' }, { by: 'admin' })).toBe(1);
+    const next = await bullpen.dlq.list({}, { limit: 3, cursor: first.nextCursor });
+    expect(next.entries.map((e) => e.id)).toEqual([ids[0]]);
+    expect(next.nextCursor).toBeUndefined();
+  });
+
   it('prunes old replayed and discarded entries, never pending ones', async () => {
     const pending = await bullpen.dlq.record(makeInput());
     const discarded = await bullpen.dlq.record(makeInput());
@@ -364,6 +376,11 @@ describe('DeadLetterStore', () => {
     expect(await listed('pending')).toEqual([id]);
     const { id: newer } = await bullpen.dlq.record(makeInput());
     expect(await listed('pending')).toEqual([newer, id]);
+    // Each cached intersection lives the pager's 10 s: a name a write left behind is never kept.
+    const cached = await bullpen.redis.keys(bullpen.dlq.keys.intersection('*'));
+    expect(cached.length).toBeGreaterThan(0);
+    for (const key of cached) expect(await bullpen.redis.pttl(key)).toBeGreaterThan(0);
+    for (const key of cached) expect(await bullpen.redis.pttl(key)).toBeLessThanOrEqual(10_000);
     const claim = await bullpen.dlq.claimQueueRetry(input.queue, input.jobId, 'alice', input.jobData);
     expect(await listed('pending')).not.toContain(id);
     expect(await listed('replayed')).toContain(id);
