@@ -113,6 +113,11 @@ function runTests(cwd: string, tests: string[], timeoutMs: number): Promise<RunR
     }, timeoutMs);
     child.on('exit', (code) => {
       clearTimeout(timer);
+      // With --bail, vitest exits at the first failure without its other files' afterAll
+      // hooks: the redis-servers they started live on, in the run's process group.
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {}
       resolve({ ok: code === 0 && !timedOut, output, timedOut });
     });
   });
