@@ -60,20 +60,24 @@ export async function readJobPage(bullpen: Bullpen, queueName: string, id: strin
     readJobFlow(bullpen, job),
     readAttemptRecord(bullpen.redis, queue.toKey(job.id)),
   ]);
+  // The job finished between its read and its state's: read it again, so that the page's
+  // times, worker and attempts agree with the state it shows (BullMQ writes a job's
+  // finishedOn in the script that moves it to completed or failed).
+  const current = (state === 'completed' || state === 'failed') && !job.finishedOn ? ((await findJob(queue, id)) ?? job) : job;
   // A job that completed at its first attempt has no record: its one entry is BullMQ's own fields.
-  const completion = state === 'completed' ? unrecordedCompletion(attempts, job) : undefined;
+  const completion = state === 'completed' ? unrecordedCompletion(attempts, current) : undefined;
   const chain =
     state === 'failed' && resolved.type
       ? (await bullpen.dlq.chainStates(resolved.type, [{ id: job.id, data: job.data }])).get(job.id)
       : undefined;
-  const retryRefused = chain ? retryMarkOf(retryVerdict(chain, job.id, job.finishedOn)) : undefined;
+  const retryRefused = chain ? retryMarkOf(retryVerdict(chain, job.id, current.finishedOn)) : undefined;
   // Read as JobOperations reads it to check a retry or duplicate: the envelope's tenant and payload, or the bare data.
   const env = envelopeSchema.safeParse(job.data);
   const confirmation = resolved.type
     ? confirmationAsked(bullpen.jobs, resolved.type, env.success ? env.data.tenant : undefined, env.success ? env.data.payload : job.data)
     : undefined;
   return {
-    job: formatJobDetail(job, type, state as JobSummary['state'], resolved.type ? bullpen.jobs : undefined),
+    job: formatJobDetail(current, type, state as JobSummary['state'], resolved.type ? bullpen.jobs : undefined),
     logs: {
       lines: logs.logs.map((l) => truncateText(l, LOG_LINE_BYTES).text).reverse(),
       count: logs.count,
