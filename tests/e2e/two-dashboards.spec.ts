@@ -181,6 +181,9 @@ test('TRUSTED_PROXIES: the audit log and the sign-in throttle use the address ng
 
   // A refused sign-in call as the browser sends it, then sent by two other loopback clients
   // claiming to be someone else: one through nginx, one straight to an instance.
+  // Off the dashboard first: an open page whose session goes sends itself to the sign-in
+  // page (its live stream or a poll gets 401), which would abort the navigation below.
+  await page.goto('about:blank');
   await context!.clearCookies();
   const name = `proxy-probe-${Date.now().toString(36)}`;
   const form = new SignInPage(page);
