@@ -39,17 +39,7 @@ test("a queue's counts and a running job's progress change in an open tab withou
     await expect(live.status).toHaveAttribute('data-stream', 'open');
     live.recordPolls();
     await expect(job.state).toHaveAttribute('data-status', 'active');
-    const seen = new Set<number>();
-    await expect
-      .poll(
-        async () => {
-          const v = await job.progressValue();
-          if (v > 0 && v < 100) seen.add(v);
-          return seen.size;
-        },
-        { message: 'the bar takes at least two intermediate values', timeout: 30_000, intervals: [250] },
-      )
-      .toBeGreaterThanOrEqual(2);
+    await job.expectIntermediateProgress();
     expect(live.polled(), 'no live route was polled while the stream was open').toEqual([]);
   } finally {
     await (await bullpen.queues.get('embedding-batch').getJob(delayed.jobId))?.remove();

@@ -253,17 +253,7 @@ test("through nginx: a queue's counts and a job's progress come pushed without a
     const job = new JobPage(page);
     await expect(live.status).toHaveAttribute('data-stream', 'open');
     live.recordPolls();
-    const seen = new Set<number>();
-    await expect
-      .poll(
-        async () => {
-          const v = await job.progressValue();
-          if (v > 0 && v < 100) seen.add(v);
-          return seen.size;
-        },
-        { message: 'the bar takes at least two intermediate values', timeout: 30_000, intervals: [250] },
-      )
-      .toBeGreaterThanOrEqual(2);
+    await job.expectIntermediateProgress();
     expect(live.polled(), 'no live route was polled through nginx while the stream was open').toEqual([]);
     // Instance a hangs: its stream goes silent, and the tab says so within 5 s, then polls.
     pair.pause(0);

@@ -1,4 +1,4 @@
-import type { Locator, Page } from '@playwright/test';
+import { expect, type Locator, type Page } from '@playwright/test';
 
 /** `/queues/<name>/jobs/<id>`: live state, progress bar and phase, payload, actions. */
 export class JobPage {
@@ -68,6 +68,21 @@ export class JobPage {
   /** The bar's value, 0-100, as rendered (`data-value`). */
   async progressValue(): Promise<number> {
     return Number(await this.progress.getAttribute('data-value'));
+  }
+
+  /** Waits until the bar has shown `count` different values between 0 and 100 (a running job's progress reaching the page). */
+  async expectIntermediateProgress(count = 2): Promise<void> {
+    const seen = new Set<number>();
+    await expect
+      .poll(
+        async () => {
+          const v = await this.progressValue();
+          if (v > 0 && v < 100) seen.add(v);
+          return seen.size;
+        },
+        { message: `the bar takes at least ${count} intermediate values`, timeout: 30_000, intervals: [250] },
+      )
+      .toBeGreaterThanOrEqual(count);
   }
 
   /** The job's state as the page shows it (`data-status` of its pill). */
