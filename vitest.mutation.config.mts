@@ -26,6 +26,8 @@ export const MUTATION_TEST_FILES = [
   // switched on inside the test runner only, never in a child process.
   'tests/unit/session-check.test.ts',
   'tests/unit/shutdown.test.ts',
+  'tests/unit/job-run.test.ts',
+  'tests/unit/runtime-cancel.test.ts',
   'tests/integration/runtime-retries.test.ts',
   'tests/integration/final-failure-record.test.ts',
   'tests/integration/dlq-reconciler.test.ts',
