@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,7 +8,9 @@ import { cli } from './redis-cluster';
 /**
  * A Redis Cluster of three masters, each with one replica, on loopback: what a failover
  * test kills a master of. Beside tests/helpers/redis-cluster.ts (three masters, no
- * replica), whose users need no replica.
+ * replica), whose users need no replica. Its queries run redis-cli asynchronously: a
+ * test that polls them while it times its own Redis calls keeps its event loop free, so
+ * what it measures is Redis's answer, not the wait for a blocked loop.
  */
 export interface ReplicatedCluster {
   /** `host:port` of all six nodes, the seed list a client is given. */
@@ -16,15 +18,15 @@ export interface ReplicatedCluster {
   /** `cluster-node-timeout` of every node: a master unreachable this long is failed over. */
   nodeTimeoutMs: number;
   /** The shards as a live node reports them (`CLUSTER SHARDS`); a failed node is never a shard's master. */
-  shards(): ReplicatedShard[];
+  shards(): Promise<ReplicatedShard[]>;
   /** The slot of a key (`CLUSTER KEYSLOT`). */
-  keySlot(key: string): number;
+  keySlot(key: string): Promise<number>;
   /** The live master that serves a slot now; undefined while none does (between a master's failure and its replica's promotion). */
-  masterOf(slot: number): string | undefined;
+  masterOf(slot: number): Promise<string | undefined>;
   /** `CLUSTER INFO` of a node as key → value, `cluster_state` among them. */
-  clusterInfo(node: string): Record<string, string>;
+  clusterInfo(node: string): Promise<Record<string, string>>;
   /** `INFO replication` of a node as key → value. */
-  replicationInfo(node: string): Record<string, string>;
+  replicationInfo(node: string): Promise<Record<string, string>>;
   /** Sends SIGKILL to the redis-server of a node (the process this helper started) and returns its PID. */
   kill(node: string): number;
   /** Nodes not killed. */
@@ -51,6 +53,18 @@ function fields(text: string): Record<string, string> {
     if (at > 0 && !line.startsWith('#')) out[line.slice(0, at)] = line.slice(at + 1).trim();
   }
   return out;
+}
+
+/** redis-cli against one node, without blocking the event loop; rejects on failure. */
+function query(node: string, ...args: string[]): Promise<string> {
+  const [host, port] = node.split(':');
+  return new Promise((resolve, reject) => {
+    execFile('redis-cli', ['-h', host, '-p', port, ...args], { encoding: 'utf8' }, (err, stdout, stderr) => {
+      if (err || stdout.startsWith('ERR') || stdout.startsWith('MOVED')) {
+        reject(new Error(`redis-cli ${args.join(' ')} on ${node}: ${stderr || stdout || err?.message}`));
+      } else resolve(stdout);
+    });
+  });
 }
 
 async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
@@ -120,8 +134,8 @@ export async function startReplicatedCluster(opts: { nodeTimeoutMs?: number } = 
   }
 
   const alive = () => nodes.filter((n) => !killed.has(n));
-  const shards = (): ReplicatedShard[] => {
-    const reply = JSON.parse(cli(alive()[0], '--json', 'cluster', 'shards')) as ShardReply[];
+  const shards = async (): Promise<ReplicatedShard[]> => {
+    const reply = JSON.parse(await query(alive()[0], '--json', 'cluster', 'shards')) as ShardReply[];
     return reply.flatMap((shard) => {
       const master = shard.nodes.find((n) => n.role === 'master' && n.health === 'online');
       // A replica that has not yet received a write reports `loading` (Redis 7.0): only `fail` is gone.
@@ -136,12 +150,10 @@ export async function startReplicatedCluster(opts: { nodeTimeoutMs?: number } = 
     nodes,
     nodeTimeoutMs,
     shards,
-    keySlot: (key) => Number(cli(alive()[0], 'cluster', 'keyslot', key).trim()),
-    masterOf: (slot) => {
-      return shards().find((s) => s.ranges.some(([first, last]) => slot >= first && slot <= last))?.master;
-    },
-    clusterInfo: (node) => fields(cli(node, 'cluster', 'info')),
-    replicationInfo: (node) => fields(cli(node, 'info', 'replication')),
+    keySlot: async (key) => Number((await query(alive()[0], 'cluster', 'keyslot', key)).trim()),
+    masterOf: async (slot) => (await shards()).find((s) => s.ranges.some(([first, last]) => slot >= first && slot <= last))?.master,
+    clusterInfo: async (node) => fields(await query(node, 'cluster', 'info')),
+    replicationInfo: async (node) => fields(await query(node, 'info', 'replication')),
     kill: (node) => {
       const child = servers.get(node)?.child;
       if (!child?.pid) throw new Error(`${node} is not a node this helper started`);

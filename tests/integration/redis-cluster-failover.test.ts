@@ -2,36 +2,40 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shippedApp } from '@/jobs/shipped-app';
 import { type Bullpen, createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { isAppError } from '@/lib/errors/app-error';
 import { DEFAULT_DISPATCH_TIMEOUT_MS } from '@/lib/jobs/dispatcher';
 import { readOverview, readQueueOverview } from '@/dashboard/queues/queue-overview';
 import { silentLogger } from '@/lib/logging/logger';
-import { uniquePrefix } from '../../helpers/redis';
-import { startReplicatedCluster, type ReplicatedCluster } from '../../helpers/redis-cluster-replicas';
-import { startRecordingEndpoints, type RecordingEndpoints } from '../../helpers/recording-endpoints';
-import { spawnFixture, type SpawnedWorker } from '../../helpers/spawn-worker';
+import { uniquePrefix } from '../helpers/redis';
+import { startReplicatedCluster, type ReplicatedCluster, type ReplicatedShard } from '../helpers/redis-cluster-replicas';
+import { startRecordingReceiver, type RecordingReceiver } from '../helpers/recording-receiver';
+import { spawnFixture, type SpawnedWorker } from '../helpers/spawn-worker';
+import { LARGER_TEST_JOBS, TEST_SCHEDULES } from '../helpers/test-jobs';
 
 /*
  * Cluster failover (docs/scaling.md, "Failover"): a real worker process on a cluster of
  * three masters with one replica each, a steady load on two queues that live on
  * different masters and a schedule firing every two seconds; then the master serving
  * one of the loaded queues (and the schedule's queue) is killed with SIGKILL. Every job
- * is accounted for outside Redis, by the loopback services its handler calls.
+ * is accounted for outside Redis: the worker (tests/fixtures/recording-worker.ts, on the
+ * larger test table) POSTs each run's marker to a loopback receiver.
  */
 
 /** `cluster-node-timeout`: a master unreachable this long is failed over (production default: 15 000). */
 const NODE_TIMEOUT_MS = 2_000;
 /** One job of each loaded type per tick: 2 × 10 jobs/s. */
 const TICK_MS = 100;
-/** The killed master's queue: webhook-dispatch (slot 10217, the second master of a fresh cluster). */
-const KILLED_QUEUE = 'webhook-dispatch';
-/** A queue on another master: embedding-batch (slot 15642). */
-const OTHER_QUEUE = 'embedding-batch';
-/** A schedule on the killed master's queue: index-optimization (slot 8238), edited to fire every 2 s. */
-const SCHEDULE = 'index-optimization';
+/**
+ * The killed master's queue: notify (slot 8402, the second master of a fresh cluster,
+ * which also serves the runtime's `{dlq}` and `{idem}`, the store notify's handler uses).
+ */
+const KILLED_QUEUE = 'notify';
+/** A queue on another master: report (slot 4432, the first). */
+const OTHER_QUEUE = 'report';
+/** A schedule on the killed master's queue: the test table's tidy (slot 9518), edited to fire every 2 s. */
+const SCHEDULE = 'tidy';
 const SCHEDULE_PATTERN = '*/2 * * * * *';
 /**
  * How far before the kill a job acknowledged by the old master may be lost: replication
@@ -56,17 +60,17 @@ interface Dispatched {
 
 describe('a Redis Cluster master killed with SIGKILL under load', () => {
   let cluster: ReplicatedCluster;
-  let endpoints: RecordingEndpoints;
+  let receiver: RecordingReceiver;
   let dataDir: string;
 
   beforeAll(async () => {
     cluster = await startReplicatedCluster({ nodeTimeoutMs: NODE_TIMEOUT_MS });
-    endpoints = await startRecordingEndpoints();
+    receiver = await startRecordingReceiver();
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'bullpen-failover-data-'));
   }, 90_000);
   afterAll(async () => {
     await cluster?.stop();
-    await endpoints?.close();
+    await receiver?.close();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   }, 60_000);
 
@@ -77,8 +81,7 @@ describe('a Redis Cluster master killed with SIGKILL under load', () => {
       BULLPEN_PREFIX: prefix,
       BULLPEN_DATA_DIR: dataDir,
       WORKER_TYPES: [KILLED_QUEUE, OTHER_QUEUE, SCHEDULE].join(','),
-      WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-      EMBEDDINGS_URL: endpoints.embeddingsUrl,
+      SINK_URL: receiver.url,
       // A job whose completion the old master took with it comes back through the stalled check.
       STALLED_INTERVAL_MS: '1000',
       LOCK_DURATION_MS: '10000',
@@ -86,7 +89,9 @@ describe('a Redis Cluster master killed with SIGKILL under load', () => {
     };
     // The dashboard's view and the producer: fail-fast connection, as the dashboard has.
     const dashboard: Bullpen = createBullpen({
-      ...shippedApp,
+      jobs: LARGER_TEST_JOBS,
+      schedules: TEST_SCHEDULES,
+      webhookJobType: 'notify',
       config: loadConfig({ ...env, LOG_LEVEL: 'silent' }),
       logger: silentLogger,
     });
@@ -97,18 +102,24 @@ describe('a Redis Cluster master killed with SIGKILL under load', () => {
     try {
       await dashboard.ready(20_000);
       // Where the queues live: the killed queue and the schedule's on one master, the other queue elsewhere.
-      const slotOf = (type: string) => cluster.keySlot(`${dashboard.keys.queuePrefix(type)}:${type}:meta`);
-      const victim = cluster.masterOf(slotOf(KILLED_QUEUE))!;
-      expect(cluster.masterOf(slotOf(SCHEDULE))).toBe(victim);
-      expect(cluster.masterOf(slotOf(OTHER_QUEUE))).not.toBe(victim);
-      const victimShard = cluster.shards().find((s) => s.master === victim)!;
+      const slot = {
+        killed: await cluster.keySlot(`${dashboard.keys.queuePrefix(KILLED_QUEUE)}:${KILLED_QUEUE}:meta`),
+        schedule: await cluster.keySlot(`${dashboard.keys.queuePrefix(SCHEDULE)}:${SCHEDULE}:meta`),
+        other: await cluster.keySlot(`${dashboard.keys.queuePrefix(OTHER_QUEUE)}:${OTHER_QUEUE}:meta`),
+      };
+      const victim = (await cluster.masterOf(slot.killed))!;
+      expect(await cluster.masterOf(slot.schedule)).toBe(victim);
+      expect(await cluster.masterOf(slot.other)).not.toBe(victim);
+      // The runtime's stores the worker writes through the failover: notify's idempotency records and the DLQ.
+      expect(await cluster.masterOf(await cluster.keySlot(dashboard.keys.tagged('idem', 'x')))).toBe(victim);
+      expect(await cluster.masterOf(await cluster.keySlot(dashboard.keys.tagged('dlq', 'x')))).toBe(victim);
+      const victimShard = (await cluster.shards()).find((s) => s.master === victim)!;
       expect(victimShard.replicas).toHaveLength(1);
       const heir = victimShard.replicas[0];
 
-      await dashboard.webhooks.create({ id: 'failover', url: endpoints.hookUrl, maxFailures: 10_000 });
       await dashboard.schedules.edit(SCHEDULE, { pattern: SCHEDULE_PATTERN }, 'failover-test');
 
-      worker = spawnFixture('app/production-worker.ts', env);
+      worker = spawnFixture('recording-worker.ts', env);
       await worker.ready;
 
       // The steady load: each tick dispatches one job per loaded type without waiting for
@@ -122,7 +133,7 @@ describe('a Redis Cluster master killed with SIGKILL under load', () => {
         const sent =
           type === KILLED_QUEUE
             ? dashboard.dispatcher.dispatch(type, { webhookId: 'failover', event: 'failover', payload: { marker } })
-            : dashboard.dispatcher.dispatch(type, { namespace: 'failover', items: [{ id: marker, text: marker }] });
+            : dashboard.dispatcher.dispatch(type, { orgId: marker });
         const p = sent.then(
           () => void (entry.ackAt = Date.now()),
           (err: unknown) => {
@@ -146,9 +157,9 @@ describe('a Redis Cluster master killed with SIGKILL under load', () => {
 
       // Running before the kill: both queues deliver and the schedule has fired.
       await waitFor(
-        () => endpoints.seen().size >= 40,
+        () => receiver.seen().size >= 40,
         60_000,
-        () => `${endpoints.seen().size} delivered`,
+        () => `${receiver.seen().size} delivered`,
       );
       const firstRun = await waitForValue(async () => (await dashboard.schedules.get(SCHEDULE)).lastRun, 30_000);
       expect(firstRun.outcome).not.toBe('failed');
@@ -169,21 +180,30 @@ describe('a Redis Cluster master killed with SIGKILL under load', () => {
       })();
 
       // How far the replica trails its master just before the kill: the asynchronous replication window, in bytes.
-      const replicaLagBytes =
-        Number(cluster.replicationInfo(victim).master_repl_offset) - Number(cluster.replicationInfo(heir).slave_repl_offset);
+      // Both read at once: the load goes on, so a read that comes later sees more of it.
+      const [master, replica] = await Promise.all([cluster.replicationInfo(victim), cluster.replicationInfo(heir)]);
+      const replicaLagBytes = Number(master.master_repl_offset) - Number(replica.slave_repl_offset);
       const killedAt = Date.now();
       const pid = cluster.kill(victim);
       // The replica takes over: CLUSTER SHARDS on a survivor names it master of the slots.
+      let lastShards: ReplicatedShard[] = [];
       await waitFor(
-        () => cluster.masterOf(slotOf(KILLED_QUEUE)) === heir,
+        async () =>
+          (lastShards = await cluster.shards()).some(
+            (s) => s.master === heir && s.ranges.some(([a, b]) => slot.killed >= a && slot.killed <= b),
+          ),
         60_000,
-        () => JSON.stringify(cluster.shards()),
+        () => JSON.stringify(lastShards),
       );
-      await waitFor(() => cluster.alive().every((node) => cluster.clusterInfo(node).cluster_state === 'ok'), 30_000);
+      await waitFor(
+        async () =>
+          (await Promise.all(cluster.alive().map((node) => cluster.clusterInfo(node)))).every((info) => info.cluster_state === 'ok'),
+        30_000,
+      );
       const failedOverAt = Date.now();
-      const promoted = cluster.shards().find((s) => s.master === heir)!;
+      const promoted = (await cluster.shards()).find((s) => s.master === heir)!;
       expect(promoted.ranges).toEqual(victimShard.ranges);
-      expect(cluster.replicationInfo(heir).role).toBe('master');
+      expect((await cluster.replicationInfo(heir)).role).toBe('master');
       expect(cluster.alive()).not.toContain(victim);
 
       // The schedule fires again, twice, after the failover (the schedules page's read model).
@@ -224,7 +244,7 @@ describe('a Redis Cluster master killed with SIGKILL under load', () => {
       let lastSeen = -1;
       await waitFor(
         async () => {
-          const seen = endpoints.seen();
+          const seen = receiver.seen();
           if (acked.every((d) => seen.has(d.marker))) return true;
           if (seen.size !== lastSeen || (await waitingCounts()) > 0) {
             lastSeen = seen.size;
@@ -234,14 +254,14 @@ describe('a Redis Cluster master killed with SIGKILL under load', () => {
           return Date.now() - quietSince > 15_000;
         },
         120_000,
-        () => `${acked.filter((d) => endpoints.seen().has(d.marker)).length}/${acked.length} delivered`,
+        () => `${acked.filter((d) => receiver.seen().has(d.marker)).length}/${acked.length} delivered`,
       );
 
-      const seen = endpoints.seen();
+      const seen = receiver.seen();
       const lost = acked.filter((d) => !seen.has(d.marker));
       const refused = dispatched.filter((d) => d.error !== undefined);
       const refusedButRan = refused.filter((d) => seen.has(d.marker));
-      const repeats = endpoints.arrivals.length - seen.size;
+      const repeats = receiver.arrivals.length - seen.size;
       const readModelDownMs = downtime(readings);
       const figures = {
         killedNode: victim,
@@ -297,7 +317,7 @@ describe('a Redis Cluster master killed with SIGKILL under load', () => {
       // replication window: its first arrival in that window (or while the slots had no master),
       // its second after the kill, and never a third.
       const arrivalsOf = new Map<string, number[]>();
-      for (const a of endpoints.arrivals) arrivalsOf.set(a.marker, [...(arrivalsOf.get(a.marker) ?? []), a.at]);
+      for (const a of receiver.arrivals) arrivalsOf.set(a.marker, [...(arrivalsOf.get(a.marker) ?? []), a.at]);
       const repeatedOutside = [...arrivalsOf]
         .filter(([, at]) => at.length > 1)
         .filter(([, at]) => !(at.length === 2 && at[0] >= killedAt - REPLICATION_WINDOW_MS && at[0] <= failedOverAt && at[1] > killedAt))
