@@ -4,7 +4,7 @@ import type { Bullpen } from '@/lib/bullpen';
 import { AppError } from '@/lib/errors/app-error';
 import { HttpError } from '@/lib/errors/http-error';
 import { PermanentError } from '@/lib/errors/permanent-error';
-import { IdempotencyStore } from '@/lib/idempotency/idempotency-store';
+import { IdempotencyStore, MAX_RESPONSE_BYTES } from '@/lib/idempotency/idempotency-store';
 import { IdempotencyInProgressError } from '@/lib/idempotency/in-progress-error';
 import { hashRequest } from '@/lib/idempotency/request-hash';
 import { buildIdempotencyKey } from '@/lib/jobs/idempotency-key';
@@ -212,5 +212,158 @@ describe('IdempotencyStore.runOnce', () => {
     expect(err).toBeInstanceOf(PermanentError);
     expect((err as Error).message).toMatch(/bad card/);
     expect(called).toBe(false);
+  });
+});
+
+describe('IdempotencyStore’s bounds', () => {
+  it('refuses a key, hash, owner or lock past its bound and takes one just inside it, writing nothing for the refused', async () => {
+    bullpen = testBullpen(server.redis);
+    const store = bullpen.idempotency;
+    const h = hashRequest(request);
+    expect(() => new IdempotencyStore(bullpen.redis, bullpen.keys, { ttlMs: 0 })).toThrow(/Invalid ttlMs/);
+    expect(() => new IdempotencyStore(bullpen.redis, bullpen.keys, { lockMs: 1.5 })).toThrow(/Invalid lockMs/);
+    await expect(store.begin('k'.repeat(513), h)).rejects.toMatchObject({
+      code: 'VALIDATION',
+      message: expect.stringMatching(/at most 512 characters/),
+    });
+    await expect(store.begin('b:1', 'h'.repeat(129))).rejects.toMatchObject({
+      code: 'VALIDATION',
+      message: expect.stringMatching(/Invalid request hash/),
+    });
+    await expect(store.begin('b:1', h, { owner: 'o'.repeat(601) })).rejects.toMatchObject({
+      code: 'VALIDATION',
+      message: expect.stringMatching(/Invalid owner/),
+    });
+    expect(await bullpen.redis.exists(bullpen.keys.tagged('idem', 'b:1'))).toBe(0);
+    expect((await store.begin('k'.repeat(512), h)).state).toBe('started');
+    expect((await store.begin('b:1', 'h'.repeat(128), { owner: 'o'.repeat(600) })).state).toBe('started');
+  });
+
+  it('stores a response up to its byte limit and refuses one byte more, keeping the record processing', async () => {
+    bullpen = testBullpen(server.redis);
+    const store = bullpen.idempotency;
+    const h = hashRequest(request);
+    const k = key('big');
+    await store.begin(k, h);
+    // JSON of a string: its characters and two quotes.
+    const over = 'x'.repeat(MAX_RESPONSE_BYTES - 1);
+    await expect(store.complete(k, over)).rejects.toMatchObject({
+      code: 'VALIDATION',
+      message: expect.stringMatching(/at most 262144 bytes/),
+    });
+    expect((await store.get(k))?.status).toBe('processing');
+    await store.complete(k, 'x'.repeat(MAX_RESPONSE_BYTES - 2));
+    expect(((await store.get(k))?.response as string).length).toBe(MAX_RESPONSE_BYTES - 2);
+
+    const none = key('none');
+    await store.begin(none, h);
+    await store.complete(none, undefined);
+    expect(await store.begin(none, h)).toEqual({ state: 'completed', response: null });
+  });
+
+  it('keeps 2,000 characters of an error, and names both hashes in a conflict', async () => {
+    bullpen = testBullpen(server.redis);
+    const store = bullpen.idempotency;
+    const h = hashRequest(request);
+    const k = key('long-error');
+    await store.begin(k, h);
+    await store.fail(k, 'e'.repeat(3_000), { retryable: false });
+    expect((await store.get(k))?.error).toBe('e'.repeat(2_000));
+    const other = hashRequest({ amount: 1 });
+    const err = (await store.begin(k, other).catch((e: unknown) => e)) as AppError;
+    expect(err.message).toBe(`Idempotency key "${k}" was used before for a different request`);
+    expect(err.details).toEqual({ key: k, requestHash: other, storedHash: h });
+  });
+
+  it('reads a record’s every field, and nothing for a key never begun', async () => {
+    bullpen = testBullpen(server.redis);
+    const store = bullpen.idempotency;
+    const h = hashRequest(request);
+    const k = key('fields');
+    const before = Date.now();
+    const begun = await store.begin(k, h, { lockMs: 5_000 });
+    expect(begun).toEqual({ state: 'started', takeover: false, attempts: 1 });
+    const rec = await store.get(k);
+    expect(rec).toMatchObject({ key: k, status: 'processing', requestHash: h, attempts: 1 });
+    expect(rec?.response).toBeUndefined();
+    expect(rec?.lockUntil).toBeGreaterThanOrEqual(before + 5_000);
+    expect(rec?.lockUntil).toBeLessThan(Date.now() + 5_000 + 1_000);
+    expect(rec?.createdAt).toBeGreaterThanOrEqual(before - 1_000);
+    expect(rec?.updatedAt).toBeGreaterThanOrEqual(rec?.createdAt ?? Number.NaN);
+    const held = await store.begin(k, h);
+    expect(held).toEqual({ state: 'in-progress', lockUntil: rec?.lockUntil });
+    await store.fail(k, 'HTTP 400', { retryable: false });
+    expect((await store.get(k))?.retryable).toBe(false);
+    expect(await store.get(key('never'))).toBeUndefined();
+    expect(await store.ttl(key('never'))).toBeUndefined();
+  });
+
+  it('runOnce: a held key names its lock’s end, and the caller’s rule decides what is retryable', async () => {
+    bullpen = testBullpen(server.redis);
+    const store = bullpen.idempotency;
+    const h = hashRequest(request);
+    const k = key('held');
+    await store.begin(k, h, { lockMs: 30_000 });
+    const lockUntil = (await store.get(k))?.lockUntil;
+    const busy = await store.runOnce(k, h, async () => 1).catch((e: unknown) => e);
+    expect(busy).toBeInstanceOf(IdempotencyInProgressError);
+    expect(busy).toMatchObject({ key: k, lockExpiresAt: lockUntil });
+
+    const k2 = key('rule');
+    // A 503 is retryable by withRetry's rule; the caller's rule says no.
+    await expect(
+      store.runOnce(k2, h, async () => Promise.reject(new HttpError(503, 'busy')), { isRetryable: () => false }),
+    ).rejects.toThrow('busy');
+    expect(await store.get(k2)).toMatchObject({ status: 'failed', error: 'busy', retryable: false });
+
+    const k3 = key('thrown-string');
+    await expect(store.runOnce(k3, h, async () => Promise.reject('plain text'))).rejects.toBe('plain text');
+    expect(await store.get(k3)).toMatchObject({ status: 'failed', error: 'plain text' });
+  });
+
+  it('says which input broke which rule, and which key has no record', async () => {
+    bullpen = testBullpen(server.redis);
+    const store = bullpen.idempotency;
+    const h = hashRequest(request);
+    const messageOf = (p: Promise<unknown>) =>
+      p.then(
+        () => 'resolved',
+        (e: AppError) => e.message,
+      );
+    expect(await messageOf(store.begin('', h))).toBe('Invalid idempotency key: an idempotency key must not be empty');
+    expect(await messageOf(store.begin('k'.repeat(513), h))).toBe(
+      'Invalid idempotency key: an idempotency key holds at most 512 characters',
+    );
+    expect(await messageOf(store.begin('b:2', ''))).toBe('Invalid request hash: a request hash must not be empty');
+    expect(await messageOf(store.begin('b:2', h, { lockMs: -1.5 }))).toMatch(/^Invalid lockMs: \S/);
+    const missing = await store.complete('never:begun', 1).catch((e: AppError) => e);
+    expect(missing).toMatchObject({
+      message: 'No idempotency record for "never:begun": begin() was not called or the record expired',
+      details: { key: 'never:begun' },
+    });
+    expect(await store.fail('never:begun', 'x', { retryable: true }).catch((e: AppError) => e.details)).toEqual({ key: 'never:begun' });
+    const k = key('too-big');
+    await store.begin(k, h);
+    const big = await store.complete(k, 'x'.repeat(MAX_RESPONSE_BYTES)).catch((e: AppError) => e);
+    expect(big).toMatchObject({ message: `An idempotent response holds at most ${MAX_RESPONSE_BYTES} bytes of JSON`, details: { key: k } });
+  });
+
+  it('runOnce holds the key for the lock it is given, and names an earlier permanent failure', async () => {
+    bullpen = testBullpen(server.redis);
+    const store = bullpen.idempotency;
+    const h = hashRequest(request);
+    const k = key('short-lock');
+    let lockUntil: number | undefined;
+    const started = Date.now();
+    await store.runOnce(k, h, async () => (lockUntil = (await store.get(k))?.lockUntil), { lockMs: 5_000 });
+    // The store's default is 60 s.
+    expect(lockUntil).toBeGreaterThanOrEqual(started + 5_000);
+    expect(lockUntil).toBeLessThan(started + 30_000);
+
+    const k2 = key('failed-before');
+    await store.begin(k2, h);
+    await store.fail(k2, 'HTTP 400', { retryable: false });
+    const err = await store.runOnce(k2, h, async () => 1).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'IDEMPOTENT_FAILURE', message: `The operation for idempotency key "${k2}" failed before: HTTP 400` });
   });
 });
