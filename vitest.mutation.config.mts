@@ -29,6 +29,7 @@ export const MUTATION_TEST_FILES = [
   'tests/unit/job-run.test.ts',
   'tests/unit/runtime-cancel.test.ts',
   'tests/unit/sign-in.test.ts',
+  'tests/unit/job-scheduler-sync.test.ts',
   'tests/integration/runtime-retries.test.ts',
   'tests/integration/final-failure-record.test.ts',
   'tests/integration/dlq-reconciler.test.ts',
