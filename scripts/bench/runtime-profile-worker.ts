@@ -5,12 +5,13 @@
  * WORKER_TYPES' own, BENCH_CONCURRENCY per queue, logs at info to /dev/null, as in the
  * runtime benchmark. It runs BENCH_JOBS jobs, tells its parent over IPC when the first one
  * started and the last one ended (process.hrtime, the clock V8's profile samples carry, in
- * µs), stops the worker and exits, which writes the profile. With BENCH_SIDE=plain it runs
- * a plain BullMQ Worker instead, with the runtime benchmark's options for that side: the
- * profile of what BullMQ costs alone.
+ * µs) and how much it allocated on V8's heap between the two, stops the worker and exits,
+ * which writes the profile. With BENCH_SIDE=plain it runs a plain BullMQ Worker instead,
+ * with the runtime benchmark's options for that side: the profile of what BullMQ costs alone.
  * Env: as the worker (REDIS_URL, BULLPEN_PREFIX, WORKER_TYPES, METRICS_PORT), BENCH_JOBS,
  * BENCH_CONCURRENCY, BENCH_SIDE (bullpen or plain).
  */
+import { GCProfiler, getHeapStatistics } from 'node:v8';
 import pino from 'pino';
 import { shippedApp } from '@/jobs/shipped-app';
 import { startAppWorker } from '@/lib/app/start-app-worker';
@@ -27,6 +28,37 @@ export interface ProfiledRun {
   lastUs: number;
   /** This process's CPU time (user + system) between the two, µs. */
   cpuUs: number;
+  /** Bytes allocated on V8's heap between the two, and the garbage collections that ran. */
+  heap: HeapWindow;
+}
+
+export interface HeapWindow {
+  allocatedBytes: number;
+  gcs: number;
+}
+
+/**
+ * Counts what the process allocates from now until the returned function is called: the
+ * heap's growth between collections, each collection's start read against the previous
+ * one's end (V8's GC profiler). A count of work done, like the CPU time, and one that a
+ * loaded machine changes even less: what a side allocates per job is what its collections
+ * then cost.
+ */
+function heapWindow(): () => HeapWindow {
+  const profiler = new GCProfiler();
+  const from = getHeapStatistics().used_heap_size;
+  profiler.start();
+  return () => {
+    const to = getHeapStatistics().used_heap_size;
+    const gcs = profiler.stop()?.statistics ?? [];
+    let used = from;
+    let allocatedBytes = 0;
+    for (const gc of gcs) {
+      allocatedBytes += Math.max(0, gc.beforeGC.heapStatistics.usedHeapSize - used);
+      used = gc.afterGC.heapStatistics.usedHeapSize;
+    }
+    return { allocatedBytes: allocatedBytes + Math.max(0, to - used), gcs: gcs.length };
+  };
 }
 
 const micros = () => Number(process.hrtime.bigint() / 1_000n);
@@ -43,16 +75,18 @@ async function main(): Promise<void> {
   let ran = 0;
   let firstUs = 0;
   let cpuFirstUs = 0;
-  let resolveDone!: (last: { us: number; cpuUs: number }) => void;
-  const done = new Promise<{ us: number; cpuUs: number }>((r) => (resolveDone = r));
+  let heapEnd: (() => HeapWindow) | undefined;
+  let resolveDone!: (last: { us: number; cpuUs: number; heap: HeapWindow }) => void;
+  const done = new Promise<{ us: number; cpuUs: number; heap: HeapWindow }>((r) => (resolveDone = r));
   const handlers: HandlerMap = {};
   for (const type of config.WORKER_TYPES ?? []) {
     handlers[type] = async () => {
       if (ran === 0) {
+        heapEnd = heapWindow();
         firstUs = micros();
         cpuFirstUs = cpuMicros();
       }
-      if (++ran === jobs) resolveDone({ us: micros(), cpuUs: cpuMicros() });
+      if (++ran === jobs) resolveDone({ us: micros(), cpuUs: cpuMicros(), heap: (heapEnd as () => HeapWindow)() });
     };
   }
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 50);
@@ -72,7 +106,7 @@ async function main(): Promise<void> {
   process.send?.({ ready: true });
   const last = await done;
   await stop();
-  const run: ProfiledRun = { jobs, firstUs, lastUs: last.us, cpuUs: last.cpuUs - cpuFirstUs };
+  const run: ProfiledRun = { jobs, firstUs, lastUs: last.us, cpuUs: last.cpuUs - cpuFirstUs, heap: last.heap };
   process.send?.({ run }, () => process.exit(0));
 }
 

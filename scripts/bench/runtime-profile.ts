@@ -135,6 +135,9 @@ export interface ProfiledSide {
   busyPerJob: number;
   /** The profiled process's CPU time per job (user + system, the profiler's own cost included). */
   cpuPerJob: number;
+  /** Bytes allocated on V8's heap per job, and the collections in the window. */
+  heapBytesPerJob: number;
+  gcs: number;
 }
 
 /** What each cost pays for: the section says it, as issue 26 asks for any cost that stays. */
@@ -268,8 +271,19 @@ export async function profileSide(redis: EmbeddedRedis, jobs: number, side: Side
       .map(([file, us]) => ({ file, perJob: us / run.jobs }));
   }
   const rate = (run.jobs * 1e6) / (run.lastUs - run.firstUs);
-  console.log(`  profiled ${side}: ${run.jobs} jobs at ${fmt(rate, 0)} jobs/s, ${fmt(run.cpuUs / run.jobs, 1)} µs of CPU per job`);
-  return { rate, perJob, files, busyPerJob: (split.total - (split.micros.get('idle') ?? 0)) / run.jobs, cpuPerJob: run.cpuUs / run.jobs };
+  const heapBytesPerJob = run.heap.allocatedBytes / run.jobs;
+  console.log(
+    `  profiled ${side}: ${run.jobs} jobs at ${fmt(rate, 0)} jobs/s, ${fmt(run.cpuUs / run.jobs, 1)} µs of CPU and ${fmt(heapBytesPerJob, 0)} bytes of heap per job`,
+  );
+  return {
+    rate,
+    perJob,
+    files,
+    busyPerJob: (split.total - (split.micros.get('idle') ?? 0)) / run.jobs,
+    cpuPerJob: run.cpuUs / run.jobs,
+    heapBytesPerJob,
+    gcs: run.heap.gcs,
+  };
 }
 
 export async function runRuntimeProfile(opts: { redis: EmbeddedRedis; jobs: number; rounds: number }): Promise<RuntimeProfileResult> {
@@ -323,6 +337,8 @@ export function runtimeProfileSection(r: RuntimeProfileResult): string {
     `| jobs/s while profiled | ${fmt(b.rate, 0)} | ${fmt(p.rate, 0)} |`,
     `| CPU µs per job (user + system, the profiler’s own included) | ${fmt(b.cpuPerJob, 1)} | ${fmt(p.cpuPerJob, 1)} |`,
     `| samples not idle, µs per job | ${fmt(b.busyPerJob, 1)} | ${fmt(p.busyPerJob, 1)} |`,
+    `| bytes allocated on V8’s heap per job (what the garbage collection row pays for; a loaded machine changes it least) | ${fmt(b.heapBytesPerJob, 0)} | ${fmt(p.heapBytesPerJob, 0)} |`,
+    `| garbage collections between the first job’s start and the last one’s end | ${b.gcs} | ${p.gcs} |`,
     '',
     '| cost per job | where in Bullpen (largest first) | Bullpen µs/job | plain BullMQ µs/job | share of Bullpen’s samples |',
     '|---|---|---:|---:|---:|',

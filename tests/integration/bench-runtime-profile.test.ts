@@ -19,6 +19,10 @@ describe('the runtime profile', () => {
       expect(side.rate).toBeGreaterThan(0);
       expect(side.cpuPerJob).toBeGreaterThan(0);
       expect(side.busyPerJob).toBeGreaterThan(0);
+      // BullMQ alone allocates some 23 KB a job (its Job object, the script's arguments and
+      // reply): counting only the heap's growth since the last collection would show a tenth.
+      expect(side.heapBytesPerJob).toBeGreaterThan(10_000);
+      expect(side.gcs).toBeGreaterThan(0);
       // BullMQ's own work is on both sides.
       expect(side.perJob.bullmq).toBeGreaterThan(0);
       expect(side.perJob.ioredis).toBeGreaterThan(0);
