@@ -2,6 +2,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeadLetterReconciler, type ReconcilerOptions } from '@/lib/dlq/reconciler';
 import type { Logger } from '@/lib/logging/logger';
 import { Keyspace } from '@/lib/redis/keys';
+import type { DeadLetterInput } from '@/lib/dlq/sink';
+import { type FailedJobSeed, FailedSetsRedis } from '../helpers/failed-sets-redis';
+import { MemorySink } from '../helpers/memory-sink';
 
 /** A logger that records its child's bindings and each line. */
 function recordingLogger() {
@@ -17,7 +20,8 @@ function recordingLogger() {
 
 /**
  * The reconciler's own rules without Redis: its bounds, its one sweep at a time and its
- * timer. What a sweep records is tested against Redis (tests/integration/dlq-reconciler*.test.ts).
+ * timer. Its sweep is asked below over failed sets held in memory (`sweepOf`); against
+ * Redis and its Lua script in tests/integration/dlq-reconciler*.test.ts.
  */
 function reconciler(opts: Partial<ReconcilerOptions> = {}) {
   return new DeadLetterReconciler({
@@ -146,5 +150,228 @@ describe('DeadLetterReconciler’s runs', () => {
     await stopping;
     await vi.advanceTimersByTimeAsync(5_000);
     expect(sweeps).toBe(1);
+  });
+});
+
+const RESUME = 't:{dlq}:reconciler-resume';
+const FAILED = 'bull:mail:failed';
+const T0 = 1_800_000_000_000;
+
+/** Jobs j<from>..j<to> of one queue, j<to> the newest, failed a second apart. */
+function failures(from: number, to: number): FailedJobSeed[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => ({ id: `j${from + i}`, finishedOn: T0 + (from + i) * 1_000 }));
+}
+
+/**
+ * A sweep over failed sets held in memory (tests/helpers/failed-sets-redis.ts), into a
+ * MemorySink whose writes for the job ids in `refused` fail. Queue `hook`'s type keeps
+ * a cancelled job's dead letter, `mail`'s does not.
+ */
+function sweepOf(opts: Partial<ReconcilerOptions> = {}) {
+  const redis = new FailedSetsRedis();
+  const dlq = new MemorySink();
+  const refused = new Set<string>();
+  const { logger, lines } = recordingLogger();
+  const reconciler = new DeadLetterReconciler({
+    sink: {
+      record: (input) => (refused.has(input.jobId) ? Promise.reject(new Error('the DLQ refused the write')) : dlq.record(input)),
+    },
+    queues: {
+      jobs: { names: ['mail', 'hook'], get: (type: string) => ({ deadLetterOnCancel: type === 'hook' }) },
+      get: (type: string) => redis.queue(type),
+    } as never,
+    redis: redis as never,
+    keys: new Keyspace('t'),
+    logger,
+    types: ['mail'],
+    ...opts,
+  });
+  /** Dead letters the runtime wrote when the jobs failed. */
+  const recordedAtFailure = async (...ids: string[]) => {
+    for (const jobId of ids) await dlq.record({ queue: 'mail', jobId, source: 'runtime' } as DeadLetterInput);
+  };
+  /** The jobs whose dead letter the sweep wrote, in the order it wrote them. */
+  const recovered = () => dlq.recorded.filter((l) => l.source === 'reconciler').map((l) => l.jobId);
+  /** The pages read from the failed set, as [start, stop]. */
+  const pages = () => redis.callsOf('zrevrange').map(([, start, stop]) => [start, stop]);
+  return { redis, dlq, refused, lines, reconciler, recordedAtFailure, recovered, pages };
+}
+
+const ids = (from: number, to: number) => failures(from, to).map((j) => j.id);
+
+describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () => {
+  it('writes the missing dead letters newest first, stops at the first page recorded in full, and logs each page it recovered', async () => {
+    const s = sweepOf({ pageSize: 5 });
+    s.redis.fail('mail', ...failures(1, 12));
+    await s.recordedAtFailure(...ids(1, 9));
+    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 10, recovered: 3 });
+    expect(s.recovered()).toEqual(['j12', 'j11', 'j10']);
+    expect(s.dlq.get('mail', 'j12')).toMatchObject({ queue: 'mail', jobType: 'mail', source: 'reconciler', failedAt: T0 + 12_000 });
+    // j9..j5 were recorded in full: j4..j1 are left to the runs before, and there is no backlog.
+    expect(s.pages()).toEqual([
+      [0, 4],
+      [5, 9],
+    ]);
+    expect(s.redis.hash(RESUME).size).toBe(0);
+    expect(s.lines).toEqual([['warn', { queue: 'mail', recovered: 3 }, 'recovered dead letters missing from the DLQ']]);
+  });
+
+  it('looks at no more than maxPerQueue jobs a run, and works through a backlog run by run from where the last stopped', async () => {
+    const s = sweepOf({ pageSize: 4, maxPerQueue: 10 });
+    s.redis.fail('mail', ...failures(1, 30));
+    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 10, recovered: 10 });
+    // The last page asks only for what is left of the budget.
+    expect(s.pages()).toEqual([
+      [0, 3],
+      [4, 7],
+      [8, 9],
+    ]);
+    expect(s.redis.hash(RESUME).get('mail')).toBe(`${T0 + 21_000}:j21`);
+    const runs = [];
+    for (let run = 2; run <= 5; run++) runs.push(await s.reconciler.reconcileOnce());
+    // Each run checks the head (4), then goes on after the job the last one stopped at.
+    expect(runs).toEqual([
+      { scanned: 10, recovered: 6 },
+      { scanned: 10, recovered: 6 },
+      { scanned: 10, recovered: 6 },
+      { scanned: 6, recovered: 2 },
+    ]);
+    expect(s.recovered()).toEqual(ids(1, 30).reverse());
+    // The last run read a short page, which is the end: no read past it, and no resume point left.
+    expect(s.pages().slice(-2)).toEqual([
+      [0, 3],
+      [28, 31],
+    ]);
+    expect(s.redis.hash(RESUME).has('mail')).toBe(false);
+  });
+
+  it('walks on past recorded pages after resuming, to a missing letter deep in the backlog', async () => {
+    const s = sweepOf({ pageSize: 2, maxPerQueue: 20 });
+    s.redis.fail('mail', ...failures(1, 12));
+    await s.recordedAtFailure(...ids(1, 12).filter((id) => id !== 'j3'));
+    s.redis.hash(RESUME).set('mail', `${T0 + 9_000}:j9`);
+    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 10, recovered: 1 });
+    expect(s.recovered()).toEqual(['j3']);
+    expect(s.redis.hash(RESUME).has('mail')).toBe(false);
+  });
+
+  it('keeps the backlog’s resume point when the budget went on new failures at the head', async () => {
+    const s = sweepOf({ pageSize: 2, maxPerQueue: 4 });
+    s.redis.fail('mail', ...failures(1, 10));
+    await s.recordedAtFailure(...ids(1, 8).filter((id) => id !== 'j2'));
+    s.redis.hash(RESUME).set('mail', `${T0 + 6_000}:j6`);
+    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 4, recovered: 2 });
+    expect(s.redis.hash(RESUME).get('mail')).toBe(`${T0 + 6_000}:j6`);
+    await s.reconciler.reconcileOnce();
+    await s.reconciler.reconcileOnce();
+    expect(s.recovered()).toEqual(['j10', 'j9', 'j2']);
+  });
+
+  it('resumes after every later failure when its job has left the set, scanning its ties again rather than skipping one', async () => {
+    // A point written before it named its job holds only the time (the second round). That
+    // is no job's id, even where a producer names its jobs by a time, as the oldest one here.
+    const namedByTime = String(T0 + 5_000);
+    for (const point of [`${T0 + 5_000}:j4`, `${T0 + 5_000}`]) {
+      const s = sweepOf({ pageSize: 2 });
+      // j5, j4 and j3 failed in the same millisecond; j4, where the last run stopped, was retried since.
+      s.redis.fail('mail', ...failures(6, 8), ...['j5', 'j3'].map((id) => ({ id, finishedOn: T0 + 5_000 })), ...failures(1, 2));
+      s.redis.fail('mail', { id: namedByTime, finishedOn: T0 });
+      await s.recordedAtFailure('j8', 'j7', 'j6', 'j5', 'j2', 'j1', namedByTime);
+      s.redis.hash(RESUME).set('mail', point);
+      expect(await s.reconciler.reconcileOnce(), point).toEqual({ scanned: 7, recovered: 1 });
+      expect(s.recovered()).toEqual(['j3']);
+      expect(s.redis.callsOf('zcount')).toEqual([[FAILED, `(${T0 + 5_000}`, '+inf']]);
+      expect(s.pages()).toEqual([
+        [0, 1],
+        [3, 4],
+        [5, 6],
+        [7, 8],
+      ]);
+    }
+  });
+
+  it('reads an empty failed set once, and drops a resume point left over', async () => {
+    const s = sweepOf();
+    s.redis.hash(RESUME).set('mail', `${T0}:j1`);
+    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 0, recovered: 0 });
+    expect(s.redis.calls).toEqual([
+      ['zrevrange', FAILED, 0, 99],
+      ['hdel', RESUME, 'mail'],
+    ]);
+  });
+
+  it('reads a page’s jobs together, in groups of at most 8 MiB of data', async () => {
+    const cases = [
+      { maxPayloadBytes: 1024 * 1024, jobs: 20, groups: [8, 8, 4] },
+      { maxPayloadBytes: undefined, jobs: 40, groups: [16, 16, 8] },
+      // Over 8 MiB a job is read on its own.
+      { maxPayloadBytes: 16 * 1024 * 1024, jobs: 3, groups: [1, 1, 1] },
+    ];
+    for (const { maxPayloadBytes, jobs, groups } of cases) {
+      const s = sweepOf({ pageSize: 100, maxPayloadBytes });
+      s.redis.fail('mail', ...failures(1, jobs));
+      expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: jobs, recovered: jobs });
+      expect(s.redis.readBatches, `limit ${maxPayloadBytes}`).toEqual(groups);
+      expect(s.redis.callsOf('read')).toEqual(
+        ids(1, jobs)
+          .reverse()
+          .map((id) => [id]),
+      );
+    }
+  });
+
+  it('skips a job that left the failed set between its page’s read and its own', async () => {
+    // One page, read in groups of two jobs: the whole first group is gone when it is read.
+    const s = sweepOf({ maxPayloadBytes: 4 * 1024 * 1024 });
+    s.redis.fail('mail', ...failures(1, 6));
+    s.redis.leavesBeforeRead('mail', 'j6');
+    s.redis.leavesBeforeRead('mail', 'j5');
+    s.redis.leavesBeforeRead('mail', 'j2');
+    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 3, recovered: 3 });
+    expect(s.recovered()).toEqual(['j4', 'j3', 'j1']);
+  });
+
+  it('gives an operator’s cancelled job a dead letter only when its type asks for one', async () => {
+    const s = sweepOf({ types: ['mail', 'hook'] });
+    const cancelled = {
+      failedReason: 'Cancelled by ops@example.test',
+      stacktrace: ['CancelledError: Cancelled by ops@example.test\n    at abort'],
+    };
+    // A handler's own message that reads the same is not a cancel: its stack names another error.
+    const lookalike = { failedReason: 'Cancelled by ops@example.test', stacktrace: ['Error: Cancelled by ops@example.test\n    at send'] };
+    for (const type of ['mail', 'hook']) {
+      s.redis.fail(type, { id: 'c1', finishedOn: T0 + 2_000, ...cancelled }, { id: 'e1', finishedOn: T0 + 1_000, ...lookalike });
+    }
+    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 4, recovered: 3 });
+    expect(s.dlq.recorded.map((l) => `${l.queue}/${l.jobId}`)).toEqual(['mail/e1', 'hook/c1', 'hook/e1']);
+  });
+
+  it('logs a dead letter it could not write, goes on past its page, and writes it on the next run', async () => {
+    const s = sweepOf({ pageSize: 2 });
+    s.redis.fail('mail', ...failures(1, 6));
+    await s.recordedAtFailure('j5', 'j4', 'j2', 'j1');
+    s.refused.add('j6');
+    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 6, recovered: 1 });
+    expect(s.recovered()).toEqual(['j3']);
+    expect(s.lines[0]).toEqual(['error', { err: expect.any(Error), queue: 'mail', jobId: 'j6' }, 'could not record a failed job']);
+    expect((s.lines[0][1] as { err: Error }).err.message).toBe('the DLQ refused the write');
+    s.refused.clear();
+    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 4, recovered: 1 });
+    expect(s.recovered()).toEqual(['j3', 'j6']);
+  });
+
+  it('on its timer, logs a sweep that recovered letters with its counts, and nothing for one that did not', async () => {
+    vi.useFakeTimers();
+    const s = sweepOf();
+    s.redis.fail('mail', ...failures(1, 1));
+    const stop = s.reconciler.startReconciler(1_000);
+    await vi.advanceTimersByTimeAsync(0);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await stop();
+    expect(s.redis.callsOf('zrevrange')).toHaveLength(2);
+    expect(s.lines).toEqual([
+      ['warn', { queue: 'mail', recovered: 1 }, 'recovered dead letters missing from the DLQ'],
+      ['warn', { scanned: 1, recovered: 1 }, 'reconciler recovered missing dead letters'],
+    ]);
   });
 });

@@ -1,0 +1,155 @@
+import { READ_FAILED_JOB } from '@/lib/dlq/scripts';
+
+/** A failed job as a test puts it in a queue's failed set. */
+export interface FailedJobSeed {
+  id: string;
+  /** Its score in the failed set, as BullMQ writes it. */
+  finishedOn: number;
+  failedReason?: string;
+  stacktrace?: string[];
+  data?: unknown;
+}
+
+/**
+ * What the DLQ reconciler reads from Redis, held in memory: each queue's failed set
+ * (ZREVRANGE, ZREVRANK, ZCOUNT with Redis's ordering of ties and its refusal of a bound
+ * that is not a number), the job hashes (read as `dlq-failed-job.lua` reads them) and
+ * the hash of resume points. Every command is logged in `calls`, and `readBatches`
+ * holds how many job reads were in flight together, batch by batch.
+ */
+export class FailedSetsRedis {
+  readonly calls: unknown[][] = [];
+  readonly readBatches: number[] = [];
+  private readonly sets = new Map<string, Map<string, number>>();
+  private readonly jobs = new Map<string, FailedJobSeed>();
+  private readonly hashes = new Map<string, Map<string, string>>();
+  /** Job ids that leave their failed set just before their own read (retried, removed). */
+  private readonly leaving = new Set<string>();
+  private inFlight = 0;
+
+  constructor() {
+    Object.assign(this, { [READ_FAILED_JOB.command]: this.readJob.bind(this) });
+  }
+
+  /** The queue handle the reconciler gets from the registry. */
+  queue(type: string) {
+    return { keys: { failed: `bull:${type}:failed` }, toKey: (id: string) => `bull:${type}:${id}` };
+  }
+
+  fail(type: string, ...jobs: FailedJobSeed[]): void {
+    const key = this.queue(type).keys.failed;
+    const set = this.sets.get(key) ?? new Map<string, number>();
+    this.sets.set(key, set);
+    for (const job of jobs) {
+      set.set(job.id, job.finishedOn);
+      this.jobs.set(this.queue(type).toKey(job.id), job);
+    }
+  }
+
+  remove(type: string, id: string): void {
+    this.sets.get(this.queue(type).keys.failed)?.delete(id);
+    this.jobs.delete(this.queue(type).toKey(id));
+  }
+
+  /** The job leaves the failed set after its id was read in a page and before the job itself is. */
+  leavesBeforeRead(type: string, id: string): void {
+    this.leaving.add(`${type}\n${id}`);
+  }
+
+  /** A hash's fields, for a test to read or seed. */
+  hash(key: string): Map<string, string> {
+    const hash = this.hashes.get(key) ?? new Map<string, string>();
+    this.hashes.set(key, hash);
+    return hash;
+  }
+
+  /** The calls of one command, without the command's name. */
+  callsOf(command: string): unknown[][] {
+    return this.calls.filter((c) => c[0] === command).map((c) => c.slice(1));
+  }
+
+  defineCommand(): void {}
+
+  async zrevrange(key: string, start: number, stop: number): Promise<string[]> {
+    this.calls.push(['zrevrange', key, start, stop]);
+    return this.newestFirst(key).slice(start, stop + 1);
+  }
+
+  async zrevrank(key: string, member: string): Promise<number | null> {
+    this.calls.push(['zrevrank', key, member]);
+    const rank = this.newestFirst(key).indexOf(member);
+    return rank < 0 ? null : rank;
+  }
+
+  async zcount(key: string, min: string, max: string): Promise<number> {
+    this.calls.push(['zcount', key, min, max]);
+    const [lo, loOpen] = bound(min);
+    const [hi, hiOpen] = bound(max);
+    return [...(this.sets.get(key)?.values() ?? [])].filter((s) => (loOpen ? s > lo : s >= lo) && (hiOpen ? s < hi : s <= hi)).length;
+  }
+
+  async hget(key: string, field: string): Promise<string | null> {
+    this.calls.push(['hget', key, field]);
+    return this.hashes.get(key)?.get(field) ?? null;
+  }
+
+  async hset(key: string, field: string, value: string): Promise<number> {
+    this.calls.push(['hset', key, field, value]);
+    this.hash(key).set(field, value);
+    return 1;
+  }
+
+  async hdel(key: string, field: string): Promise<number> {
+    this.calls.push(['hdel', key, field]);
+    return this.hashes.get(key)?.delete(field) ? 1 : 0;
+  }
+
+  /** Ties in score come in reverse byte order of their members, as Redis sends them. */
+  private newestFirst(key: string): string[] {
+    return [...(this.sets.get(key) ?? new Map<string, number>()).entries()]
+      .sort(([a, sa], [b, sb]) => sb - sa || (a < b ? 1 : a > b ? -1 : 0))
+      .map(([id]) => id);
+  }
+
+  /** `dlq-failed-job.lua`'s reply, or null when the job is no longer in the failed set. */
+  private async readJob(_numKeys: number, failedKey: string, jobKey: string, id: string, maxBytes: string): Promise<unknown> {
+    this.calls.push(['read', id]);
+    if (this.inFlight === 0) this.readBatches.push(0);
+    this.readBatches[this.readBatches.length - 1]++;
+    this.inFlight++;
+    // Every read of a group is sent before the first reply comes back.
+    await Promise.resolve();
+    this.inFlight--;
+    const type = failedKey.split(':')[1];
+    if (this.leaving.delete(`${type}\n${id}`)) this.remove(type, id);
+    const job = this.jobs.get(jobKey);
+    if (!this.sets.get(failedKey)?.has(id) || !job) return null;
+    const text = JSON.stringify(job.data ?? {});
+    const cut = Buffer.byteLength(text) > Number(maxBytes) ? 1 : 0;
+    const stack = JSON.stringify(job.stacktrace ?? []);
+    const at = job.finishedOn;
+    return [
+      Buffer.byteLength(text),
+      cut ? text.slice(0, 2048) : text,
+      cut,
+      'job',
+      String(at - 10),
+      '{}',
+      job.failedReason ?? '',
+      stack,
+      '3',
+      '3',
+      String(at),
+      String(at - 5),
+    ];
+  }
+}
+
+/** A ZCOUNT bound: its value and whether it is exclusive; anything else is refused, as Redis does. */
+function bound(text: string): [number, boolean] {
+  const open = text.startsWith('(');
+  const body = open ? text.slice(1) : text;
+  const value = /^[+-]?inf$/.test(body) ? (body.startsWith('-') ? -Infinity : Infinity) : body.trim() === '' ? Number.NaN : Number(body);
+  if (Number.isNaN(value)) throw new Error('ERR min or max is not a float');
+  return [value, open];
+}
