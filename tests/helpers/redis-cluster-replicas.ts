@@ -1,9 +1,9 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-server';
-import { cli } from './redis-cluster';
+import { cli, cliAsync } from './redis-cluster';
 
 /**
  * A Redis Cluster of three masters, each with one replica, on loopback: what a failover
@@ -53,18 +53,6 @@ function fields(text: string): Record<string, string> {
     if (at > 0 && !line.startsWith('#')) out[line.slice(0, at)] = line.slice(at + 1).trim();
   }
   return out;
-}
-
-/** redis-cli against one node, without blocking the event loop; rejects on failure. */
-function query(node: string, ...args: string[]): Promise<string> {
-  const [host, port] = node.split(':');
-  return new Promise((resolve, reject) => {
-    execFile('redis-cli', ['-h', host, '-p', port, ...args], { encoding: 'utf8' }, (err, stdout, stderr) => {
-      if (err || stdout.startsWith('ERR') || stdout.startsWith('MOVED')) {
-        reject(new Error(`redis-cli ${args.join(' ')} on ${node}: ${stderr || stdout || err?.message}`));
-      } else resolve(stdout);
-    });
-  });
 }
 
 async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
@@ -135,7 +123,7 @@ export async function startReplicatedCluster(opts: { nodeTimeoutMs?: number } = 
 
   const alive = () => nodes.filter((n) => !killed.has(n));
   const shards = async (): Promise<ReplicatedShard[]> => {
-    const reply = JSON.parse(await query(alive()[0], '--json', 'cluster', 'shards')) as ShardReply[];
+    const reply = JSON.parse(await cliAsync(alive()[0], '--json', 'cluster', 'shards')) as ShardReply[];
     return reply.flatMap((shard) => {
       const master = shard.nodes.find((n) => n.role === 'master' && n.health === 'online');
       // A replica that has not yet received a write reports `loading` (Redis 7.0): only `fail` is gone.
@@ -150,10 +138,10 @@ export async function startReplicatedCluster(opts: { nodeTimeoutMs?: number } = 
     nodes,
     nodeTimeoutMs,
     shards,
-    keySlot: async (key) => Number((await query(alive()[0], 'cluster', 'keyslot', key)).trim()),
+    keySlot: async (key) => Number((await cliAsync(alive()[0], 'cluster', 'keyslot', key)).trim()),
     masterOf: async (slot) => (await shards()).find((s) => s.ranges.some(([first, last]) => slot >= first && slot <= last))?.master,
-    clusterInfo: async (node) => fields(await query(node, 'cluster', 'info')),
-    replicationInfo: async (node) => fields(await query(node, 'info', 'replication')),
+    clusterInfo: async (node) => fields(await cliAsync(node, 'cluster', 'info')),
+    replicationInfo: async (node) => fields(await cliAsync(node, 'info', 'replication')),
     kill: (node) => {
       const child = servers.get(node)?.child;
       if (!child?.pid) throw new Error(`${node} is not a node this helper started`);

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -29,14 +29,38 @@ export interface ClusterShard {
   ranges: Array<[number, number]>;
 }
 
+/** redis-cli's arguments for one node, not in cluster mode. */
+function cliArgs(node: string, args: string[]): string[] {
+  const [host, port] = node.split(':');
+  return ['-h', host, '-p', port, ...args];
+}
+
+/** The error for a redis-cli run that failed or answered an error; undefined when it succeeded. */
+function cliError(node: string, args: string[], failed: boolean, stdout: string, stderr: string): Error | undefined {
+  if (!failed && !stdout.startsWith('ERR') && !stdout.startsWith('MOVED')) return undefined;
+  return new Error(`redis-cli ${args.join(' ')} on ${node}: ${stderr || stdout}`);
+}
+
 /** Runs redis-cli against one node (not in cluster mode) and returns its output; throws on failure. */
 export function cli(node: string, ...args: string[]): string {
-  const [host, port] = node.split(':');
-  const out = spawnSync('redis-cli', ['-h', host, '-p', port, ...args], { encoding: 'utf8' });
-  if (out.status !== 0 || out.stdout.startsWith('ERR') || out.stdout.startsWith('MOVED')) {
-    throw new Error(`redis-cli ${args.join(' ')} on ${node}: ${out.stderr || out.stdout}`);
-  }
+  const out = spawnSync('redis-cli', cliArgs(node, args), { encoding: 'utf8' });
+  const err = cliError(node, args, out.status !== 0, out.stdout, out.stderr);
+  if (err) throw err;
   return out.stdout;
+}
+
+/**
+ * `cli` without blocking the event loop, for a test that polls the cluster while it
+ * times its own Redis calls; rejects on failure.
+ */
+export function cliAsync(node: string, ...args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('redis-cli', cliArgs(node, args), { encoding: 'utf8' }, (failure, stdout, stderr) => {
+      const err = cliError(node, args, failure !== null, stdout, stderr || (failure?.message ?? ''));
+      if (err) reject(err);
+      else resolve(stdout);
+    });
+  });
 }
 
 /** Three cluster-enabled redis-servers on loopback joined into one cluster, no replicas. */
