@@ -6,7 +6,21 @@ import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
 import { type FailedJobRecord, toDeadLetterInput } from './dead-letter-input';
 import { readFailedJob } from './failed-job-reader';
+import { FAILED_PAGE } from './scripts';
 import type { DeadLetterSink } from './sink';
+
+/** A job of a failed set the sweep saw: its id and its score there (when it failed). */
+interface Cursor {
+  /** As Redis wrote it; '' in a resume point of an older version, which held only the time. */
+  id: string;
+  score: string;
+}
+
+/** A stored resume point, `<score>:<job id>`, or only `<score>` as older versions wrote it. */
+function cursorOf(point: string): Cursor {
+  const sep = point.indexOf(':');
+  return sep < 0 ? { score: point, id: '' } : { score: point.slice(0, sep), id: point.slice(sep + 1) };
+}
 
 export interface ReconcilerOptions {
   /** Where recovered dead letters go (the DeadLetterStore). */
@@ -48,7 +62,8 @@ const READ_BYTES = 8 * 1024 * 1024;
 /**
  * Sweeps BullMQ's failed sets for final failures without a dead letter: a worker that
  * died between the final failure and the DLQ write, or a DLQ write that failed, loses
- * nothing. Each queue is read newest first, one page at a time, and the scan of a
+ * nothing. Each queue is read newest first, one page at a time, each page after the last
+ * job of the one before (not at a position, which jobs leaving the set shift), and the scan of a
  * queue stops at the first page whose jobs were all recorded already: the runs before
  * swept the older ones (or left a resume point where their budget ran out). A failed
  * job's data is read only when it is within BULLPEN_MAX_PAYLOAD_BYTES
@@ -147,23 +162,22 @@ export class DeadLetterReconciler {
 
   /**
    * Newest first from the head until a page is recorded in full. A run that ran out of
-   * budget first leaves a resume point (the last job it scanned, with its finishedOn),
+   * budget first leaves a resume point (the last job it scanned, with its score: when it failed),
    * so the next runs work through a large backlog (an hour of failed DLQ writes)
    * instead of stopping at the recorded head forever. The point is the job itself, not
    * only its time: jobs that failed in the same millisecond share a score, and a
    * resume by score alone would scan the same ties again each run and never get past them.
    */
   private async sweepQueue(type: string): Promise<ReconcileResult> {
-    const queue = this.opts.queues.get(type);
     const result: ReconcileResult = { scanned: 0, recovered: 0 };
-    let scan = await this.scan(type, 0, true, result);
+    let scan = await this.scan(type, undefined, true, result);
     if (scan.stop === 'recorded') {
       const resume = await this.opts.redis.hget(this.resumeKey, type);
       if (resume === null) return result;
-      scan = await this.scan(type, await this.resumeAt(queue.keys.failed, resume), false, result);
+      scan = await this.scan(type, cursorOf(resume), false, result);
     }
     if (scan.stop === 'budget' && scan.last !== undefined) {
-      await this.opts.redis.hset(this.resumeKey, type, `${scan.last.failedAt}:${scan.last.id}`);
+      await this.opts.redis.hset(this.resumeKey, type, `${scan.last.score}:${scan.last.id}`);
     } else if (scan.stop === 'end') {
       await this.opts.redis.hdel(this.resumeKey, type);
     }
@@ -171,35 +185,29 @@ export class DeadLetterReconciler {
   }
 
   /**
-   * Where a resumed scan starts in the newest-first failed set: right after the job it
-   * stopped at (its rank now, so jobs that failed since are counted). When that job has
-   * left the set (retried, cleaned), after every job that failed later than it did,
-   * which rescans its ties (recording is idempotent) rather than skipping one.
+   * Pages through `type`'s failed set newest first, from the head or after the job
+   * `from` names. Each page starts after the last job of the one before, found again in
+   * the set (dlq-failed-page.lua), not at a position: jobs that leave the set ahead of
+   * it while the sweep runs (retried from the head) cannot shift unread ones past it.
    */
-  private async resumeAt(failedKey: string, resume: string): Promise<number> {
-    const sep = resume.indexOf(':');
-    const failedAt = sep < 0 ? resume : resume.slice(0, sep);
-    const rank = sep < 0 ? null : await this.opts.redis.zrevrank(failedKey, resume.slice(sep + 1));
-    if (rank !== null) return rank + 1;
-    return this.opts.redis.zcount(failedKey, `(${failedAt}`, '+inf');
-  }
-
   private async scan(
     type: string,
-    from: number,
+    from: Cursor | undefined,
     stopWhenRecorded: boolean,
     result: ReconcileResult,
-  ): Promise<{ stop: 'recorded' | 'end' | 'budget'; last?: { failedAt: number; id: string } }> {
+  ): Promise<{ stop: 'recorded' | 'end' | 'budget'; last?: Cursor }> {
     const queue = this.opts.queues.get(type);
     // A job an operator cancelled has no dead letter unless its type asks for one: that is not a lost one.
     const keepCancelled = this.opts.queues.jobs.get(type).deadLetterOnCancel;
-    let last: { failedAt: number; id: string } | undefined;
-    for (let start = from; ; start += this.pageSize) {
+    let last = from;
+    for (;;) {
       if (result.scanned >= this.maxPerQueue) return { stop: 'budget', last };
       const size = Math.min(this.pageSize, this.maxPerQueue - result.scanned);
       // Newest first, as getFailed reads them; ids only, each job read on its own below.
-      const ids = await this.opts.redis.zrevrange(queue.keys.failed, start, start + size - 1);
-      if (ids.length === 0) return { stop: 'end', last };
+      const rows = (await FAILED_PAGE.run(this.opts.redis, [queue.keys.failed], [size, last?.score ?? '', last?.id ?? ''])) as string[];
+      if (rows.length === 0) return { stop: 'end', last };
+      const ids = rows.filter((_, i) => i % 2 === 0);
+      last = { id: rows[rows.length - 2], score: rows[rows.length - 1] };
       let fresh = 0;
       let failed = 0;
       for (let g = 0; g < ids.length; g += this.readGroup) {
@@ -224,8 +232,6 @@ export class DeadLetterReconciler {
           }
         });
         result.scanned += jobs.length;
-        const tail = jobs[jobs.length - 1];
-        if (tail?.finishedOn !== undefined) last = { failedAt: tail.finishedOn, id: String(tail.id) };
       }
       result.recovered += fresh;
       if (fresh > 0) this.logger.warn({ queue: type, recovered: fresh }, 'recovered dead letters missing from the DLQ');

@@ -125,3 +125,12 @@ export const READ = new LuaCommand('dlq-read', LUA['dlq-read']);
  * atm, attemptsMade, finishedOn, processedOn}.
  */
 export const READ_FAILED_JOB = new LuaCommand('dlq-failed-job', LUA['dlq-failed-job']);
+
+/**
+ * The reconciler's next page of a queue's failed set, newest first, after the last job it
+ * saw (by its id at its score; when that job has left the set, after every later
+ * failure), so removals ahead of it shift no unread job past it.
+ * KEYS: the failed set. ARGV: page size, the last job's score ('' for the head) and id
+ * ('' when only its time is known). Returns {id, score, ...}.
+ */
+export const FAILED_PAGE = new LuaCommand('dlq-failed-page', LUA['dlq-failed-page']);

@@ -1,4 +1,4 @@
-import { READ_FAILED_JOB } from '@/lib/dlq/scripts';
+import { FAILED_PAGE, READ_FAILED_JOB } from '@/lib/dlq/scripts';
 
 /** A failed job as a test puts it in a queue's failed set. */
 export interface FailedJobSeed {
@@ -26,9 +26,14 @@ export class FailedSetsRedis {
   /** Job ids that leave their failed set just before their own read (retried, removed). */
   private readonly leaving = new Set<string>();
   private inFlight = 0;
+  /**
+   * Called as each page and each job read arrives, before it is answered: a test changes
+   * the failed sets here, as other clients do while a sweep runs.
+   */
+  onCall: ((command: 'page' | 'read') => void) | undefined;
 
   constructor() {
-    Object.assign(this, { [READ_FAILED_JOB.command]: this.readJob.bind(this) });
+    Object.assign(this, { [READ_FAILED_JOB.command]: this.readJob.bind(this), [FAILED_PAGE.command]: this.page.bind(this) });
   }
 
   /** The queue handle the reconciler gets from the registry. */
@@ -44,6 +49,11 @@ export class FailedSetsRedis {
       set.set(job.id, job.finishedOn);
       this.jobs.set(this.queue(type).toKey(job.id), job);
     }
+  }
+
+  /** The ids of a queue's failed set, newest first. */
+  failedIds(type: string): string[] {
+    return this.newestFirst(this.queue(type).keys.failed);
   }
 
   remove(type: string, id: string): void {
@@ -72,6 +82,7 @@ export class FailedSetsRedis {
 
   async zrevrange(key: string, start: number, stop: number): Promise<string[]> {
     this.calls.push(['zrevrange', key, start, stop]);
+    this.onCall?.('page');
     return this.newestFirst(key).slice(start, stop + 1);
   }
 
@@ -104,6 +115,24 @@ export class FailedSetsRedis {
     return this.hashes.get(key)?.delete(field) ? 1 : 0;
   }
 
+  /**
+   * `dlq-failed-page.lua`'s reply: up to `count` ids with their scores, newest first,
+   * after the job `id` at `score` (after every later failure when that job is not in the
+   * set at that score), or from the head when `score` is ''.
+   */
+  private async page(_numKeys: number, key: string, count: string, score: string, id: string): Promise<string[]> {
+    this.calls.push(['page', key, Number(count), score, id]);
+    this.onCall?.('page');
+    const set = this.sets.get(key) ?? new Map<string, number>();
+    const order = this.newestFirst(key);
+    let start = 0;
+    if (score !== '') {
+      const at = id === '' ? undefined : set.get(id);
+      start = at !== undefined && at === Number(score) ? order.indexOf(id) + 1 : await this.zcount(key, `(${score}`, '+inf');
+    }
+    return order.slice(start, start + Number(count)).flatMap((member) => [member, String(set.get(member))]);
+  }
+
   /** Ties in score come in reverse byte order of their members, as Redis sends them. */
   private newestFirst(key: string): string[] {
     return [...(this.sets.get(key) ?? new Map<string, number>()).entries()]
@@ -114,6 +143,7 @@ export class FailedSetsRedis {
   /** `dlq-failed-job.lua`'s reply, or null when the job is no longer in the failed set. */
   private async readJob(_numKeys: number, failedKey: string, jobKey: string, id: string, maxBytes: string): Promise<unknown> {
     this.calls.push(['read', id]);
+    this.onCall?.('read');
     if (this.inFlight === 0) this.readBatches.push(0);
     this.readBatches[this.readBatches.length - 1]++;
     this.inFlight++;

@@ -2,6 +2,7 @@ import { useTestRedis } from '../helpers/use-test-redis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { DeadLetterReconciler } from '@/lib/dlq/reconciler';
+import { FAILED_PAGE } from '@/lib/dlq/scripts';
 import type { DeadLetterInput, DeadLetterSink } from '@/lib/dlq/sink';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { silentLogger } from '@/lib/logging/logger';
@@ -147,6 +148,27 @@ describe('DeadLetterReconciler', () => {
     for (let run = 0; run < 5; run++) recovered += (await reconciler.reconcileOnce()).recovered;
     expect(recovered).toBe(9);
     expect((await bullpen.dlq.counts()).pending).toBe(9);
+  });
+
+  it('pages a failed set from the last job seen, wherever its head moved since (dlq-failed-page.lua)', async () => {
+    const key = bullpen.queues.get(TYPE).keys.failed;
+    const page = async (count: number, score = '', id = '') =>
+      (await FAILED_PAGE.run(bullpen.redis, [key], [count, score, id])) as string[];
+    await bullpen.redis.zadd(key, 5, 'e', 4, 'd', 3, 'c2', 3, 'c1', 3, 'c0', 2, 'b', 1, 'a');
+    expect(await page(2)).toEqual(['e', '5', 'd', '4']);
+    // e leaves from ahead of d: the next page still starts right after d.
+    await bullpen.redis.zrem(key, 'e');
+    expect(await page(2, '4', 'd')).toEqual(['c2', '3', 'c1', '3']);
+    // c1 itself leaves: after every job that failed later than it, its ties read again.
+    await bullpen.redis.zrem(key, 'c1');
+    expect(await page(2, '3', 'c1')).toEqual(['c2', '3', 'c0', '3']);
+    // c0 was retried and failed again, now the newest: where it was is read as left, not after its new place.
+    await bullpen.redis.zadd(key, 6, 'c0');
+    expect(await page(2, '3', 'c0')).toEqual(['c2', '3', 'b', '2']);
+    // A point of an older version holds only a time: its ties are read again.
+    expect(await page(5, '2', '')).toEqual(['b', '2', 'a', '1']);
+    expect(await page(5, '1', 'a')).toEqual([]);
+    expect(await page(3)).toEqual(['c0', '6', 'd', '4', 'c2', '3']);
   });
 
   it('runs at start and on an interval until stopped', async () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeadLetterReconciler, type ReconcilerOptions } from '@/lib/dlq/reconciler';
+import { FAILED_PAGE } from '@/lib/dlq/scripts';
 import type { Logger } from '@/lib/logging/logger';
 import { Keyspace } from '@/lib/redis/keys';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
@@ -130,7 +131,8 @@ describe('DeadLetterReconciler’s runs', () => {
       types: ['a'],
       queues: { jobs: { names: ['a'], get: () => ({}) }, get: () => ({ keys: { failed: 'failed' } }) } as never,
       redis: {
-        zrevrange: () => {
+        defineCommand: () => undefined,
+        [FAILED_PAGE.command]: () => {
           sweeps++;
           return new Promise<string[]>((resolve) => {
             release = resolve;
@@ -192,8 +194,8 @@ function sweepOf(opts: Partial<ReconcilerOptions> = {}) {
   };
   /** The jobs whose dead letter the sweep wrote, in the order it wrote them. */
   const recovered = () => dlq.recorded.filter((l) => l.source === 'reconciler').map((l) => l.jobId);
-  /** The pages read from the failed set, as [start, stop]. */
-  const pages = () => redis.callsOf('zrevrange').map(([, start, stop]) => [start, stop]);
+  /** The pages read from the failed set, as [the job each starts after ('head', or a time alone), its size]. */
+  const pages = () => redis.callsOf('page').map(([, count, score, id]) => [id || score || 'head', count]);
   return { redis, dlq, refused, lines, reconciler, recordedAtFailure, recovered, pages };
 }
 
@@ -209,8 +211,8 @@ describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () =
     expect(s.dlq.get('mail', 'j12')).toMatchObject({ queue: 'mail', jobType: 'mail', source: 'reconciler', failedAt: T0 + 12_000 });
     // j9..j5 were recorded in full: j4..j1 are left to the runs before, and there is no backlog.
     expect(s.pages()).toEqual([
-      [0, 4],
-      [5, 9],
+      ['head', 5],
+      ['j8', 5],
     ]);
     expect(s.redis.hash(RESUME).size).toBe(0);
     expect(s.lines).toEqual([['warn', { queue: 'mail', recovered: 3 }, 'recovered dead letters missing from the DLQ']]);
@@ -222,9 +224,9 @@ describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () =
     expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 10, recovered: 10 });
     // The last page asks only for what is left of the budget.
     expect(s.pages()).toEqual([
-      [0, 3],
-      [4, 7],
-      [8, 9],
+      ['head', 4],
+      ['j27', 4],
+      ['j23', 2],
     ]);
     expect(s.redis.hash(RESUME).get('mail')).toBe(`${T0 + 21_000}:j21`);
     const runs = [];
@@ -239,8 +241,8 @@ describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () =
     expect(s.recovered()).toEqual(ids(1, 30).reverse());
     // The last run read a short page, which is the end: no read past it, and no resume point left.
     expect(s.pages().slice(-2)).toEqual([
-      [0, 3],
-      [28, 31],
+      ['head', 4],
+      ['j3', 4],
     ]);
     expect(s.redis.hash(RESUME).has('mail')).toBe(false);
   });
@@ -282,10 +284,10 @@ describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () =
       expect(s.recovered()).toEqual(['j3']);
       expect(s.redis.callsOf('zcount')).toEqual([[FAILED, `(${T0 + 5_000}`, '+inf']]);
       expect(s.pages()).toEqual([
-        [0, 1],
-        [3, 4],
-        [5, 6],
-        [7, 8],
+        ['head', 2],
+        [point.includes(':') ? 'j4' : point, 2],
+        ['j3', 2],
+        ['j1', 2],
       ]);
     }
   });
@@ -295,7 +297,7 @@ describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () =
     s.redis.hash(RESUME).set('mail', `${T0}:j1`);
     expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 0, recovered: 0 });
     expect(s.redis.calls).toEqual([
-      ['zrevrange', FAILED, 0, 99],
+      ['page', FAILED, 100, '', ''],
       ['hdel', RESUME, 'mail'],
     ]);
   });
@@ -368,10 +370,31 @@ describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () =
     await vi.advanceTimersByTimeAsync(0);
     await vi.advanceTimersByTimeAsync(1_000);
     await stop();
-    expect(s.redis.callsOf('zrevrange')).toHaveLength(2);
+    expect(s.redis.callsOf('page')).toHaveLength(2);
     expect(s.lines).toEqual([
       ['warn', { queue: 'mail', recovered: 1 }, 'recovered dead letters missing from the DLQ'],
       ['warn', { scanned: 1, recovered: 1 }, 'reconciler recovered missing dead letters'],
     ]);
+  });
+});
+
+describe('DeadLetterReconciler’s progress through a changing failed set', () => {
+  it('misses no job when newer ones leave the failed set mid-sweep, even under a page of new recorded failures', async () => {
+    const s = sweepOf({ pageSize: 2 });
+    s.redis.fail('mail', ...failures(1, 6));
+    // j6 and j5, the first page, are retried from the failed tab once they are read, before the next page.
+    s.redis.onCall = (command) => {
+      if (command === 'page' && s.redis.callsOf('read').length === 2 && s.redis.failedIds('mail').includes('j6')) {
+        s.redis.remove('mail', 'j6');
+        s.redis.remove('mail', 'j5');
+      }
+    };
+    await s.reconciler.reconcileOnce();
+    // A page of new failures, their letters written by the runtime, lands on top before the next run.
+    s.redis.fail('mail', ...failures(7, 8));
+    await s.recordedAtFailure('j7', 'j8');
+    await s.reconciler.reconcileOnce();
+    await s.reconciler.reconcileOnce();
+    expect(s.recovered().sort()).toEqual(ids(1, 6).sort());
   });
 });
