@@ -35,7 +35,10 @@ export interface ReconcilerOptions {
   /**
    * Failed jobs' ids read per request. BullMQ's getJobs loads every job hash of the range
    * in one Lua script, which has blocked Redis for seconds on large ranges; the sweep
-   * reads ids, then each job on its own.
+   * reads ids, then each job on its own. At most a third of `maxPerQueue` is read at
+   * once, whatever this says: a run needs room for the page at the head, the page under
+   * it (the head check stops at a page recorded in full) and a page of a backlog, or a
+   * backlog behind a recorded head is never reached.
    * @defaultValue 100
    */
   pageSize?: number;
@@ -45,7 +48,10 @@ export interface ReconcilerOptions {
    * @defaultValue 512 KiB
    */
   maxPayloadBytes?: number;
-  /** Most failed jobs looked at per queue per run, so one run stays short. @defaultValue 1000 */
+  /**
+   * Most failed jobs looked at per queue per run, so one run stays short; at least 3 (see
+   * `pageSize`). @defaultValue 1000
+   */
   maxPerQueue?: number;
 }
 
@@ -77,22 +83,26 @@ export class DeadLetterReconciler {
   /** Jobs read at once: their data, each within the limit, adds up to at most READ_BYTES. */
   private readonly readGroup: number;
   private running: Promise<ReconcileResult> | undefined;
-  /** Per queue, the finishedOn where a run that ran out of budget stopped. */
+  /** Per queue, the job (its score and id) a run that ran out of budget stopped after. */
   private readonly resumeKey: string;
 
   constructor(private readonly opts: ReconcilerOptions) {
     this.logger = (opts.logger ?? silentLogger).child({ component: 'dlq-reconciler' });
-    this.pageSize = opts.pageSize ?? 100;
+    const pageSize = opts.pageSize ?? 100;
     this.maxPerQueue = opts.maxPerQueue ?? 1_000;
     this.maxPayloadBytes = opts.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
     this.readGroup = Math.max(1, Math.floor(READ_BYTES / this.maxPayloadBytes));
     this.resumeKey = opts.keys.tagged('dlq', 'reconciler-resume');
-    if (!Number.isInteger(this.pageSize) || this.pageSize < 1 || this.pageSize > 1_000) {
-      throw new Error(`pageSize must be an integer from 1 to 1000, got ${this.pageSize}`);
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1_000) {
+      throw new Error(`pageSize must be an integer from 1 to 1000, got ${pageSize}`);
     }
-    if (!Number.isInteger(this.maxPerQueue) || this.maxPerQueue < this.pageSize) {
-      throw new Error(`maxPerQueue must be an integer of at least pageSize (${this.pageSize}), got ${this.maxPerQueue}`);
+    if (!Number.isInteger(this.maxPerQueue) || this.maxPerQueue < 3) {
+      throw new Error(
+        `maxPerQueue must be an integer of at least 3 (a page at the head, the page under it, one of a backlog), got ${this.maxPerQueue}`,
+      );
     }
+    // A budget of one or two pages went on the head check: a backlog behind a recorded head stalled.
+    this.pageSize = Math.min(pageSize, Math.floor(this.maxPerQueue / 3));
   }
 
   /** A reconciler over a Bullpen's DLQ, queues and connection. */

@@ -119,15 +119,15 @@ describe('DeadLetterReconciler', () => {
 
   it('bounds each run and resumes a backlog where the last run stopped', async () => {
     await failJobs(7, new DroppingSink());
-    const reconciler = DeadLetterReconciler.fromBullpen(bullpen, { types: [TYPE], pageSize: 2, maxPerQueue: 4 });
-    expect(await reconciler.reconcileOnce()).toEqual({ scanned: 4, recovered: 4 });
+    const reconciler = DeadLetterReconciler.fromBullpen(bullpen, { types: [TYPE], pageSize: 2, maxPerQueue: 6 });
+    expect(await reconciler.reconcileOnce()).toEqual({ scanned: 6, recovered: 6 });
     // The head page is recorded now: later runs continue from the resume point instead
     // of stopping there, each within its budget, until the backlog is swept.
     let runs = 0;
-    let recovered = 4;
+    let recovered = 6;
     for (;;) {
       const r = await reconciler.reconcileOnce();
-      expect(r.scanned).toBeLessThanOrEqual(4);
+      expect(r.scanned).toBeLessThanOrEqual(6);
       recovered += r.recovered;
       if (r.recovered === 0 || ++runs > 6) break;
     }
@@ -143,7 +143,7 @@ describe('DeadLetterReconciler', () => {
     const failedKey = bullpen.queues.get(TYPE).keys.failed;
     const ids = await bullpen.redis.zrange(failedKey, 0, -1);
     await bullpen.redis.zadd(failedKey, ...ids.flatMap((id) => [1_700_000_000_000, id]));
-    const reconciler = DeadLetterReconciler.fromBullpen(bullpen, { types: [TYPE], pageSize: 2, maxPerQueue: 4 });
+    const reconciler = DeadLetterReconciler.fromBullpen(bullpen, { types: [TYPE], pageSize: 2, maxPerQueue: 6 });
     let recovered = 0;
     for (let run = 0; run < 5; run++) recovered += (await reconciler.reconcileOnce()).recovered;
     expect(recovered).toBe(9);

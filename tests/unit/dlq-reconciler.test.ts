@@ -40,19 +40,19 @@ afterEach(() => {
 });
 
 describe('DeadLetterReconciler’s bounds (lib/dlq/reconciler.ts)', () => {
-  it('takes a page of 1 to 1,000 and a budget of at least one page, and says which rule a value broke', () => {
+  it('takes a page of 1 to 1,000 and a budget of at least 3, and says which rule a value broke', () => {
     expect(() => reconciler({ pageSize: 0 })).toThrow('pageSize must be an integer from 1 to 1000, got 0');
     expect(() => reconciler({ pageSize: 1_001 })).toThrow('pageSize must be an integer from 1 to 1000, got 1001');
     expect(() => reconciler({ pageSize: 2.5 })).toThrow(/pageSize must be an integer/);
-    expect(() => reconciler({ pageSize: 1, maxPerQueue: 1 })).not.toThrow();
+    expect(() => reconciler({ pageSize: 1, maxPerQueue: 3 })).not.toThrow();
     expect(() => reconciler({ pageSize: 1_000, maxPerQueue: 1_000 })).not.toThrow();
-    expect(() => reconciler({ pageSize: 10, maxPerQueue: 9 })).toThrow('maxPerQueue must be an integer of at least pageSize (10), got 9');
-    expect(() => reconciler({ pageSize: 10, maxPerQueue: 10.5 })).toThrow(/maxPerQueue must be an integer/);
-    // The defaults: a page of 100, a budget of 1,000.
-    expect(() => reconciler({ maxPerQueue: 99 })).toThrow('maxPerQueue must be an integer of at least pageSize (100), got 99');
-    expect(() => reconciler({ maxPerQueue: 100 })).not.toThrow();
+    // A page larger than the budget is read a third of the budget at a time.
+    expect(() => reconciler({ pageSize: 10, maxPerQueue: 3 })).not.toThrow();
+    expect(() => reconciler({ pageSize: 1, maxPerQueue: 2 })).toThrow(
+      'maxPerQueue must be an integer of at least 3 (a page at the head, the page under it, one of a backlog), got 2',
+    );
+    expect(() => reconciler({ maxPerQueue: 10.5 })).toThrow(/maxPerQueue must be an integer/);
     expect(() => reconciler({ pageSize: 1_000 })).not.toThrow();
-    expect(() => reconciler({ pageSize: 1_000, maxPerQueue: 999 })).toThrow(/at least pageSize/);
   });
 
   it('logs as its own component', () => {
@@ -219,30 +219,30 @@ describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () =
   });
 
   it('looks at no more than maxPerQueue jobs a run, and works through a backlog run by run from where the last stopped', async () => {
-    const s = sweepOf({ pageSize: 4, maxPerQueue: 10 });
-    s.redis.fail('mail', ...failures(1, 30));
+    const s = sweepOf({ pageSize: 3, maxPerQueue: 10 });
+    s.redis.fail('mail', ...failures(1, 28));
     expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 10, recovered: 10 });
     // The last page asks only for what is left of the budget.
     expect(s.pages()).toEqual([
-      ['head', 4],
-      ['j27', 4],
-      ['j23', 2],
+      ['head', 3],
+      ['j26', 3],
+      ['j23', 3],
+      ['j20', 1],
     ]);
-    expect(s.redis.hash(RESUME).get('mail')).toBe(`${T0 + 21_000}:j21`);
+    expect(s.redis.hash(RESUME).get('mail')).toBe(`${T0 + 19_000}:j19`);
     const runs = [];
-    for (let run = 2; run <= 5; run++) runs.push(await s.reconciler.reconcileOnce());
-    // Each run checks the head (4), then goes on after the job the last one stopped at.
+    for (let run = 2; run <= 4; run++) runs.push(await s.reconciler.reconcileOnce());
+    // Each run checks the head (3), then goes on after the job the last one stopped at.
     expect(runs).toEqual([
-      { scanned: 10, recovered: 6 },
-      { scanned: 10, recovered: 6 },
-      { scanned: 10, recovered: 6 },
-      { scanned: 6, recovered: 2 },
+      { scanned: 10, recovered: 7 },
+      { scanned: 10, recovered: 7 },
+      { scanned: 7, recovered: 4 },
     ]);
-    expect(s.recovered()).toEqual(ids(1, 30).reverse());
+    expect(s.recovered()).toEqual(ids(1, 28).reverse());
     // The last run read a short page, which is the end: no read past it, and no resume point left.
     expect(s.pages().slice(-2)).toEqual([
-      ['head', 4],
-      ['j3', 4],
+      ['j5', 3],
+      ['j2', 3],
     ]);
     expect(s.redis.hash(RESUME).has('mail')).toBe(false);
   });
@@ -258,15 +258,15 @@ describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () =
   });
 
   it('keeps the backlog’s resume point when the budget went on new failures at the head', async () => {
-    const s = sweepOf({ pageSize: 2, maxPerQueue: 4 });
-    s.redis.fail('mail', ...failures(1, 10));
+    const s = sweepOf({ pageSize: 2, maxPerQueue: 6 });
+    s.redis.fail('mail', ...failures(1, 12));
     await s.recordedAtFailure(...ids(1, 8).filter((id) => id !== 'j2'));
     s.redis.hash(RESUME).set('mail', `${T0 + 6_000}:j6`);
-    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 4, recovered: 2 });
+    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 6, recovered: 4 });
     expect(s.redis.hash(RESUME).get('mail')).toBe(`${T0 + 6_000}:j6`);
     await s.reconciler.reconcileOnce();
     await s.reconciler.reconcileOnce();
-    expect(s.recovered()).toEqual(['j10', 'j9', 'j2']);
+    expect(s.recovered()).toEqual(['j12', 'j11', 'j10', 'j9', 'j2']);
   });
 
   it('resumes after every later failure when its job has left the set, scanning its ties again rather than skipping one', async () => {
@@ -379,6 +379,25 @@ describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () =
 });
 
 describe('DeadLetterReconciler’s progress through a changing failed set', () => {
+  it('works through a backlog whatever the page and the budget, with the head recorded or a new failure on it each run', async () => {
+    // A budget of one page, and of two pages with one new failure on top of each run: the head
+    // check spent it all, on a recorded page or on a new failure and the recorded page under it.
+    for (const { pageSize, maxPerQueue, newEachRun } of [
+      { pageSize: 10, maxPerQueue: 10, newEachRun: false },
+      { pageSize: 10, maxPerQueue: 20, newEachRun: true },
+    ]) {
+      const s = sweepOf({ pageSize, maxPerQueue });
+      s.redis.fail('mail', ...failures(1, 40));
+      for (let run = 1; run <= 12; run++) {
+        if (newEachRun) s.redis.fail('mail', { id: `n${run}`, finishedOn: T0 + 100_000 + run * 1_000 });
+        const r = await s.reconciler.reconcileOnce();
+        expect(r.scanned).toBeLessThanOrEqual(maxPerQueue);
+      }
+      const missing = ids(1, 40).filter((id) => !s.dlq.get('mail', id));
+      expect(missing, `page ${pageSize}, budget ${maxPerQueue}`).toEqual([]);
+    }
+  });
+
   it('misses no job when newer ones leave the failed set mid-sweep, even under a page of new recorded failures', async () => {
     const s = sweepOf({ pageSize: 2 });
     s.redis.fail('mail', ...failures(1, 6));
