@@ -1,3 +1,4 @@
+import type { Queue } from 'bullmq';
 import { cancelledBy } from '../errors/cancelled-error';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from '../jobs/payload-limit';
 import type { QueueRegistry } from '../jobs/queues';
@@ -14,6 +15,11 @@ interface Cursor {
   /** As Redis wrote it; '' in a resume point of an older version, which held only the time. */
   id: string;
   score: string;
+}
+
+/** A cursor as it is stored: `<score>:<job id>`. */
+function pointOf(c: Cursor): string {
+  return `${c.score}:${c.id}`;
 }
 
 /** A stored resume point, `<score>:<job id>`, or only `<score>` as older versions wrote it. */
@@ -70,8 +76,9 @@ const READ_BYTES = 8 * 1024 * 1024;
  * died between the final failure and the DLQ write, or a DLQ write that failed, loses
  * nothing. Each queue is read newest first, one page at a time, each page after the last
  * job of the one before (not at a position, which jobs leaving the set shift), and the scan of a
- * queue stops at the first page whose jobs were all recorded already: the runs before
- * swept the older ones (or left a resume point where their budget ran out). A failed
+ * queue stops, once past the newest job the last run saw, at the first page whose jobs were
+ * all recorded already: the runs before swept the older ones (or left a resume point
+ * where their budget ran out). A failed
  * job's data is read only when it is within BULLPEN_MAX_PAYLOAD_BYTES
  * (failed-job-reader.ts): a larger one's dead letter keeps its size and a preview.
  */
@@ -85,6 +92,8 @@ export class DeadLetterReconciler {
   private running: Promise<ReconcileResult> | undefined;
   /** Per queue, the job (its score and id) a run that ran out of budget stopped after. */
   private readonly resumeKey: string;
+  /** Per queue, the job the last run's head check began at: the newest it saw. */
+  private readonly topKey: string;
 
   constructor(private readonly opts: ReconcilerOptions) {
     this.logger = (opts.logger ?? silentLogger).child({ component: 'dlq-reconciler' });
@@ -93,6 +102,7 @@ export class DeadLetterReconciler {
     this.maxPayloadBytes = opts.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
     this.readGroup = Math.max(1, Math.floor(READ_BYTES / this.maxPayloadBytes));
     this.resumeKey = opts.keys.tagged('dlq', 'reconciler-resume');
+    this.topKey = opts.keys.tagged('dlq', 'reconciler-top');
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1_000) {
       throw new Error(`pageSize must be an integer from 1 to 1000, got ${pageSize}`);
     }
@@ -171,53 +181,73 @@ export class DeadLetterReconciler {
   }
 
   /**
-   * Newest first from the head until a page is recorded in full. A run that ran out of
-   * budget first leaves a resume point (the last job it scanned, with its score: when it failed),
-   * so the next runs work through a large backlog (an hour of failed DLQ writes)
-   * instead of stopping at the recorded head forever. The point is the job itself, not
-   * only its time: jobs that failed in the same millisecond share a score, and a
+   * Newest first from the head, down past the job the last run's head check began at
+   * (the newest it saw), and on to the first page recorded in full: everything that
+   * failed since that run is read, however many of them the runtime recorded itself, so
+   * one whose letter was lost is not hidden under a page of recorded ones. With no such
+   * job known (a first run, or a state lost), the head check reads to the end.
+   * A run that ran out of budget first leaves a resume point (the last job it
+   * scanned, with its score: when it failed), so the next runs work through a large
+   * backlog (an hour of failed DLQ writes) after checking the head. The point is the job
+   * itself, not only its time: jobs that failed in the same millisecond share a score, and a
    * resume by score alone would scan the same ties again each run and never get past them.
    */
   private async sweepQueue(type: string): Promise<ReconcileResult> {
+    const queue = this.opts.queues.get(type);
     const result: ReconcileResult = { scanned: 0, recovered: 0 };
-    let scan = await this.scan(type, undefined, true, result);
-    if (scan.stop === 'recorded') {
+    const top = await this.opts.redis.hget(this.topKey, type);
+    const head = await this.scan(type, queue, undefined, top === null ? undefined : cursorOf(top), result);
+    let scan = head;
+    if (head.stop === 'recorded') {
       const resume = await this.opts.redis.hget(this.resumeKey, type);
-      if (resume === null) return result;
-      scan = await this.scan(type, cursorOf(resume), false, result);
+      if (resume !== null) scan = await this.scan(type, queue, cursorOf(resume), undefined, result);
     }
     if (scan.stop === 'budget' && scan.last !== undefined) {
-      await this.opts.redis.hset(this.resumeKey, type, `${scan.last.score}:${scan.last.id}`);
+      await this.opts.redis.hset(this.resumeKey, type, pointOf(scan.last));
     } else if (scan.stop === 'end') {
       await this.opts.redis.hdel(this.resumeKey, type);
     }
+    // Only now: what failed after this job was read, or is under the resume point.
+    if (head.first !== undefined) await this.opts.redis.hset(this.topKey, type, pointOf(head.first));
     return result;
   }
 
   /**
    * Pages through `type`'s failed set newest first, from the head or after the job
-   * `from` names. Each page starts after the last job of the one before, found again in
-   * the set (dlq-failed-page.lua), not at a position: jobs that leave the set ahead of
-   * it while the sweep runs (retried from the head) cannot shift unread ones past it.
+   * `from` names, to the end or the budget; with `past`, only until the first page
+   * recorded in full once it has read past that job. Each page starts after the last
+   * job of the one before, found again in the set (dlq-failed-page.lua), not at a
+   * position: jobs that leave the set ahead of it while the sweep runs (retried from the
+   * head) cannot shift unread ones past it.
    */
   private async scan(
     type: string,
+    queue: Pick<Queue, 'keys' | 'toKey'>,
     from: Cursor | undefined,
-    stopWhenRecorded: boolean,
+    past: Cursor | undefined,
     result: ReconcileResult,
-  ): Promise<{ stop: 'recorded' | 'end' | 'budget'; last?: Cursor }> {
-    const queue = this.opts.queues.get(type);
+  ): Promise<{ stop: 'recorded' | 'end' | 'budget'; first?: Cursor; last?: Cursor }> {
     // A job an operator cancelled has no dead letter unless its type asks for one: that is not a lost one.
     const keepCancelled = this.opts.queues.jobs.get(type).deadLetterOnCancel;
     let last = from;
+    let first: Cursor | undefined;
+    // Past `past` once a page holds it, or a job that failed before it (it may have left the set).
+    let passed = false;
     for (;;) {
-      if (result.scanned >= this.maxPerQueue) return { stop: 'budget', last };
+      if (result.scanned >= this.maxPerQueue) return { stop: 'budget', first, last };
       const size = Math.min(this.pageSize, this.maxPerQueue - result.scanned);
       // Newest first, as getFailed reads them; ids only, each job read on its own below.
       const rows = (await FAILED_PAGE.run(this.opts.redis, [queue.keys.failed], [size, last?.score ?? '', last?.id ?? ''])) as string[];
-      if (rows.length === 0) return { stop: 'end', last };
+      if (rows.length === 0) return { stop: 'end', first, last };
       const ids = rows.filter((_, i) => i % 2 === 0);
+      first ??= { id: rows[0], score: rows[1] };
       last = { id: rows[rows.length - 2], score: rows[rows.length - 1] };
+      if (past !== undefined && !passed) {
+        for (let i = 0; i < rows.length && !passed; i += 2) {
+          const score = Number(rows[i + 1]);
+          passed = score < Number(past.score) || (score === Number(past.score) && rows[i] === past.id);
+        }
+      }
       let fresh = 0;
       let failed = 0;
       for (let g = 0; g < ids.length; g += this.readGroup) {
@@ -245,9 +275,9 @@ export class DeadLetterReconciler {
       }
       result.recovered += fresh;
       if (fresh > 0) this.logger.warn({ queue: type, recovered: fresh }, 'recovered dead letters missing from the DLQ');
-      // Only a page recorded in full proves the older pages were swept before.
-      if (stopWhenRecorded && fresh === 0 && failed === 0) return { stop: 'recorded', last };
-      if (ids.length < size) return { stop: 'end', last };
+      // Only a page recorded in full, under what the last run saw, proves the older pages were swept before.
+      if (passed && fresh === 0 && failed === 0) return { stop: 'recorded', first, last };
+      if (ids.length < size) return { stop: 'end', first, last };
     }
   }
 }

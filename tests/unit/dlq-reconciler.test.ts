@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeadLetterReconciler, type ReconcilerOptions } from '@/lib/dlq/reconciler';
 import { FAILED_PAGE } from '@/lib/dlq/scripts';
@@ -132,6 +133,7 @@ describe('DeadLetterReconciler’s runs', () => {
       queues: { jobs: { names: ['a'], get: () => ({}) }, get: () => ({ keys: { failed: 'failed' } }) } as never,
       redis: {
         defineCommand: () => undefined,
+        hget: async () => null,
         [FAILED_PAGE.command]: () => {
           sweeps++;
           return new Promise<string[]>((resolve) => {
@@ -156,6 +158,7 @@ describe('DeadLetterReconciler’s runs', () => {
 });
 
 const RESUME = 't:{dlq}:reconciler-resume';
+const TOP = 't:{dlq}:reconciler-top';
 const FAILED = 'bull:mail:failed';
 const T0 = 1_800_000_000_000;
 
@@ -206,15 +209,18 @@ describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () =
     const s = sweepOf({ pageSize: 5 });
     s.redis.fail('mail', ...failures(1, 12));
     await s.recordedAtFailure(...ids(1, 9));
+    // The last run's head check began at j9.
+    s.redis.hash(TOP).set('mail', `${T0 + 9_000}:j9`);
     expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 10, recovered: 3 });
     expect(s.recovered()).toEqual(['j12', 'j11', 'j10']);
     expect(s.dlq.get('mail', 'j12')).toMatchObject({ queue: 'mail', jobType: 'mail', source: 'reconciler', failedAt: T0 + 12_000 });
-    // j9..j5 were recorded in full: j4..j1 are left to the runs before, and there is no backlog.
+    // Past j9, j7..j3 were recorded in full: j2 and j1 are left to the runs before, and there is no backlog.
     expect(s.pages()).toEqual([
       ['head', 5],
       ['j8', 5],
     ]);
     expect(s.redis.hash(RESUME).size).toBe(0);
+    expect(s.redis.hash(TOP).get('mail')).toBe(`${T0 + 12_000}:j12`);
     expect(s.lines).toEqual([['warn', { queue: 'mail', recovered: 3 }, 'recovered dead letters missing from the DLQ']]);
   });
 
@@ -251,6 +257,7 @@ describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () =
     const s = sweepOf({ pageSize: 2, maxPerQueue: 20 });
     s.redis.fail('mail', ...failures(1, 12));
     await s.recordedAtFailure(...ids(1, 12).filter((id) => id !== 'j3'));
+    s.redis.hash(TOP).set('mail', `${T0 + 12_000}:j12`);
     s.redis.hash(RESUME).set('mail', `${T0 + 9_000}:j9`);
     expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 10, recovered: 1 });
     expect(s.recovered()).toEqual(['j3']);
@@ -261,6 +268,7 @@ describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () =
     const s = sweepOf({ pageSize: 2, maxPerQueue: 6 });
     s.redis.fail('mail', ...failures(1, 12));
     await s.recordedAtFailure(...ids(1, 8).filter((id) => id !== 'j2'));
+    s.redis.hash(TOP).set('mail', `${T0 + 8_000}:j8`);
     s.redis.hash(RESUME).set('mail', `${T0 + 6_000}:j6`);
     expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 6, recovered: 4 });
     expect(s.redis.hash(RESUME).get('mail')).toBe(`${T0 + 6_000}:j6`);
@@ -279,6 +287,7 @@ describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () =
       s.redis.fail('mail', ...failures(6, 8), ...['j5', 'j3'].map((id) => ({ id, finishedOn: T0 + 5_000 })), ...failures(1, 2));
       s.redis.fail('mail', { id: namedByTime, finishedOn: T0 });
       await s.recordedAtFailure('j8', 'j7', 'j6', 'j5', 'j2', 'j1', namedByTime);
+      s.redis.hash(TOP).set('mail', `${T0 + 8_000}:j8`);
       s.redis.hash(RESUME).set('mail', point);
       expect(await s.reconciler.reconcileOnce(), point).toEqual({ scanned: 7, recovered: 1 });
       expect(s.recovered()).toEqual(['j3']);
@@ -297,6 +306,7 @@ describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () =
     s.redis.hash(RESUME).set('mail', `${T0}:j1`);
     expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 0, recovered: 0 });
     expect(s.redis.calls).toEqual([
+      ['hget', TOP, 'mail'],
       ['page', FAILED, 100, '', ''],
       ['hdel', RESUME, 'mail'],
     ]);
@@ -378,6 +388,9 @@ describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () =
   });
 });
 
+/** An event another client makes while sweeps run: none, a job leaving the set at a rank, or new failures on top. */
+type Change = { kind: 'none' } | { kind: 'leave'; rank: number } | { kind: 'fail'; count: number; recorded: boolean };
+
 describe('DeadLetterReconciler’s progress through a changing failed set', () => {
   it('works through a backlog whatever the page and the budget, with the head recorded or a new failure on it each run', async () => {
     // A budget of one page, and of two pages with one new failure on top of each run: the head
@@ -415,5 +428,90 @@ describe('DeadLetterReconciler’s progress through a changing failed set', () =
     await s.reconciler.reconcileOnce();
     await s.reconciler.reconcileOnce();
     expect(s.recovered().sort()).toEqual(ids(1, 6).sort());
+  });
+  it('finds a failure whose letter was lost under a page of new, recorded failures that landed before the next run', async () => {
+    const s = sweepOf({ pageSize: 2 });
+    s.redis.fail('mail', ...failures(1, 4));
+    await s.recordedAtFailure(...ids(1, 4));
+    await s.reconciler.reconcileOnce();
+    // j5's worker died before its DLQ write; j6 and j7 failed after it, their letters written.
+    s.redis.fail('mail', ...failures(5, 7));
+    await s.recordedAtFailure('j6', 'j7');
+    await s.reconciler.reconcileOnce();
+    expect(s.recovered()).toEqual(['j5']);
+  });
+
+  it('sweeps a failed set it has no record of sweeping to its end, over as many runs as its budget needs', async () => {
+    // A first start on a set that has a recorded head, or the sweep's state lost: older runs
+    // cannot be said to have swept what is under the head.
+    const s = sweepOf({ pageSize: 2, maxPerQueue: 6 });
+    s.redis.fail('mail', ...failures(1, 12));
+    await s.recordedAtFailure(...ids(2, 12));
+    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 6, recovered: 0 });
+    expect(s.redis.hash(RESUME).get('mail')).toBe(`${T0 + 7_000}:j7`);
+    // Then the head is checked down past j12, where the first run began, and the walk goes on.
+    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 6, recovered: 0 });
+    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 4, recovered: 1 });
+    expect(s.recovered()).toEqual(['j1']);
+    expect(s.redis.hash(RESUME).has('mail')).toBe(false);
+  });
+
+  it('records every job that stays in the failed set, whatever leaves or lands on top, mid-sweep or between runs (property)', async () => {
+    const change: fc.Arbitrary<Change> = fc.oneof(
+      { weight: 4, arbitrary: fc.constant({ kind: 'none' as const }) },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant('leave' as const), rank: fc.integer({ min: 0, max: 3 }) }) },
+      {
+        weight: 2,
+        arbitrary: fc.record({ kind: fc.constant('fail' as const), count: fc.integer({ min: 1, max: 4 }), recorded: fc.boolean() }),
+      },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer({ min: 0, max: 10 }),
+        fc.integer({ min: 0, max: 30 }),
+        fc.array(change, { maxLength: 80 }),
+        fc.integer({ min: 1, max: 6 }),
+        async (pageSize, extra, backlog, changes, busyRuns) => {
+          const maxPerQueue = Math.max(3, pageSize) + extra;
+          const s = sweepOf({ pageSize, maxPerQueue });
+          // The backlog: failures no letter was written for, three to a millisecond.
+          const initial = Array.from({ length: backlog }, (_, i) => ({ id: `b${i}`, finishedOn: T0 + Math.floor(i / 3) * 1_000 }));
+          s.redis.fail('mail', ...initial);
+          const left = new Set<string>();
+          let batch = 0;
+          let next = 0;
+          const apply = () => {
+            const c = changes[next++];
+            if (!c || c.kind === 'none') return;
+            if (c.kind === 'leave') {
+              const id = s.redis.failedIds('mail')[c.rank];
+              if (id !== undefined) {
+                s.redis.remove('mail', id);
+                left.add(id);
+              }
+              return;
+            }
+            batch++;
+            // A batch fails in one millisecond, after everything before it.
+            const jobs = Array.from({ length: c.count }, (_, i) => ({ id: `n${batch}-${i}`, finishedOn: T0 + 1_000_000 + batch * 1_000 }));
+            s.redis.fail('mail', ...jobs);
+            if (c.recorded) for (const j of jobs) void s.dlq.record({ queue: 'mail', jobId: j.id, source: 'runtime' } as DeadLetterInput);
+          };
+          s.redis.onCall = apply;
+          for (let run = 0; run < busyRuns; run++) {
+            apply();
+            expect((await s.reconciler.reconcileOnce()).scanned).toBeLessThanOrEqual(maxPerQueue);
+          }
+          // Then quiet runs, enough to walk the whole set two jobs a run.
+          s.redis.onCall = undefined;
+          const quiet = s.redis.failedIds('mail').length + 3;
+          for (let run = 0; run < quiet; run++) await s.reconciler.reconcileOnce();
+          const missing = s.redis.failedIds('mail').filter((id) => !s.dlq.get('mail', id));
+          expect(missing).toEqual([]);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
