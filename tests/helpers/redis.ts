@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { freePort, startEmbeddedRedis, type EmbeddedRedis } from '@/lib/redis/embedded-server';
+import { type EmbeddedRedis, type EmbeddedRedisOptions, freePort, startEmbeddedRedis } from '@/lib/redis/embedded-server';
 
 /** A throwaway redis-server on an ephemeral loopback port, for one test file. */
-export async function startTestRedis(): Promise<EmbeddedRedis> {
-  return startEmbeddedRedis({ port: await freePort() });
+export async function startTestRedis(options: Omit<EmbeddedRedisOptions, 'port'> = {}): Promise<EmbeddedRedis> {
+  return startEmbeddedRedis({ ...options, port: await freePort() });
 }
 
 /** A key prefix no other test shares. */

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { readyClient } from '@/lib/redis/connection';
-import type { EmbeddedRedis } from '@/lib/redis/embedded-server';
+import type { EmbeddedRedis, EmbeddedRedisOptions } from '@/lib/redis/embedded-server';
 import { startTestRedis } from './redis';
 import { type TestBullpenOptions, testBullpen } from './test-bullpen';
 
@@ -18,13 +18,14 @@ export interface TestRedis {
  * One redis-server per test file, started and stopped by the hooks this registers, and
  * Bullpens on it that are closed after each test: the setup every integration test
  * needs, written once. Call it at the top of a file or a describe block. `base` is every
- * Bullpen's starting options (an application's tests hand it their application).
+ * Bullpen's starting options (an application's tests hand it their application);
+ * `redisOptions`, the server's (a test that times Redis runs it in a session of its own).
  */
-export function useTestRedis(base: TestBullpenOptions = {}): TestRedis {
+export function useTestRedis(base: TestBullpenOptions = {}, redisOptions: Omit<EmbeddedRedisOptions, 'port'> = {}): TestRedis {
   let server: EmbeddedRedis | undefined;
   const open = new Set<Bullpen>();
   beforeAll(async () => {
-    server = await startTestRedis();
+    server = await startTestRedis(redisOptions);
   });
   afterEach(async () => {
     await Promise.all([...open].map((b) => b.close()));
