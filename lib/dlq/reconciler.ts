@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { cancelledBy } from '../errors/cancelled-error';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from '../jobs/payload-limit';
@@ -5,6 +6,7 @@ import type { QueueRegistry } from '../jobs/queues';
 import { silentLogger, type Logger } from '../logging/logger';
 import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
+import { Lease } from '../redis/lease';
 import { type FailedJobRecord, toDeadLetterInput } from './dead-letter-input';
 import { readFailedJob } from './failed-job-reader';
 import { FAILED_PAGE } from './scripts';
@@ -94,6 +96,8 @@ export class DeadLetterReconciler {
   private readonly resumeKey: string;
   /** Per queue, the job the last run's head check began at: the newest it saw. */
   private readonly topKey: string;
+  /** This reconciler, as the holder of a queue's sweep lease. */
+  private readonly owner = randomUUID();
 
   constructor(private readonly opts: ReconcilerOptions) {
     this.logger = (opts.logger ?? silentLogger).child({ component: 'dlq-reconciler' });
@@ -195,13 +199,29 @@ export class DeadLetterReconciler {
   private async sweepQueue(type: string): Promise<ReconcileResult> {
     const queue = this.opts.queues.get(type);
     const result: ReconcileResult = { scanned: 0, recovered: 0 };
+    // One sweep of a queue at a time across worker processes: two at once each write the
+    // resume point and the head job, and one's could hide jobs only the other had left
+    // to read. A queue held by another process is being swept now; this run leaves it.
+    const lease = new Lease(this.opts.redis, this.opts.keys.tagged('dlq', 'reconciler-lock', type));
+    const held = await lease.run(this.owner, 0, () => this.sweepHeld(type, queue, lease, result));
+    return held.acquired ? held.value : result;
+  }
+
+  private async sweepHeld(
+    type: string,
+    queue: Pick<Queue, 'keys' | 'toKey'>,
+    lease: Lease,
+    result: ReconcileResult,
+  ): Promise<ReconcileResult> {
     const top = await this.opts.redis.hget(this.topKey, type);
-    const head = await this.scan(type, queue, undefined, top === null ? undefined : cursorOf(top), result);
+    const head = await this.scan(type, queue, lease, undefined, top === null ? undefined : cursorOf(top), result);
     let scan = head;
     if (head.stop === 'recorded') {
       const resume = await this.opts.redis.hget(this.resumeKey, type);
-      if (resume !== null) scan = await this.scan(type, queue, cursorOf(resume), undefined, result);
+      if (resume !== null) scan = await this.scan(type, queue, lease, cursorOf(resume), undefined, result);
     }
+    // Its lease expired and another process took the queue over: that one's state stands.
+    if (scan.stop === 'lost') return result;
     if (scan.stop === 'budget' && scan.last !== undefined) {
       await this.opts.redis.hset(this.resumeKey, type, pointOf(scan.last));
     } else if (scan.stop === 'end') {
@@ -223,10 +243,11 @@ export class DeadLetterReconciler {
   private async scan(
     type: string,
     queue: Pick<Queue, 'keys' | 'toKey'>,
+    lease: Lease,
     from: Cursor | undefined,
     past: Cursor | undefined,
     result: ReconcileResult,
-  ): Promise<{ stop: 'recorded' | 'end' | 'budget'; first?: Cursor; last?: Cursor }> {
+  ): Promise<{ stop: 'recorded' | 'end' | 'budget' | 'lost'; first?: Cursor; last?: Cursor }> {
     // A job an operator cancelled has no dead letter unless its type asks for one: that is not a lost one.
     const keepCancelled = this.opts.queues.jobs.get(type).deadLetterOnCancel;
     let last = from;
@@ -275,6 +296,10 @@ export class DeadLetterReconciler {
       }
       result.recovered += fresh;
       if (fresh > 0) this.logger.warn({ queue: type, recovered: fresh }, 'recovered dead letters missing from the DLQ');
+      if (!(await lease.renew(this.owner))) {
+        this.logger.warn({ queue: type }, 'the sweep of this queue outlived its lease; another process sweeps it now');
+        return { stop: 'lost', first, last };
+      }
       // Only a page recorded in full, under what the last run saw, proves the older pages were swept before.
       if (passed && fresh === 0 && failed === 0) return { stop: 'recorded', first, last };
       if (ids.length < size) return { stop: 'end', first, last };

@@ -1,4 +1,8 @@
 import { FAILED_PAGE, READ_FAILED_JOB } from '@/lib/dlq/scripts';
+import { LuaCommand } from '@/lib/redis/lua-command';
+
+/** The names the lease's scripts (lib/redis/lease.ts) run under on a connection. */
+const LEASE = { acquire: 'lease-acquire', renew: 'lease-renew', release: 'lease-release' } as const;
 
 /** A failed job as a test puts it in a queue's failed set. */
 export interface FailedJobSeed {
@@ -23,6 +27,8 @@ export class FailedSetsRedis {
   private readonly sets = new Map<string, Map<string, number>>();
   private readonly jobs = new Map<string, FailedJobSeed>();
   private readonly hashes = new Map<string, Map<string, string>>();
+  /** Each lease key's holder (leases do not expire here: a test takes one over with `leases.set`). */
+  readonly leases = new Map<string, string>();
   /** Job ids that leave their failed set just before their own read (retried, removed). */
   private readonly leaving = new Set<string>();
   private inFlight = 0;
@@ -34,6 +40,9 @@ export class FailedSetsRedis {
 
   constructor() {
     Object.assign(this, { [READ_FAILED_JOB.command]: this.readJob.bind(this), [FAILED_PAGE.command]: this.page.bind(this) });
+    for (const [verb, name] of Object.entries(LEASE)) {
+      Object.assign(this, { [new LuaCommand(name, '').command]: this.lease.bind(this, verb as keyof typeof LEASE) });
+    }
   }
 
   /** The queue handle the reconciler gets from the registry. */
@@ -131,6 +140,20 @@ export class FailedSetsRedis {
       start = at !== undefined && at === Number(score) ? order.indexOf(id) + 1 : await this.zcount(key, `(${score}`, '+inf');
     }
     return order.slice(start, start + Number(count)).flatMap((member) => [member, String(set.get(member))]);
+  }
+
+  /** The lease scripts' replies: acquire gives null or the holder, renew and release 1 or 0. */
+  private async lease(verb: keyof typeof LEASE, _numKeys: number, key: string, owner: string): Promise<string | number | null> {
+    this.calls.push([`lease-${verb}`, key, owner]);
+    const holder = this.leases.get(key);
+    if (verb === 'acquire') {
+      if (holder !== undefined && holder !== owner) return holder;
+      this.leases.set(key, owner);
+      return null;
+    }
+    if (holder !== owner) return 0;
+    if (verb === 'release') this.leases.delete(key);
+    return 1;
   }
 
   /** Ties in score come in reverse byte order of their members, as Redis sends them. */

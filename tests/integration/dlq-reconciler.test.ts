@@ -150,6 +150,19 @@ describe('DeadLetterReconciler', () => {
     expect((await bullpen.dlq.counts()).pending).toBe(9);
   });
 
+  it('sweeps a queue in one worker process at a time: a run that finds it held leaves it', async () => {
+    await failJobs(5, new DroppingSink());
+    const first = DeadLetterReconciler.fromBullpen(bullpen, { types: [TYPE] });
+    const second = DeadLetterReconciler.fromBullpen(bullpen, { types: [TYPE] });
+    expect(await Promise.all([first.reconcileOnce(), second.reconcileOnce()])).toEqual([
+      { scanned: 5, recovered: 5 },
+      { scanned: 0, recovered: 0 },
+    ]);
+    // The lease went with the first run: the second process sweeps the queue on its next run.
+    expect(await bullpen.redis.exists(bullpen.keys.tagged('dlq', 'reconciler-lock', TYPE))).toBe(0);
+    expect(await second.reconcileOnce()).toEqual({ scanned: 5, recovered: 0 });
+  });
+
   it('pages a failed set from the last job seen, wherever its head moved since (dlq-failed-page.lua)', async () => {
     const key = bullpen.queues.get(TYPE).keys.failed;
     const page = async (count: number, score = '', id = '') =>

@@ -134,6 +134,8 @@ describe('DeadLetterReconciler’s runs', () => {
       redis: {
         defineCommand: () => undefined,
         hget: async () => null,
+        bullpen_lease_acquire: async () => null,
+        bullpen_lease_release: async () => 1,
         [FAILED_PAGE.command]: () => {
           sweeps++;
           return new Promise<string[]>((resolve) => {
@@ -159,6 +161,7 @@ describe('DeadLetterReconciler’s runs', () => {
 
 const RESUME = 't:{dlq}:reconciler-resume';
 const TOP = 't:{dlq}:reconciler-top';
+const LOCK = 't:{dlq}:reconciler-lock:mail';
 const FAILED = 'bull:mail:failed';
 const T0 = 1_800_000_000_000;
 
@@ -177,20 +180,23 @@ function sweepOf(opts: Partial<ReconcilerOptions> = {}) {
   const dlq = new MemorySink();
   const refused = new Set<string>();
   const { logger, lines } = recordingLogger();
-  const reconciler = new DeadLetterReconciler({
-    sink: {
-      record: (input) => (refused.has(input.jobId) ? Promise.reject(new Error('the DLQ refused the write')) : dlq.record(input)),
-    },
-    queues: {
-      jobs: { names: ['mail', 'hook'], get: (type: string) => ({ deadLetterOnCancel: type === 'hook' }) },
-      get: (type: string) => redis.queue(type),
-    } as never,
-    redis: redis as never,
-    keys: new Keyspace('t'),
-    logger,
-    types: ['mail'],
-    ...opts,
-  });
+  /** A reconciler over these failed sets and this DLQ, as each worker process has its own. */
+  const another = () =>
+    new DeadLetterReconciler({
+      sink: {
+        record: (input) => (refused.has(input.jobId) ? Promise.reject(new Error('the DLQ refused the write')) : dlq.record(input)),
+      },
+      queues: {
+        jobs: { names: ['mail', 'hook'], get: (type: string) => ({ deadLetterOnCancel: type === 'hook' }) },
+        get: (type: string) => redis.queue(type),
+      } as never,
+      redis: redis as never,
+      keys: new Keyspace('t'),
+      logger,
+      types: ['mail'],
+      ...opts,
+    });
+  const reconciler = another();
   /** Dead letters the runtime wrote when the jobs failed. */
   const recordedAtFailure = async (...ids: string[]) => {
     for (const jobId of ids) await dlq.record({ queue: 'mail', jobId, source: 'runtime' } as DeadLetterInput);
@@ -199,7 +205,7 @@ function sweepOf(opts: Partial<ReconcilerOptions> = {}) {
   const recovered = () => dlq.recorded.filter((l) => l.source === 'reconciler').map((l) => l.jobId);
   /** The pages read from the failed set, as [the job each starts after ('head', or a time alone), its size]. */
   const pages = () => redis.callsOf('page').map(([, count, score, id]) => [id || score || 'head', count]);
-  return { redis, dlq, refused, lines, reconciler, recordedAtFailure, recovered, pages };
+  return { redis, dlq, refused, lines, reconciler, another, recordedAtFailure, recovered, pages };
 }
 
 const ids = (from: number, to: number) => failures(from, to).map((j) => j.id);
@@ -306,9 +312,11 @@ describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () =
     s.redis.hash(RESUME).set('mail', `${T0}:j1`);
     expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 0, recovered: 0 });
     expect(s.redis.calls).toEqual([
+      ['lease-acquire', LOCK, expect.any(String)],
       ['hget', TOP, 'mail'],
       ['page', FAILED, 100, '', ''],
       ['hdel', RESUME, 'mail'],
+      ['lease-release', LOCK, expect.any(String)],
     ]);
   });
 
@@ -429,6 +437,34 @@ describe('DeadLetterReconciler’s progress through a changing failed set', () =
     await s.reconciler.reconcileOnce();
     expect(s.recovered().sort()).toEqual(ids(1, 6).sort());
   });
+  it('leaves a queue another process is sweeping, and sweeps it once that one is done', async () => {
+    const s = sweepOf({ pageSize: 2 });
+    s.redis.fail('mail', ...failures(1, 6));
+    const other = s.another();
+    const [first, second] = await Promise.all([s.reconciler.reconcileOnce(), other.reconcileOnce()]);
+    expect(first).toEqual({ scanned: 6, recovered: 6 });
+    expect(second).toEqual({ scanned: 0, recovered: 0 });
+    expect(s.redis.leases.size).toBe(0);
+    expect(await other.reconcileOnce()).toEqual({ scanned: 2, recovered: 0 });
+  });
+
+  it('writes no resume point or head job once its lease was taken over mid-sweep, and says so', async () => {
+    const s = sweepOf({ pageSize: 2, maxPerQueue: 6 });
+    s.redis.fail('mail', ...failures(1, 12));
+    // The sweep was slower than the lease: it expired during the second page and another process took it.
+    s.redis.onCall = (command) => {
+      if (command === 'read' && s.redis.callsOf('read').length === 3) s.redis.leases.set(LOCK, 'another process');
+    };
+    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 4, recovered: 4 });
+    expect(s.redis.hash(RESUME).size + s.redis.hash(TOP).size).toBe(0);
+    expect(s.redis.leases.get(LOCK)).toBe('another process');
+    expect(s.lines.at(-1)).toEqual([
+      'warn',
+      { queue: 'mail' },
+      'the sweep of this queue outlived its lease; another process sweeps it now',
+    ]);
+  });
+
   it('finds a failure whose letter was lost under a page of new, recorded failures that landed before the next run', async () => {
     const s = sweepOf({ pageSize: 2 });
     s.redis.fail('mail', ...failures(1, 4));
