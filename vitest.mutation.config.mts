@@ -31,6 +31,7 @@ export const MUTATION_TEST_FILES = [
   'tests/unit/sign-in.test.ts',
   'tests/unit/job-scheduler-sync.test.ts',
   'tests/unit/dlq-reconciler.test.ts',
+  'tests/unit/worker-pool.test.ts',
   'tests/integration/runtime-retries.test.ts',
   'tests/integration/final-failure-record.test.ts',
   'tests/integration/dlq-reconciler.test.ts',
