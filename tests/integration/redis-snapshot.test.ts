@@ -49,4 +49,43 @@ describe('keyspace change detector', () => {
     after = await snap();
     expect(changedKeys(before, after)).toEqual([`@${p}:hash`, `@${p}:ttl`].sort());
   });
+
+  it('takes no read for a write: a hash or set whose table is growing is the same after a lookup, and a write to it still shows', async () => {
+    const redis = (await server.readyBullpen()).redis as Redis;
+    const p = uniquePrefix('snap');
+    const hash = `${p}:entry`;
+    const set = `${p}:members`;
+    // A field over 64 bytes (hash-max-listpack-value) puts a hash in a hash table, as a dead
+    // letter's entry is; members that are not integers do the same to a set. Grown one field
+    // at a time to 19, the table grew from 16 slots to 32 at the 17th, and its entries move
+    // to the larger table a few at each lookup.
+    await redis.hset(hash, 'doc', 'x'.repeat(100));
+    for (let i = 1; i < 19; i++) await redis.hset(hash, `f${i}`, String(i));
+    for (let i = 0; i < 19; i++) await redis.sadd(set, `m${i}`);
+    const dumps = async () => [(await redis.dumpBuffer(hash))?.toString('hex'), (await redis.dumpBuffer(set))?.toString('hex')];
+    const before = await keyspaceSnapshot(redis, p);
+    const dumped = await dumps();
+    // Reads, as the dashboard's of an entry (HSTRLEN in dlq-read.lua, HMGET for chain states).
+    for (let i = 0; i < 5; i++) {
+      await redis.hstrlen(hash, 'doc');
+      await redis.hmget(hash, 'f1', 'f2');
+      await redis.sismember(set, 'm1');
+    }
+    // What the snapshot hashed before (DUMP) changed under those reads: the case this covers.
+    const [hashDump, setDump] = await dumps();
+    expect(hashDump, "the reads left the hash's DUMP as it was: this Redis no longer shows the case").not.toBe(dumped[0]);
+    expect(setDump, "the reads left the set's DUMP as it was: this Redis no longer shows the case").not.toBe(dumped[1]);
+    let after = await keyspaceSnapshot(redis, p);
+    expect(changedKeys(before, after)).toEqual([]);
+
+    await redis.hset(hash, 'f1', 'changed');
+    await redis.srem(set, 'm1');
+    const written = await keyspaceSnapshot(redis, p);
+    expect(changedKeys(after, written)).toEqual([`~${hash}`, `~${set}`].sort());
+    // The same content written back is no change.
+    await redis.hset(hash, 'f1', '1');
+    await redis.sadd(set, 'm1');
+    after = await keyspaceSnapshot(redis, p);
+    expect(changedKeys(before, after)).toEqual([]);
+  });
 });

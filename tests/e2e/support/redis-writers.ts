@@ -8,7 +8,7 @@ export interface SeenCommand {
 }
 
 /** The snapshot's own reads (support/redis-snapshot.ts): they name every key and change none. */
-const SNAPSHOT_READS = new Set(['scan', 'dump', 'pexpiretime']);
+const SNAPSHOT_READS = new Set(['scan', 'type', 'pexpiretime', 'dump', 'hkeys', 'hvals', 'smembers']);
 
 /** How many recent commands naming the prefix are kept: a property's step sends far fewer. */
 const KEPT = 5_000;
