@@ -39,6 +39,7 @@ export const MUTATION_TEST_FILES = [
   'tests/integration/schedules.test.ts',
   'tests/integration/dashboard-operations.test.ts',
   'tests/integration/dashboard-job-operations.test.ts',
+  'tests/integration/dashboard-queue-operations.test.ts',
   'tests/integration/retry-all-preview.test.ts',
   'tests/integration/dashboard-dlq-bulk.test.ts',
   'tests/integration/sign-in-caps.test.ts',
