@@ -11,6 +11,7 @@ import { dashboardSection, runDashboardBench } from './dashboard';
 import { durabilitySection, runDurabilityBench } from './durability';
 import { runRuntimeBench, runtimeSection } from './runtime';
 import { commandsSection, runCommandsPerJob } from './commands-per-job';
+import { redisInstructionsSection, runRedisInstructions } from './redis-instructions';
 import { foreignSection, runForeignBench } from './foreign';
 import { runScaleOutBench } from './scale-out';
 import { scaleOutSection } from './scale-out-section';
@@ -55,7 +56,11 @@ async function main(): Promise<void> {
           latencySamples: 500,
         });
         const commands = await runCommandsPerJob(redis(), envInt('BENCH_COMMANDS_JOBS', 5_000));
-        return `${runtimeSection(rounds)}\n${commandsSection(commands)}`;
+        const instructions = await runRedisInstructions({
+          jobs: envInt('BENCH_REDIS_IR_JOBS', 2_000),
+          rounds: envInt('BENCH_REDIS_IR_ROUNDS', 2),
+        });
+        return `${runtimeSection(rounds)}\n${commandsSection(commands)}\n${redisInstructionsSection(instructions)}`;
       },
     },
     {
