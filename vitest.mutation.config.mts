@@ -37,6 +37,7 @@ export const MUTATION_TEST_FILES = [
   'tests/integration/dlq-reconciler.test.ts',
   'tests/integration/idempotency-store.test.ts',
   'tests/integration/schedules.test.ts',
+  'tests/integration/schedule-service.test.ts',
   'tests/integration/dashboard-operations.test.ts',
   'tests/integration/dashboard-job-operations.test.ts',
   'tests/integration/dashboard-queue-operations.test.ts',
