@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSearchStep } from '@/dashboard/queues/payload-search';
 import { parseSearchStep, SEARCH_STEP_BYTES } from '@/dashboard/client/payload-search-params';
 import type { Bullpen } from '@/lib/bullpen';
@@ -16,6 +16,13 @@ import { useTestRedis } from '../helpers/use-test-redis';
  */
 // In a session of its own (setsid), so that it has its own autogroup: see MEASURED_NICE.
 const server = useTestRedis({}, { ownProcessGroup: true });
+let release = () => {};
+beforeAll(() => {
+  const pid = server.redis.child?.pid;
+  if (!pid) throw new Error('the redis-server of this file was not started by it');
+  release = guard(pid);
+});
+afterAll(() => release());
 
 const JOBS = 1_000;
 const PAYLOAD_BYTES = 75_000;
@@ -71,28 +78,32 @@ async function search(b: Bullpen, query: Record<string, string>) {
 /**
  * PINGs from another process (so the searches' own event loop cannot delay them), one
  * sent every 2 ms whether or not the last was answered, so a stall counts once per PING
- * it held up, not once; prints the latencies in ms as JSON when stdin closes. It runs at
- * MEASURED_NICE, as the Redis does.
+ * it held up, not once; prints the latencies in ms as JSON when stdin closes, which it
+ * does when this process ends in any way. A PING still unanswered 5 s later counts with
+ * the time it waited, never dropped. It runs at MEASURED_NICE, as the Redis does.
  */
 function pinger(port: number) {
   const code = `
     const { Redis } = require('ioredis');
     const r = new Redis({ port: ${port}, host: '127.0.0.1' });
-    const out = []; let pending = 0;
+    const out = []; const pending = new Set(); let timer;
+    const ms = (t) => Number(process.hrtime.bigint() - t) / 1e6;
+    process.stdin.on('end', async () => {
+      clearInterval(timer);
+      const until = Date.now() + 5000;
+      while (pending.size > 0 && Date.now() < until) await new Promise((res) => setTimeout(res, 5));
+      for (const p of pending) out.push(ms(p.t));
+      // Exits once the pipe took it all (a large write to a pipe completes later).
+      process.stdout.write(JSON.stringify(out) + '\\n', () => process.exit(0));
+    });
+    process.stdin.resume();
     r.ping().then(() => {
       process.stdout.write('ready\\n');
-      const timer = setInterval(() => {
-        const t = process.hrtime.bigint();
-        pending++;
-        r.ping().then(() => { out.push(Number(process.hrtime.bigint() - t) / 1e6); pending--; });
+      timer = setInterval(() => {
+        const p = { t: process.hrtime.bigint() };
+        pending.add(p);
+        r.ping().then(() => { out.push(ms(p.t)); pending.delete(p); });
       }, 2);
-      process.stdin.on('end', async () => {
-        clearInterval(timer);
-        while (pending > 0) await new Promise((res) => setTimeout(res, 5));
-        process.stdout.write(JSON.stringify(out) + '\\n');
-        r.disconnect();
-      });
-      process.stdin.resume();
     });`;
   // Detached: a session, and so an autogroup, of its own (MEASURED_NICE).
   const child = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'], detached: true });
@@ -107,9 +118,24 @@ function pinger(port: number) {
     async stop(): Promise<number[]> {
       child.stdin.end();
       await once(child, 'exit');
-      return JSON.parse(text.split('\n')[1]) as number[];
+      return JSON.parse(text.trim().split('\n').pop() ?? '[]') as number[];
     },
   };
+}
+
+/**
+ * Stops the file's redis-server if this process ends without its afterAll (a Ctrl-C, a
+ * killed run): in a session of its own, the terminal's SIGINT no longer reaches it. A
+ * detached shell deaf to SIGINT and SIGHUP waits for its stdin to close, which happens
+ * when this process ends in any way or calls the returned function, then sends SIGTERM.
+ */
+function guard(pid: number): () => void {
+  const shell = spawn('sh', ['-c', `trap '' INT HUP; cat > /dev/null; kill -TERM ${pid} 2>/dev/null`], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+    detached: true,
+  });
+  shell.unref();
+  return () => shell.stdin.end();
 }
 
 /**
