@@ -43,6 +43,7 @@ export const MUTATION_TEST_FILES = [
   'tests/integration/dashboard-queue-operations.test.ts',
   'tests/integration/retry-all-preview.test.ts',
   'tests/integration/dashboard-dlq-bulk.test.ts',
+  'tests/integration/dlq-bulk-operations.test.ts',
   'tests/integration/sign-in-caps.test.ts',
   'tests/integration/auth-users.test.ts',
   'tests/integration/app/webhook-dispatch.test.ts',
