@@ -46,6 +46,7 @@ export const MUTATION_TEST_FILES = [
   'tests/integration/dlq-bulk-operations.test.ts',
   'tests/integration/sign-in-caps.test.ts',
   'tests/integration/auth-users.test.ts',
+  'tests/unit/app/webhook-dispatch.test.ts',
   'tests/integration/app/webhook-dispatch.test.ts',
 ];
 
