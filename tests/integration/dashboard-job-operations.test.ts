@@ -6,6 +6,7 @@ import { JobOperations } from '@/dashboard/jobs/job-operations';
 import { deadLetterId } from '@/lib/dlq/entry';
 import { PRIORITY } from '@/lib/jobs/priority';
 import { useTestRedis } from '../helpers/use-test-redis';
+import { refusal } from '../helpers/refusal';
 
 /**
  * dashboard/jobs/job-operations.ts one rule at a time, beside dashboard-operations.test.ts's
@@ -46,15 +47,6 @@ async function failedWithDeadLetter(b: Bullpen): Promise<string> {
     source: 'runtime',
   });
   return jobId;
-}
-
-async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string; details?: unknown }> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeDefined();
-  return e as { code: string; message: string; details?: unknown };
 }
 
 describe('JobOperations', () => {
@@ -115,7 +107,8 @@ describe('JobOperations', () => {
 
     const failing = await failedWithDeadLetter(b);
     vi.spyOn(Job.prototype, 'retry').mockRejectedValueOnce(new Error('moved meanwhile'));
-    expect((await refusal(ops.retry('notify', failing, 'ops'))).message).toBe('moved meanwhile');
+    // BullMQ's own error goes up as it is; the action logs it and answers INTERNAL (docs/dashboard-conventions.md).
+    await expect(ops.retry('notify', failing, 'ops')).rejects.toThrow(/^moved meanwhile$/);
     // The claim is given back: the letter is pending again, with no replay recorded, and the job still failed.
     expect(await b.dlq.get(deadLetterId('notify', failing))).toMatchObject({ status: 'pending', replays: [] });
     expect(await b.queues.get('notify').getJobState(failing)).toBe('failed');

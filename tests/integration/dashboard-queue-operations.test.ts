@@ -4,6 +4,7 @@ import type { Bullpen } from '@/lib/bullpen';
 import { describeRetrySkips, QueueOperations, skipOf } from '@/dashboard/queues/queue-operations';
 import { deadLetterId } from '@/lib/dlq/entry';
 import { useTestRedis } from '../helpers/use-test-redis';
+import { refusal } from '../helpers/refusal';
 
 /**
  * dashboard/queues/queue-operations.ts one rule at a time, beside dashboard-operations.test.ts
@@ -55,15 +56,6 @@ async function withLetter(b: Bullpen, jobId: string): Promise<string> {
     source: 'runtime',
   });
   return id;
-}
-
-async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string; details?: unknown }> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeDefined();
-  return e as { code: string; message: string; details?: unknown };
 }
 
 describe('QueueOperations', () => {

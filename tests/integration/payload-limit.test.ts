@@ -2,12 +2,12 @@ import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { isAppError } from '@/lib/errors/app-error';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import { PAYLOAD_PREVIEW_BYTES } from '@/lib/jobs/payload-limit';
 import type { RedisClient } from '@/lib/redis/connection';
 import { poolOf } from '../helpers/pool-of';
 import { useTestRedis } from '../helpers/use-test-redis';
+import { refusal } from '../helpers/refusal';
 
 /**
  * BULLPEN_MAX_PAYLOAD_BYTES (issue 22, item 1): the size of a job's data as BullMQ
@@ -33,15 +33,6 @@ describe('the payload size limit', () => {
       cursor = next;
     } while (cursor !== '0');
     return keys.sort();
-  }
-
-  async function refusal(work: Promise<unknown>) {
-    const err = await work.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    if (!isAppError(err)) throw new Error(`expected an AppError, got ${String(err)}`);
-    return err;
   }
 
   it('refuses a dispatch over the limit at once, naming the size and the limit, and writes nothing', async () => {

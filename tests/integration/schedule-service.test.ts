@@ -1,7 +1,6 @@
 import { useTestRedis } from '../helpers/use-test-redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { AppError } from '@/lib/errors/app-error';
 import { envelopeSchema } from '@/lib/jobs/envelope';
 import type { QueueRegistry } from '@/lib/jobs/queues';
 import { Lease } from '@/lib/redis/lease';
@@ -9,6 +8,7 @@ import { ScheduleService, type ScheduleServiceOptions } from '@/lib/schedules/sc
 import { capturingLogger } from '../helpers/capturing-logger';
 import { testBullpen } from '../helpers/test-bullpen';
 import { LARGER_TEST_JOBS, LARGER_TEST_SCHEDULES } from '../helpers/test-jobs';
+import { refusal } from '../helpers/refusal';
 
 /**
  * What ScheduleService itself decides, beside schedules.test.ts's walk through BullMQ: the
@@ -63,15 +63,6 @@ describe('ScheduleService (lib/schedules/schedule-service.ts)', () => {
 
   const overrideRaw = (b: Bullpen, name: string) => b.redis.hget(b.keys.tagged('schedules', 'overrides'), name);
   const auditActions = async (b: Bullpen) => (await b.audit.page({ limit: 100 })).entries.map((e) => `${e.action} ${e.target.id}`);
-
-  async function refusal(p: Promise<unknown>): Promise<AppError> {
-    const err = await p.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(AppError);
-    return err as AppError;
-  }
 
   // 2030-01-01 00:10 UTC: `report` (hourly) fires next at 01:00, `tidy` (every 15 min) at 00:15.
   const T = Date.UTC(2030, 0, 1, 0, 10);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '@/lib/errors/app-error';
 import { Dispatcher, MAX_DISPATCH_BULK } from '@/lib/jobs/dispatcher';
 import { jobIdForKey } from '@/lib/jobs/idempotency-key';
 import type { QueueRegistry } from '@/lib/jobs/queues';
 import { TEST_CATALOG } from '../helpers/test-jobs';
+import { refusal } from '../helpers/refusal';
 
 /** A registry that fails the test if anything reaches a queue. */
 const untouchable = {
@@ -13,15 +13,6 @@ const untouchable = {
   },
 } as unknown as QueueRegistry;
 const dispatcher = new Dispatcher(untouchable, new Set(['notify']));
-
-async function refusal(p: Promise<unknown>): Promise<AppError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(AppError);
-  return err as AppError;
-}
 
 describe('dispatcher refusals change nothing', () => {
   it('refuses an unknown type', async () => {

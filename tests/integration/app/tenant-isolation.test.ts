@@ -6,18 +6,26 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { ExportFiles } from '@/jobs/maintenance/exports/export-files';
 import { TenantExporter } from '@/jobs/maintenance/exports/tenant-exporter';
-import { AppError } from '@/lib/errors/app-error';
+import type { AppError } from '@/lib/errors/app-error';
 import { PermanentError } from '@/lib/errors/permanent-error';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
 import type { JobTypeName } from '../../helpers/shipped-jobs';
 import { readyClient } from '@/lib/redis/connection';
 import { makeBullpen } from '../../helpers/make-bullpen';
+import { refusal as anyRefusal } from '../../helpers/refusal';
 
 /*
  * Tenant ids name folders under the data directory, and an edit-and-replay may fix a
  * payload but never retarget it (docs/security.md). Each case below escaped or
  * retargeted before the fix.
  */
+
+/** Every tenant refusal here is the payload's validation, before anything is written. */
+async function refusal(work: Promise<unknown>): Promise<AppError> {
+  const err = await anyRefusal(work);
+  expect(err.code).toBe('VALIDATION');
+  return err;
+}
 
 let bullpen: Bullpen;
 let dataDir: string;
@@ -59,16 +67,6 @@ async function deadLetter(type: JobTypeName, payload: Record<string, unknown>, o
     source: 'runtime',
   });
   return id;
-}
-
-async function refusal(p: Promise<unknown>): Promise<AppError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(AppError);
-  expect((err as AppError).code).toBe('VALIDATION');
-  return err as AppError;
 }
 
 describe('tenant ids never leave their folder', () => {
