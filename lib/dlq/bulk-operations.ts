@@ -131,8 +131,13 @@ export class DeadLetterBulk {
     return result;
   }
 
-  /** Removes matching entries (never one being replayed right now) and their failed jobs. */
-  async purge(filter: DeadLetterFilter, options: PurgeOptions): Promise<number> {
+  /**
+   * Removes matching entries and their failed jobs, never one being replayed right now:
+   * a filter for `replaying` removes only claims taken before `staleClaimsBefore` (their
+   * process died), as purgeTenant does. A live claim's replay still has to finish or roll
+   * back onto its entry, so removing it could lose the dead letter.
+   */
+  async purge(filter: DeadLetterFilter, options: PurgeOptions, staleClaimsBefore: number): Promise<number> {
     const f = parseOrThrow(deadLetterFilterSchema, filter, 'dead-letter filter');
     const o = parseOrThrow(bulkOptionsSchema.extend({ limit: z.number().int().min(1).optional() }), options, 'purge options');
     const allowed: DeadLetterStatus[] = f.status ? [f.status] : ['pending', 'replayed', 'discarded'];
@@ -142,7 +147,7 @@ export class DeadLetterBulk {
       const room = (o.limit ?? Infinity) - processed;
       const entries = (await this.deps.store.getMany(rows.slice(0, room).map((r) => r.id))).filter((e) => matchesFilter(e, f));
       processed += Math.min(rows.length, room);
-      removed += (await this.removeEntries(entries, allowed)).length;
+      removed += (await this.removeEntries(entries, allowed, f.status === 'replaying' ? staleClaimsBefore : undefined)).length;
       options.onProgress?.({ processed, succeeded: removed, skipped: processed - removed, failed: 0 });
       if (processed >= (o.limit ?? Infinity)) break;
     }

@@ -498,12 +498,13 @@ export class DeadLetterStore implements DeadLetterSink {
 
   /**
    * Removes matching entries, their index entries and their jobs still in BullMQ's
-   * failed set (so the reconciler cannot bring them back), in batches. An admin action:
-   * the caller authorises. Returns how many entries were removed.
+   * failed set (so the reconciler cannot bring them back), in batches. An entry in the
+   * middle of a replay is left to it unless its claim is stale. An admin action: the
+   * caller authorises. Returns how many entries were removed.
    */
   async purge(filter: DeadLetterFilter, options: PurgeOptions): Promise<number> {
     await this.ready();
-    return this.bulk.purge(filter, options);
+    return this.bulk.purge(filter, options, Date.now() - STALE_CLAIM_MS);
   }
 
   /**

@@ -243,8 +243,8 @@ describe('DeadLetterBulk', () => {
     expect((await appError(bulk().discardMany({ status: 'lost' as never }, { by: 'ops' }))).message).toMatch(
       /^Invalid dead-letter filter: /,
     );
-    expect((await appError(bulk().purge({ status: 'lost' as never }, { by: 'ops' }))).message).toMatch(/^Invalid dead-letter filter: /);
-    expect((await appError(bulk().purge({}, { by: 'ops', limit: 0 }))).message).toMatch(/^Invalid purge options: /);
+    expect((await appError(bulk().purge({ status: 'lost' as never }, { by: 'ops' }, 0))).message).toMatch(/^Invalid dead-letter filter: /);
+    expect((await appError(bulk().purge({}, { by: 'ops', limit: 0 }, 0))).message).toMatch(/^Invalid purge options: /);
     expect((await appError(bulk().purgeTenant({ orgId: '../x' }, { by: 'ops' }, 0))).message).toMatch(/^Invalid tenant: /);
     expect((await appError(bulk().purgeTenant({ orgId: 'org-1' }, { by: '' }, 0))).message).toMatch(/^Invalid purge options: /);
     expect((await appError(bulk().prune({ olderThanMs: -1 }))).message).toMatch(/^Invalid prune options: /);
@@ -253,7 +253,7 @@ describe('DeadLetterBulk', () => {
   it('purges up to its limit across batches, reporting each, and leaves the rest', async () => {
     const ids = await record(7, { type: 'tidy' });
     const progress: unknown[] = [];
-    const removed = await bulk().purge({ type: 'tidy' }, { by: 'root', batchSize: 3, limit: 5, onProgress: (p) => progress.push(p) });
+    const removed = await bulk().purge({ type: 'tidy' }, { by: 'root', batchSize: 3, limit: 5, onProgress: (p) => progress.push(p) }, 0);
     expect(removed).toBe(5);
     expect(progress).toEqual([
       { processed: 3, succeeded: 3, skipped: 0, failed: 0 },
@@ -281,7 +281,7 @@ describe('DeadLetterBulk', () => {
       const removed = await bulk({
         // ids[4] failed again after the filter's `to` between the walk and the read.
         getMany: async (want) => (await bullpen.dlq.getMany(want)).map((e) => (e.id === ids[4] ? { ...e, failedAt: cutoff + 1 } : e)),
-      }).purge({ type: 'tidy', to: cutoff }, { by: 'root', onProgress: (p) => progress.push(p) });
+      }).purge({ type: 'tidy', to: cutoff }, { by: 'root', onProgress: (p) => progress.push(p) }, Date.now());
       expect(removed).toBe(3);
       expect(progress).toEqual([{ processed: 5, succeeded: 3, skipped: 2, failed: 0 }]);
       expect((await bullpen.dlq.getMany(ids)).map((e) => [e.id, e.status])).toEqual([
@@ -297,7 +297,7 @@ describe('DeadLetterBulk', () => {
   it('a purge with a status removes that status only', async () => {
     const ids = await record(3, { type: 'tidy' });
     await bullpen.dlq.discard(ids[0], 'ops');
-    expect(await bulk().purge({ status: 'discarded' }, { by: 'root' })).toBe(1);
+    expect(await bulk().purge({ status: 'discarded' }, { by: 'root' }, 0)).toBe(1);
     expect((await bullpen.dlq.getMany(ids)).map((e) => e.id)).toEqual(ids.slice(1));
   });
 
@@ -309,7 +309,7 @@ describe('DeadLetterBulk', () => {
     await (await queue.getJob(jobs[1]))!.retry('failed');
     // A queue this build no longer has: its letter goes, and no queue is asked about the job.
     await bullpen.dlq.record(input({ type: 'tidy', queue: 'gone-queue', jobId: jobs[2] }));
-    expect(await bulk().purge({ type: 'tidy' }, { by: 'root' })).toBe(3);
+    expect(await bulk().purge({ type: 'tidy' }, { by: 'root' }, 0)).toBe(3);
     expect(await queue.getJobState(jobs[0])).toBe('unknown');
     expect(await queue.getJobState(jobs[1])).toBe('prioritized');
     expect(await queue.getJobState(jobs[2])).toBe('failed');
@@ -320,7 +320,7 @@ describe('DeadLetterBulk', () => {
     queue.getJobState = async () => {
       throw new Error('read refused');
     };
-    expect(await bulk().purge({ type: 'tidy' }, { by: 'root' })).toBe(1);
+    expect(await bulk().purge({ type: 'tidy' }, { by: 'root' }, 0)).toBe(1);
     expect(await bullpen.dlq.get(id)).toBeUndefined();
     expect(log.lines.find((l) => l.msg === 'could not remove a purged dead letter’s failed job')).toMatchObject({
       level: 'warn',
@@ -373,6 +373,25 @@ describe('DeadLetterBulk', () => {
       expect(await bulk().purgeTenant({ orgId: 'org-busy' }, { by: 'gdpr' }, claimedAt - 1)).toBe(0);
       expect((await bullpen.dlq.get(id))?.status).toBe('replaying');
       expect(await bulk().purgeTenant({ orgId: 'org-busy' }, { by: 'gdpr' }, claimedAt)).toBe(1);
+      expect(await bullpen.dlq.get(id)).toBeUndefined();
+    } finally {
+      release();
+    }
+    await replaying.catch(() => undefined);
+  });
+
+  it('a purge of `replaying` letters removes a claim taken before the stale bound, and leaves a live one', async () => {
+    const [id] = await record(1, { type: 'notify' });
+    const { release } = holdAdds(bullpen.queues.get('notify'));
+    const replaying = bullpen.dlq.replay(id, { by: 'alice' });
+    try {
+      await expect.poll(async () => (await bullpen.dlq.get(id))?.status).toBe('replaying');
+      const claimedAt = (await bullpen.dlq.get(id))!.updatedAt;
+      // The store's own purge: its bound is 60 s back, and this claim is a moment old.
+      expect(await bullpen.dlq.purge({ status: 'replaying' }, { by: 'root' })).toBe(0);
+      expect(await bulk().purge({ status: 'replaying' }, { by: 'root' }, claimedAt - 1)).toBe(0);
+      expect((await bullpen.dlq.get(id))?.status).toBe('replaying');
+      expect(await bulk().purge({ status: 'replaying' }, { by: 'root' }, claimedAt)).toBe(1);
       expect(await bullpen.dlq.get(id)).toBeUndefined();
     } finally {
       release();
