@@ -10,6 +10,7 @@ import type { DeadLetterInput } from '@/lib/dlq/sink';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
 import type { Tenant } from '@/lib/jobs/tenant';
 import { capturingLogger } from '../helpers/capturing-logger';
+import { refusal } from '../helpers/refusal';
 
 /**
  * lib/dlq/bulk-operations.ts on its own, against the test Redis: the real store's
@@ -39,15 +40,6 @@ function input(over: { type?: 'notify' | 'tidy'; tenant?: Tenant; jobId?: string
     tenant: over.tenant,
     source: 'runtime',
   };
-}
-
-async function appError(p: Promise<unknown>): Promise<AppError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(AppError);
-  return e as AppError;
 }
 
 /** Holds the queue's adds until `release()`, so a replay stays `replaying` for the test to act on. */
@@ -230,24 +222,24 @@ describe('DeadLetterBulk', () => {
   });
 
   it('names what it refused: a status it cannot act on, the options, the filter, the tenant', async () => {
-    const replaying = await appError(bulk().replayMany({ status: 'discarded' }, { by: 'ops' }));
+    const replaying = await refusal(bulk().replayMany({ status: 'discarded' }, { by: 'ops' }));
     expect(replaying).toMatchObject({
       code: 'VALIDATION',
       message: 'Only pending or replayed entries can be chosen to replay, not discarded',
       details: { status: 'discarded' },
     });
-    const discarding = await appError(bulk().discardMany({ status: 'replaying' }, { by: 'ops' }));
+    const discarding = await refusal(bulk().discardMany({ status: 'replaying' }, { by: 'ops' }));
     expect(discarding.message).toBe('Only pending or replayed entries can be chosen to discard, not replaying');
-    expect((await appError(bulk().replayMany({}, { by: '' }))).message).toMatch(/^Invalid bulk options: /);
-    expect((await appError(bulk().discardMany({}, { by: 'ops', batchSize: 0 }))).message).toMatch(/^Invalid bulk options: /);
-    expect((await appError(bulk().discardMany({ status: 'lost' as never }, { by: 'ops' }))).message).toMatch(
+    expect((await refusal(bulk().replayMany({}, { by: '' }))).message).toMatch(/^Invalid bulk options: /);
+    expect((await refusal(bulk().discardMany({}, { by: 'ops', batchSize: 0 }))).message).toMatch(/^Invalid bulk options: /);
+    expect((await refusal(bulk().discardMany({ status: 'lost' as never }, { by: 'ops' }))).message).toMatch(
       /^Invalid dead-letter filter: /,
     );
-    expect((await appError(bulk().purge({ status: 'lost' as never }, { by: 'ops' }, 0))).message).toMatch(/^Invalid dead-letter filter: /);
-    expect((await appError(bulk().purge({}, { by: 'ops', limit: 0 }, 0))).message).toMatch(/^Invalid purge options: /);
-    expect((await appError(bulk().purgeTenant({ orgId: '../x' }, { by: 'ops' }, 0))).message).toMatch(/^Invalid tenant: /);
-    expect((await appError(bulk().purgeTenant({ orgId: 'org-1' }, { by: '' }, 0))).message).toMatch(/^Invalid purge options: /);
-    expect((await appError(bulk().prune({ olderThanMs: -1 }))).message).toMatch(/^Invalid prune options: /);
+    expect((await refusal(bulk().purge({ status: 'lost' as never }, { by: 'ops' }, 0))).message).toMatch(/^Invalid dead-letter filter: /);
+    expect((await refusal(bulk().purge({}, { by: 'ops', limit: 0 }, 0))).message).toMatch(/^Invalid purge options: /);
+    expect((await refusal(bulk().purgeTenant({ orgId: '../x' }, { by: 'ops' }, 0))).message).toMatch(/^Invalid tenant: /);
+    expect((await refusal(bulk().purgeTenant({ orgId: 'org-1' }, { by: '' }, 0))).message).toMatch(/^Invalid purge options: /);
+    expect((await refusal(bulk().prune({ olderThanMs: -1 }))).message).toMatch(/^Invalid prune options: /);
   });
 
   it('purges up to its limit across batches, reporting each, and leaves the rest', async () => {

@@ -2,7 +2,6 @@ import { useTestRedis } from '../helpers/use-test-redis';
 import { CapturingAlerter } from '../helpers/capturing-alerter';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { AppError } from '@/lib/errors/app-error';
 import { DeadLetterStore } from '@/lib/dlq/dead-letter-store';
 import { MAX_ERROR_MESSAGE, MAX_ERROR_STACK } from '@/lib/dlq/entry';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
@@ -10,6 +9,7 @@ import type { JobEnvelope } from '@/lib/jobs/envelope';
 import { capturingLogger } from '../helpers/capturing-logger';
 import { testBullpen } from '../helpers/test-bullpen';
 import { uniquePrefix } from '../helpers/redis';
+import { refusal } from '../helpers/refusal';
 
 /**
  * The dead-letter store's rules one by one, beside dlq-store.test.ts's scenarios: what
@@ -35,15 +35,6 @@ function input(over: Partial<DeadLetterInput> & { payload?: unknown } = {}): Dea
     source: 'runtime',
     ...rest,
   };
-}
-
-async function appError(p: Promise<unknown>): Promise<AppError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(AppError);
-  return e as AppError;
 }
 
 /**
@@ -179,56 +170,52 @@ describe('DeadLetterStore rules', () => {
   it('says why a replay is refused: again without the count, a stale count, a discarded entry', async () => {
     const { id } = await bullpen.dlq.record(input());
     await bullpen.dlq.replay(id, { by: 'alice' });
-    const again = await appError(bullpen.dlq.replay(id, { by: 'alice' }));
+    const again = await refusal(bullpen.dlq.replay(id, { by: 'alice' }));
     expect(again.code).toBe('CONFLICT');
     expect(again.message).toBe(`Dead letter ${id} is replayed with 1 replays; pass expectedReplays to replay it again`);
     expect(again.details).toEqual({ status: 'replayed', replays: 1 });
-    const stale = await appError(bullpen.dlq.replay(id, { by: 'alice', expectedReplays: 0 }));
+    const stale = await refusal(bullpen.dlq.replay(id, { by: 'alice', expectedReplays: 0 }));
     expect(stale.message).toBe(`Dead letter ${id} is replayed with 1 replays; someone replayed it meanwhile (expected 0 replays)`);
     const pending = (await bullpen.dlq.record(input())).id;
-    const stalePending = await appError(bullpen.dlq.replay(pending, { by: 'alice', expectedReplays: 2 }));
+    const stalePending = await refusal(bullpen.dlq.replay(pending, { by: 'alice', expectedReplays: 2 }));
     expect(stalePending.message).toBe(
       `Dead letter ${pending} is pending with 0 replays; someone replayed it meanwhile (expected 2 replays)`,
     );
     await bullpen.dlq.discard(id, 'ops');
-    const discarded = await appError(bullpen.dlq.replay(id, { by: 'alice', expectedReplays: 1 }));
+    const discarded = await refusal(bullpen.dlq.replay(id, { by: 'alice', expectedReplays: 1 }));
     expect(discarded.message).toBe(`Dead letter ${id} is discarded with 1 replays; it cannot be replayed now`);
-    const missing = await appError(bullpen.dlq.replay('dlq-000000000000000000000000', { by: 'alice' }));
+    const missing = await refusal(bullpen.dlq.replay('dlq-000000000000000000000000', { by: 'alice' }));
     expect(missing).toMatchObject({ code: 'NOT_FOUND', message: 'No dead letter dlq-000000000000000000000000' });
   });
 
   it('a bulk replay restricted to pending leaves an entry that was replayed meanwhile', async () => {
     const { id } = await bullpen.dlq.record(input());
     await bullpen.dlq.replay(id, { by: 'alice' });
-    expect((await appError(bullpen.dlq.replayAs(id, { by: 'bulk', expectedReplays: 1 }, ['pending']))).code).toBe('CONFLICT');
+    expect((await refusal(bullpen.dlq.replayAs(id, { by: 'bulk', expectedReplays: 1 }, ['pending']))).code).toBe('CONFLICT');
   });
 
   it('refuses a replay of a type this build does not know, and an edit of a locked field, naming them', async () => {
     const ghost = await bullpen.dlq.record(input({ queue: 'ghost-type', jobType: 'ghost-type' }));
-    const unknown = await appError(bullpen.dlq.replay(ghost.id, { by: 'alice' }));
+    const unknown = await refusal(bullpen.dlq.replay(ghost.id, { by: 'alice' }));
     expect(unknown).toMatchObject({
       code: 'VALIDATION',
       message: `Dead letter ${ghost.id} is of job type "ghost-type", which this build does not know`,
     });
     const { id } = await bullpen.dlq.record(input());
-    const one = await appError(
-      bullpen.dlq.replay(id, { by: 'alice', payload: { webhookId: 'wh-2', event: 'order.created', payload: {} } }),
-    );
+    const one = await refusal(bullpen.dlq.replay(id, { by: 'alice', payload: { webhookId: 'wh-2', event: 'order.created', payload: {} } }));
     expect(one.message).toBe('Refused: the edit changes locked field webhookId');
     expect(one.details).toEqual({
       issues: [{ path: ['webhookId'], message: 'locked: an edit may not change it (dispatch a new job to target another webhookId)' }],
       lockedFields: ['webhookId'],
     });
-    const two = await appError(
-      bullpen.dlq.replay(id, { by: 'alice', payload: { webhookId: 'wh-2', event: 'order.created', payload: {} } }),
-    );
+    const two = await refusal(bullpen.dlq.replay(id, { by: 'alice', payload: { webhookId: 'wh-2', event: 'order.created', payload: {} } }));
     expect(two.message).toBe('Refused: the edit changes locked field webhookId');
     expect((await bullpen.dlq.get(id))?.status).toBe('pending');
   });
 
   it('a recorded payload the schema refuses needs an edit to be replayed; with one, it is', async () => {
     const { id } = await bullpen.dlq.record(input({ payload: { webhookId: 'wh-1', event: '' } }));
-    const e = await appError(bullpen.dlq.replay(id, { by: 'alice' }));
+    const e = await refusal(bullpen.dlq.replay(id, { by: 'alice' }));
     expect(e.code).toBe('VALIDATION');
     expect(e.message).toMatch(
       new RegExp(`^Dead letter ${id}'s payload does not pass the notify schema \\(.*\\); replay it with an edited payload$`),
@@ -251,7 +238,7 @@ describe('DeadLetterStore rules', () => {
     const replaying = bullpen.dlq.replay(other, { by: 'alice' });
     try {
       await expect.poll(async () => (await bullpen.dlq.get(other))?.status).toBe('replaying');
-      const refused = await appError(bullpen.dlq.discard(other, 'ops'));
+      const refused = await refusal(bullpen.dlq.discard(other, 'ops'));
       expect(refused).toMatchObject({
         code: 'CONFLICT',
         message: `Dead letter ${other} is replaying; it cannot be discarded now`,
@@ -377,30 +364,30 @@ describe('DeadLetterStore rules', () => {
 
   it('names what it refused: the record, the filter, the page, the replay options, the actor', async () => {
     const bad = { ...input(), attempts: -1 };
-    expect((await appError(bullpen.dlq.record(bad))).message).toMatch(/^Invalid dead letter: /);
-    expect((await appError(bullpen.dlq.list({ status: 'lost' as never }))).message).toMatch(/^Invalid dead-letter filter: /);
-    expect((await appError(bullpen.dlq.list({}, { limit: 0 }))).message).toMatch(/^Invalid page: /);
+    expect((await refusal(bullpen.dlq.record(bad))).message).toMatch(/^Invalid dead letter: /);
+    expect((await refusal(bullpen.dlq.list({ status: 'lost' as never }))).message).toMatch(/^Invalid dead-letter filter: /);
+    expect((await refusal(bullpen.dlq.list({}, { limit: 0 }))).message).toMatch(/^Invalid page: /);
     const { id } = await bullpen.dlq.record(input());
-    expect((await appError(bullpen.dlq.replay(id, { by: '' }))).message).toMatch(/^Invalid replay options: /);
-    expect((await appError(bullpen.dlq.discard(id, ''))).message).toMatch(/^Invalid actor: /);
-    expect((await appError(bullpen.dlq.claimQueueRetry('notify', 'x', ''))).message).toMatch(/^Invalid actor: /);
-    const missing = await appError(bullpen.dlq.discard('dlq-000000000000000000000000', 'ops'));
+    expect((await refusal(bullpen.dlq.replay(id, { by: '' }))).message).toMatch(/^Invalid replay options: /);
+    expect((await refusal(bullpen.dlq.discard(id, ''))).message).toMatch(/^Invalid actor: /);
+    expect((await refusal(bullpen.dlq.claimQueueRetry('notify', 'x', ''))).message).toMatch(/^Invalid actor: /);
+    const missing = await refusal(bullpen.dlq.discard('dlq-000000000000000000000000', 'ops'));
     expect(missing).toMatchObject({ code: 'NOT_FOUND', message: 'No dead letter dlq-000000000000000000000000' });
   });
 
   it('a discarded entry cannot be replayed, whatever count is passed', async () => {
     const { id } = await bullpen.dlq.record(input());
     await bullpen.dlq.discard(id, 'ops');
-    const e = await appError(bullpen.dlq.replay(id, { by: 'alice' }));
+    const e = await refusal(bullpen.dlq.replay(id, { by: 'alice' }));
     expect(e.message).toBe(`Dead letter ${id} is discarded with 0 replays; it cannot be replayed now`);
   });
 
   it('an invalid edit carries the schema’s issues; an unreplayable payload’s message is zod’s on one line', async () => {
     const { id } = await bullpen.dlq.record(input());
-    const e = await appError(bullpen.dlq.replay(id, { by: 'alice', payload: { webhookId: 'wh-1', event: '' } }));
+    const e = await refusal(bullpen.dlq.replay(id, { by: 'alice', payload: { webhookId: 'wh-1', event: '' } }));
     expect((e.details?.issues as unknown[]).length).toBeGreaterThan(0);
     const stuck = (await bullpen.dlq.record(input({ payload: { webhookId: 'wh-1', event: '', payload: {} } }))).id;
-    const one = await appError(bullpen.dlq.replay(stuck, { by: 'alice' }));
+    const one = await refusal(bullpen.dlq.replay(stuck, { by: 'alice' }));
     expect(one.message).toContain(' → at event)');
     expect(one.message).toContain('Too small');
   });
