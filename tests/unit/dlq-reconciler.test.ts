@@ -477,6 +477,27 @@ describe('DeadLetterReconciler’s progress through a changing failed set', () =
     expect(s.recovered()).toEqual(['j5']);
   });
 
+  it('reads past later failures in the same millisecond as the newest job it saw, ordered above it, before a recorded page may stop it', async () => {
+    const s = sweepOf({ pageSize: 2 });
+    s.redis.fail('mail', ...failures(1, 4));
+    await s.recordedAtFailure(...ids(1, 4));
+    await s.reconciler.reconcileOnce();
+    expect(s.redis.hash(TOP).get('mail')).toBe(`${T0 + 4_000}:j4`);
+    // Three more failed in j4's millisecond; Redis orders a tie by id, newest first, so all three
+    // come before j4. j4c's worker died before its DLQ write; the two above it were written.
+    s.redis.fail('mail', ...['j4c', 'j4d', 'j4e'].map((id) => ({ id, finishedOn: T0 + 4_000 })));
+    await s.recordedAtFailure('j4d', 'j4e');
+    // A page of the same time is not past j4: only j4 itself, or a job older than it, is. The
+    // page holding j4 wrote j4c, so the next one, recorded and older, is what stops the check.
+    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 6, recovered: 1 });
+    expect(s.recovered()).toEqual(['j4c']);
+    expect(s.pages().slice(-3)).toEqual([
+      ['head', 2],
+      ['j4d', 2],
+      ['j4', 2],
+    ]);
+  });
+
   it('sweeps a failed set it has no record of sweeping to its end, over as many runs as its budget needs', async () => {
     // A first start on a set that has a recorded head, or the sweep's state lost: older runs
     // cannot be said to have swept what is under the head.
