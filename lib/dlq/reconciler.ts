@@ -7,7 +7,7 @@ import { silentLogger, type Logger } from '../logging/logger';
 import type { RedisClient } from '../redis/connection';
 import type { Keyspace } from '../redis/keys';
 import { Lease } from '../redis/lease';
-import { type FailedJobRecord, toDeadLetterInput } from './dead-letter-input';
+import { toDeadLetterInput } from './dead-letter-input';
 import { readFailedJob } from './failed-job-reader';
 import { FAILED_PAGE } from './scripts';
 import type { DeadLetterSink } from './sink';
@@ -214,12 +214,20 @@ export class DeadLetterReconciler {
     result: ReconcileResult,
   ): Promise<ReconcileResult> {
     const top = await this.opts.redis.hget(this.topKey, type);
-    const head = await this.scan(type, queue, lease, undefined, top === null ? undefined : cursorOf(top), result);
+    // Jobs read this run whose dead letter could not be written (a DLQ write that timed out).
+    const unwritten: string[] = [];
+    const head = await this.scan(type, queue, lease, undefined, top === null ? undefined : cursorOf(top), result, unwritten);
     let scan = head;
     if (head.stop === 'recorded') {
       const resume = await this.opts.redis.hget(this.resumeKey, type);
-      if (resume !== null) scan = await this.scan(type, queue, lease, cursorOf(resume), undefined, result);
+      if (resume !== null) scan = await this.scan(type, queue, lease, cursorOf(resume), undefined, result, unwritten);
     }
+    // The resume point and the head job below move past these jobs, and no later run would
+    // read them again: they are kept by id and tried on each run until written or gone.
+    // Written before the state moves, so a run that fails here leaves the state as it was.
+    const retryKey = this.opts.keys.tagged('dlq', 'reconciler-unwritten', type);
+    if (scan.stop !== 'lost') await this.retryUnwritten(type, queue, retryKey, result);
+    if (unwritten.length > 0) await this.opts.redis.sadd(retryKey, ...unwritten);
     // Its lease expired and another process took the queue over: that one's state stands.
     if (scan.stop === 'lost') return result;
     if (scan.stop === 'budget' && scan.last !== undefined) {
@@ -230,6 +238,66 @@ export class DeadLetterReconciler {
     // Only now: what failed after this job was read, or is under the resume point.
     if (head.first !== undefined) await this.opts.redis.hset(this.topKey, type, pointOf(head.first));
     return result;
+  }
+
+  /**
+   * Tries again the jobs earlier runs could not write a dead letter for, at most a page of
+   * them a run (SRANDMEMBER: a letter that always fails cannot keep the others waiting).
+   * Outside the run's budget, so they cannot stall a backlog either. A job written, or no
+   * longer in the failed set, leaves the list.
+   */
+  private async retryUnwritten(type: string, queue: Pick<Queue, 'keys' | 'toKey'>, key: string, result: ReconcileResult): Promise<void> {
+    const ids = (await this.opts.redis.srandmember(key, this.pageSize)) as string[];
+    if (ids.length === 0) return;
+    const { fresh, unwritten } = await this.recordJobs(type, queue, ids, result);
+    const done = ids.filter((id) => !unwritten.includes(id));
+    result.recovered += fresh;
+    if (fresh > 0) this.logger.warn({ queue: type, recovered: fresh }, 'recovered dead letters a sweep could not write before');
+    if (done.length > 0) await this.opts.redis.srem(key, ...done);
+  }
+
+  /**
+   * Reads the jobs `ids` names that are still in the failed set and writes each one's dead
+   * letter (record() is idempotent and cheap when the entry exists; it also re-opens an
+   * entry whose job was retried from the failed tab and failed again), a group at a time.
+   * Counts the jobs read in `result.scanned`; returns how many letters were new and the ids
+   * whose write failed.
+   */
+  private async recordJobs(
+    type: string,
+    queue: Pick<Queue, 'keys' | 'toKey'>,
+    ids: readonly string[],
+    result: ReconcileResult,
+  ): Promise<{ fresh: number; unwritten: string[] }> {
+    // A job an operator cancelled has no dead letter unless its type asks for one: that is not a lost one.
+    const keepCancelled = this.opts.queues.jobs.get(type).deadLetterOnCancel;
+    let fresh = 0;
+    const unwritten: string[] = [];
+    for (let g = 0; g < ids.length; g += this.readGroup) {
+      const group = ids.slice(g, g + this.readGroup);
+      const read = await Promise.all(group.map((id) => readFailedJob(this.opts.redis, queue, id, this.maxPayloadBytes)));
+      // By the id the failed set holds: the one a later run reads the job by.
+      const jobs = group.flatMap((id, k) => {
+        const job = read[k];
+        return job === undefined ? [] : [{ id, job }];
+      });
+      const outcomes = await Promise.allSettled(
+        jobs.map(({ job }) =>
+          keepCancelled || cancelledBy(job) === undefined
+            ? this.opts.sink.record(toDeadLetterInput(type, job))
+            : Promise.resolve({ created: false }),
+        ),
+      );
+      outcomes.forEach((o, i) => {
+        if (o.status === 'fulfilled') fresh += o.value.created ? 1 : 0;
+        else {
+          unwritten.push(jobs[i].id);
+          this.logger.error({ err: o.reason, queue: type, jobId: jobs[i].id }, 'could not record a failed job');
+        }
+      });
+      result.scanned += jobs.length;
+    }
+    return { fresh, unwritten };
   }
 
   /**
@@ -247,9 +315,8 @@ export class DeadLetterReconciler {
     from: Cursor | undefined,
     past: Cursor | undefined,
     result: ReconcileResult,
+    unwritten: string[],
   ): Promise<{ stop: 'recorded' | 'end' | 'budget' | 'lost'; first?: Cursor; last?: Cursor }> {
-    // A job an operator cancelled has no dead letter unless its type asks for one: that is not a lost one.
-    const keepCancelled = this.opts.queues.jobs.get(type).deadLetterOnCancel;
     let last = from;
     let first: Cursor | undefined;
     // Past `past` once a page holds it, or a job that failed before it (it may have left the set).
@@ -269,31 +336,9 @@ export class DeadLetterReconciler {
           passed = score < Number(past.score) || (score === Number(past.score) && rows[i] === past.id);
         }
       }
-      let fresh = 0;
-      let failed = 0;
-      for (let g = 0; g < ids.length; g += this.readGroup) {
-        const group = ids.slice(g, g + this.readGroup);
-        const jobs = (await Promise.all(group.map((id) => readFailedJob(this.opts.redis, queue, id, this.maxPayloadBytes)))).filter(
-          (job): job is FailedJobRecord => job !== undefined,
-        );
-        // record() is idempotent and cheap when the entry exists; it also re-opens an
-        // entry whose job was retried from the failed tab and failed again.
-        const outcomes = await Promise.allSettled(
-          jobs.map((job) =>
-            keepCancelled || cancelledBy(job) === undefined
-              ? this.opts.sink.record(toDeadLetterInput(type, job))
-              : Promise.resolve({ created: false }),
-          ),
-        );
-        outcomes.forEach((o, i) => {
-          if (o.status === 'fulfilled') fresh += o.value.created ? 1 : 0;
-          else {
-            failed++;
-            this.logger.error({ err: o.reason, queue: type, jobId: jobs[i].id }, 'could not record a failed job');
-          }
-        });
-        result.scanned += jobs.length;
-      }
+      const { fresh, unwritten: notWritten } = await this.recordJobs(type, queue, ids, result);
+      const failed = notWritten.length;
+      unwritten.push(...notWritten);
       result.recovered += fresh;
       if (fresh > 0) this.logger.warn({ queue: type, recovered: fresh }, 'recovered dead letters missing from the DLQ');
       if (!(await lease.renew(this.owner))) {

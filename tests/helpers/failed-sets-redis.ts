@@ -17,8 +17,9 @@ export interface FailedJobSeed {
 /**
  * What the DLQ reconciler reads from Redis, held in memory: each queue's failed set
  * (ZREVRANGE, ZREVRANK, ZCOUNT with Redis's ordering of ties and its refusal of a bound
- * that is not a number), the job hashes (read as `dlq-failed-job.lua` reads them) and
- * the hash of resume points. Every command is logged in `calls`, and `readBatches`
+ * that is not a number), the job hashes (read as `dlq-failed-job.lua` reads them), the
+ * hashes of resume points and head jobs, and the sets of jobs left unwritten. Every
+ * command is logged in `calls`, and `readBatches`
  * holds how many job reads were in flight together, batch by batch.
  */
 export class FailedSetsRedis {
@@ -27,6 +28,7 @@ export class FailedSetsRedis {
   private readonly sets = new Map<string, Map<string, number>>();
   private readonly jobs = new Map<string, FailedJobSeed>();
   private readonly hashes = new Map<string, Map<string, string>>();
+  private readonly setsOfMembers = new Map<string, Set<string>>();
   /** Each lease key's holder (leases do not expire here: a test takes one over with `leases.set`). */
   readonly leases = new Map<string, string>();
   /** Job ids that leave their failed set just before their own read (retried, removed). */
@@ -122,6 +124,33 @@ export class FailedSetsRedis {
   async hdel(key: string, field: string): Promise<number> {
     this.calls.push(['hdel', key, field]);
     return this.hashes.get(key)?.delete(field) ? 1 : 0;
+  }
+
+  async sadd(key: string, ...members: string[]): Promise<number> {
+    this.calls.push(['sadd', key, ...members]);
+    const set = this.members(key);
+    const added = members.filter((m) => !set.has(m)).length;
+    for (const m of members) set.add(m);
+    return added;
+  }
+
+  async srem(key: string, ...members: string[]): Promise<number> {
+    this.calls.push(['srem', key, ...members]);
+    const set = this.members(key);
+    return members.filter((m) => set.delete(m)).length;
+  }
+
+  /** Up to `count` distinct members; in the order they were added, where Redis picks at random. */
+  async srandmember(key: string, count: number): Promise<string[]> {
+    this.calls.push(['srandmember', key, count]);
+    return [...this.members(key)].slice(0, count);
+  }
+
+  /** A set's members, for a test to read or seed. */
+  members(key: string): Set<string> {
+    const set = this.setsOfMembers.get(key) ?? new Set<string>();
+    this.setsOfMembers.set(key, set);
+    return set;
   }
 
   /**

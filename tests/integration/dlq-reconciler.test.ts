@@ -150,6 +150,36 @@ describe('DeadLetterReconciler', () => {
     expect((await bullpen.dlq.counts()).pending).toBe(9);
   });
 
+  it('keeps a job whose dead letter it could not write on a list in Redis, and writes it on a later run', async () => {
+    await failJobs(3, new DroppingSink());
+    // The last job a sweep reads, newest first.
+    const [refusedJob] = await bullpen.redis.zrange(bullpen.queues.get(TYPE).keys.failed, 0, 0);
+    // The DLQ refuses its write (a timeout), then recovers.
+    let refuse = true;
+    const sink: DeadLetterSink = {
+      record: (input) =>
+        refuse && input.jobId === refusedJob ? Promise.reject(new Error('Command timed out')) : bullpen.dlq.record(input),
+    };
+    const reconciler = new DeadLetterReconciler({
+      sink,
+      queues: bullpen.queues,
+      redis: bullpen.redis,
+      keys: bullpen.keys,
+      types: [TYPE],
+      pageSize: 1,
+      maxPerQueue: 3,
+    });
+    expect(await reconciler.reconcileOnce()).toEqual({ scanned: 3, recovered: 2 });
+    const list = bullpen.keys.tagged('dlq', 'reconciler-unwritten', TYPE);
+    expect(await bullpen.redis.smembers(list)).toEqual([refusedJob]);
+    refuse = false;
+    // The head check stops at the recorded head and the resume point is past the refused
+    // job: only the list's try reaches it.
+    expect(await reconciler.reconcileOnce()).toEqual({ scanned: 2, recovered: 1 });
+    expect(await bullpen.dlq.getByJob(TYPE, refusedJob)).toMatchObject({ source: 'reconciler', status: 'pending' });
+    expect(await bullpen.redis.exists(list)).toBe(0);
+  });
+
   it('sweeps a queue in one worker process at a time: a run that finds it held leaves it', async () => {
     await failJobs(5, new DroppingSink());
     const first = DeadLetterReconciler.fromBullpen(bullpen, { types: [TYPE] });

@@ -134,6 +134,7 @@ describe('DeadLetterReconciler’s runs', () => {
       redis: {
         defineCommand: () => undefined,
         hget: async () => null,
+        srandmember: async () => [],
         bullpen_lease_acquire: async () => null,
         bullpen_lease_release: async () => 1,
         [FAILED_PAGE.command]: () => {
@@ -162,6 +163,7 @@ describe('DeadLetterReconciler’s runs', () => {
 const RESUME = 't:{dlq}:reconciler-resume';
 const TOP = 't:{dlq}:reconciler-top';
 const LOCK = 't:{dlq}:reconciler-lock:mail';
+const UNWRITTEN = 't:{dlq}:reconciler-unwritten:mail';
 const FAILED = 'bull:mail:failed';
 const T0 = 1_800_000_000_000;
 
@@ -179,12 +181,18 @@ function sweepOf(opts: Partial<ReconcilerOptions> = {}) {
   const redis = new FailedSetsRedis();
   const dlq = new MemorySink();
   const refused = new Set<string>();
+  /** How many of the next writes fail, whatever their job. */
+  const outage = { writes: 0 };
   const { logger, lines } = recordingLogger();
   /** A reconciler over these failed sets and this DLQ, as each worker process has its own. */
   const another = () =>
     new DeadLetterReconciler({
       sink: {
-        record: (input) => (refused.has(input.jobId) ? Promise.reject(new Error('the DLQ refused the write')) : dlq.record(input)),
+        record: (input) => {
+          if (!refused.has(input.jobId) && outage.writes === 0) return dlq.record(input);
+          if (!refused.has(input.jobId)) outage.writes--;
+          return Promise.reject(new Error('the DLQ refused the write'));
+        },
       },
       queues: {
         jobs: { names: ['mail', 'hook'], get: (type: string) => ({ deadLetterOnCancel: type === 'hook' }) },
@@ -205,7 +213,7 @@ function sweepOf(opts: Partial<ReconcilerOptions> = {}) {
   const recovered = () => dlq.recorded.filter((l) => l.source === 'reconciler').map((l) => l.jobId);
   /** The pages read from the failed set, as [the job each starts after ('head', or a time alone), its size]. */
   const pages = () => redis.callsOf('page').map(([, count, score, id]) => [id || score || 'head', count]);
-  return { redis, dlq, refused, lines, reconciler, another, recordedAtFailure, recovered, pages };
+  return { redis, dlq, refused, outage, lines, reconciler, another, recordedAtFailure, recovered, pages };
 }
 
 const ids = (from: number, to: number) => failures(from, to).map((j) => j.id);
@@ -315,6 +323,7 @@ describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () =
       ['lease-acquire', LOCK, expect.any(String)],
       ['hget', TOP, 'mail'],
       ['page', FAILED, 100, '', ''],
+      ['srandmember', UNWRITTEN, 100],
       ['hdel', RESUME, 'mail'],
       ['lease-release', LOCK, expect.any(String)],
     ]);
@@ -375,9 +384,87 @@ describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () =
     expect(s.recovered()).toEqual(['j3']);
     expect(s.lines[0]).toEqual(['error', { err: expect.any(Error), queue: 'mail', jobId: 'j6' }, 'could not record a failed job']);
     expect((s.lines[0][1] as { err: Error }).err.message).toBe('the DLQ refused the write');
+    expect([...s.redis.members(UNWRITTEN)]).toEqual(['j6']);
     s.refused.clear();
-    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 4, recovered: 1 });
+    // The head check writes it (j6 is the newest job the last run saw); the list's try finds it written.
+    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 5, recovered: 1 });
     expect(s.recovered()).toEqual(['j3', 'j6']);
+    expect(s.redis.members(UNWRITTEN).size).toBe(0);
+  });
+
+  it('writes on a later run a letter it could not write under a newer page, whatever pages of recorded failures land on top', async () => {
+    const s = sweepOf({ pageSize: 2 });
+    s.redis.fail('mail', ...failures(1, 4));
+    await s.recordedAtFailure(...ids(1, 4));
+    await s.reconciler.reconcileOnce();
+    // j7 and j6 missing, written by the sweep; j5's write fails (a DLQ timeout), on the page
+    // that holds j4, where the last run began.
+    s.redis.fail('mail', ...failures(5, 7));
+    s.refused.add('j5');
+    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 6, recovered: 2 });
+    s.refused.clear();
+    s.redis.fail('mail', ...failures(8, 9));
+    await s.recordedAtFailure('j8', 'j9');
+    await s.reconciler.reconcileOnce();
+    expect(s.recovered()).toEqual(['j7', 'j6', 'j5']);
+  });
+
+  it('writes on a later run a letter of the backlog it could not write, past the resume point it went on to', async () => {
+    const s = sweepOf({ pageSize: 2, maxPerQueue: 6 });
+    s.redis.fail('mail', ...failures(1, 12));
+    await s.recordedAtFailure(...ids(1, 12).filter((id) => id !== 'j3'));
+    s.refused.add('j3');
+    // The first runs read to the end, one budget at a time; j3's write fails on the second.
+    await s.reconciler.reconcileOnce();
+    await s.reconciler.reconcileOnce();
+    s.refused.clear();
+    for (let run = 0; run < 4; run++) await s.reconciler.reconcileOnce();
+    expect(s.recovered()).toEqual(['j3']);
+  });
+
+  it('tries at most a page of its list a run, keeps a letter that still fails there, and drops a job that left the set', async () => {
+    const s = sweepOf({ pageSize: 2 });
+    s.redis.fail('mail', ...failures(1, 3));
+    await s.recordedAtFailure('j2', 'j3');
+    // j1's write fails every time; j9 left the failed set (retried, removed) since a run could
+    // not write its letter; j2's letter was written since.
+    s.refused.add('j1');
+    await s.reconciler.reconcileOnce();
+    for (const id of ['j9', 'j2']) s.redis.members(UNWRITTEN).add(id);
+    await s.reconciler.reconcileOnce();
+    expect(s.redis.callsOf('srandmember').at(-1)).toEqual([UNWRITTEN, 2]);
+    expect([...s.redis.members(UNWRITTEN)]).toEqual(['j1', 'j2']);
+    await s.reconciler.reconcileOnce();
+    expect([...s.redis.members(UNWRITTEN)]).toEqual(['j1']);
+    expect(s.lines.filter(([, , msg]) => msg === 'could not record a failed job').map(([, f]) => (f as { jobId: string }).jobId)).toEqual([
+      'j1',
+      'j1',
+      'j1',
+    ]);
+    s.refused.clear();
+    await s.reconciler.reconcileOnce();
+    expect(s.recovered()).toEqual(['j1']);
+    expect(s.redis.members(UNWRITTEN).size).toBe(0);
+    expect(s.lines.at(-1)).toEqual(['warn', { queue: 'mail', recovered: 1 }, 'recovered dead letters a sweep could not write before']);
+  });
+
+  it('moves neither its head job nor its resume point when it cannot keep the list, and writes the letter on the next run', async () => {
+    const s = sweepOf({ pageSize: 2 });
+    s.redis.fail('mail', ...failures(1, 4));
+    await s.recordedAtFailure(...ids(1, 4));
+    await s.reconciler.reconcileOnce();
+    s.redis.fail('mail', ...failures(5, 6));
+    s.refused.add('j5');
+    const sadd = s.redis.sadd.bind(s.redis);
+    s.redis.sadd = async () => {
+      throw new Error('Connection is closed.');
+    };
+    await expect(s.reconciler.reconcileOnce()).rejects.toThrow('Connection is closed.');
+    expect(s.redis.hash(TOP).get('mail')).toBe(`${T0 + 4_000}:j4`);
+    s.redis.sadd = sadd;
+    s.refused.clear();
+    await s.reconciler.reconcileOnce();
+    expect(s.recovered()).toEqual(['j6', 'j5']);
   });
 
   it('on its timer, logs a sweep that recovered letters with its counts, and nothing for one that did not', async () => {
@@ -397,7 +484,11 @@ describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () =
 });
 
 /** An event another client makes while sweeps run: none, a job leaving the set at a rank, or new failures on top. */
-type Change = { kind: 'none' } | { kind: 'leave'; rank: number } | { kind: 'fail'; count: number; recorded: boolean };
+type Change =
+  | { kind: 'none' }
+  | { kind: 'leave'; rank: number }
+  | { kind: 'fail'; count: number; recorded: boolean }
+  | { kind: 'outage'; writes: number };
 
 describe('DeadLetterReconciler’s progress through a changing failed set', () => {
   it('works through a backlog whatever the page and the budget, with the head recorded or a new failure on it each run', async () => {
@@ -521,6 +612,8 @@ describe('DeadLetterReconciler’s progress through a changing failed set', () =
         weight: 2,
         arbitrary: fc.record({ kind: fc.constant('fail' as const), count: fc.integer({ min: 1, max: 4 }), recorded: fc.boolean() }),
       },
+      // The DLQ refuses the next writes (a timeout, a failover).
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('outage' as const), writes: fc.integer({ min: 1, max: 5 }) }) },
     );
     await fc.assert(
       fc.asyncProperty(
@@ -541,6 +634,10 @@ describe('DeadLetterReconciler’s progress through a changing failed set', () =
           const apply = () => {
             const c = changes[next++];
             if (!c || c.kind === 'none') return;
+            if (c.kind === 'outage') {
+              s.outage.writes += c.writes;
+              return;
+            }
             if (c.kind === 'leave') {
               const id = s.redis.failedIds('mail')[c.rank];
               if (id !== undefined) {
@@ -558,10 +655,12 @@ describe('DeadLetterReconciler’s progress through a changing failed set', () =
           s.redis.onCall = apply;
           for (let run = 0; run < busyRuns; run++) {
             apply();
-            expect((await s.reconciler.reconcileOnce()).scanned).toBeLessThanOrEqual(maxPerQueue);
+            // The budget, and a page of letters earlier runs could not write.
+            expect((await s.reconciler.reconcileOnce()).scanned).toBeLessThanOrEqual(maxPerQueue + pageSize);
           }
           // Then quiet runs, enough to walk the whole set two jobs a run.
           s.redis.onCall = undefined;
+          s.outage.writes = 0;
           const quiet = s.redis.failedIds('mail').length + 3;
           for (let run = 0; run < quiet; run++) await s.reconciler.reconcileOnce();
           const missing = s.redis.failedIds('mail').filter((id) => !s.dlq.get('mail', id));
