@@ -5,6 +5,7 @@ import type { Bullpen } from '@/lib/bullpen';
 import { AppError } from '@/lib/errors/app-error';
 import { DeadLetterBulk, type EntryStore } from '@/lib/dlq/bulk-operations';
 import type { DeadLetterEntry } from '@/lib/dlq/entry';
+import { MAX_DLQ_BULK } from '@/lib/dlq/dlq-limits';
 import { IndexPager } from '@/lib/dlq/index-pager';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import type { JobEnvelope } from '@/lib/jobs/envelope';
@@ -240,6 +241,14 @@ describe('DeadLetterBulk', () => {
     expect((await refusal(bulk().purgeTenant({ orgId: '../x' }, { by: 'ops' }, 0))).message).toMatch(/^Invalid tenant: /);
     expect((await refusal(bulk().purgeTenant({ orgId: 'org-1' }, { by: '' }, 0))).message).toMatch(/^Invalid purge options: /);
     expect((await refusal(bulk().prune({ olderThanMs: -1 }))).message).toMatch(/^Invalid prune options: /);
+    expect((await refusal(bulk().prune({ batchSize: 0 }))).message).toMatch(/^Invalid prune options: /);
+    expect((await refusal(bulk().prune({ batchSize: 1_001 }))).message).toMatch(/^Invalid prune options: /);
+  });
+
+  it('takes a limit above the other bulk actions’ 10,000: a purge runs in the background, as far as it is asked', async () => {
+    const ids = await record(2, { type: 'tidy' });
+    expect(await bulk().purge({ type: 'tidy' }, { by: 'root', limit: MAX_DLQ_BULK + 1 }, 0)).toBe(2);
+    expect(await bullpen.dlq.getMany(ids)).toEqual([]);
   });
 
   it('purges up to its limit across batches, reporting each, and leaves the rest', async () => {
@@ -409,7 +418,7 @@ describe('DeadLetterBulk', () => {
         return bullpen.dlq.getMany(want);
       },
     });
-    expect(await reading.prune({ now: touched + 10_000, olderThanMs: 10_000, batchSize: 1 })).toBe(3);
+    expect(await reading.prune({ now: touched + 10_000, olderThanMs: 10_000, batchSize: 2 })).toBe(3);
     // It walks the replayed and discarded indexes only: a pending letter is never read.
     expect(read.sort()).toEqual(ids.slice(0, 3).sort());
     expect((await bullpen.dlq.getMany(ids)).map((e) => [e.id, e.status])).toEqual([[ids[3], 'pending']]);
