@@ -40,6 +40,8 @@ export const MUTATION_TEST_FILES = [
   'tests/integration/schedule-service.test.ts',
   'tests/integration/dashboard-operations.test.ts',
   'tests/integration/dashboard-job-operations.test.ts',
+  'tests/integration/dashboard-job-operations-effects.test.ts',
+  'tests/integration/foreign-queues.test.ts',
   'tests/integration/dashboard-queue-operations.test.ts',
   'tests/integration/retry-all-preview.test.ts',
   'tests/integration/dashboard-dlq-bulk.test.ts',
