@@ -1,7 +1,7 @@
 import { Job } from 'bullmq';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
-import { describeRetrySkips, QueueOperations, skipOf } from '@/dashboard/queues/queue-operations';
+import { CLEAN_BATCH, describeRetrySkips, QueueOperations, skipOf } from '@/dashboard/queues/queue-operations';
 import { deadLetterId } from '@/lib/dlq/entry';
 import { useTestRedis } from '../helpers/use-test-redis';
 import { refusal } from '../helpers/refusal';
@@ -155,6 +155,27 @@ describe('QueueOperations', () => {
     expect(await b.dlq.get(letter)).toMatchObject({ status: 'pending', replays: [] });
   });
 
+  it('starts a retried failure’s attempts over: made and started both at 0', async () => {
+    const b = await server.readyBullpen();
+    const [id] = await failed(b, 1);
+    const key = b.queues.get(TYPE).toKey(id);
+    await b.redis.hset(key, 'ats', '10');
+    expect(await new QueueOperations(b).retryAllFailed(TYPE, 'ops')).toMatchObject({ succeeded: 1 });
+    // BullMQ resets them by removing the fields.
+    expect(await b.redis.hmget(key, 'atm', 'ats')).toEqual([null, null]);
+  });
+
+  it('skips past a job failed at `before` itself that BullMQ will not retry, once', async () => {
+    const b = await server.readyBullpen();
+    const t0 = Date.now() - 60_000;
+    const ids = await failed(b, 2, t0);
+    vi.spyOn(Job.prototype, 'retry').mockRejectedValue(new Error('connection reset'));
+    // `before` is ids[0]'s own time: it is in range, and still in the set after the batch.
+    const counts = await new QueueOperations(b).retryAllFailed(TYPE, 'ops', undefined, { before: t0, limit: 5, batchSize: 1 });
+    expect(counts).toMatchObject({ succeeded: 0, skipped: 0, failed: 1 });
+    expect(await b.queues.get(TYPE).getJobState(ids[1])).toBe('failed');
+  });
+
   it('counts the skips of every batch by their reason', async () => {
     const b = await server.readyBullpen();
     const ids = await failed(b, 4);
@@ -247,5 +268,26 @@ describe('QueueOperations', () => {
     expect(await ops.clean(TYPE, 'failed', 0, async (p) => void reports.push(p))).toEqual({ succeeded: 3, skipped: 0, failed: 0 });
     expect(reports).toEqual([{ succeeded: 3, skipped: 0, failed: 0 }]);
     expect(await b.queues.get(TYPE).getFailedCount()).toBe(0);
+  });
+
+  it('cleans past BullMQ’s limit per call, one call after another until one removes fewer', async () => {
+    const b = await server.readyBullpen();
+    const queue = b.queues.get(TYPE);
+    await queue.waitUntilReady();
+    const n = CLEAN_BATCH + 1;
+    const at = Date.now() - 60_000;
+    const pipe = b.redis.pipeline();
+    for (let k = 0; k < n; k++) {
+      pipe.hset(queue.toKey(`c${k}`), { name: TYPE, data: '{}', timestamp: String(at), finishedOn: String(at + k) });
+      pipe.zadd(queue.toKey('failed'), at + k, `c${k}`);
+    }
+    await pipe.exec();
+    const reports: unknown[] = [];
+    expect(await new QueueOperations(b).clean(TYPE, 'failed', 0, async (p) => void reports.push(p))).toMatchObject({ succeeded: n });
+    expect(reports).toEqual([
+      { succeeded: CLEAN_BATCH, skipped: 0, failed: 0 },
+      { succeeded: n, skipped: 0, failed: 0 },
+    ]);
+    expect(await queue.getFailedCount()).toBe(0);
   });
 });
