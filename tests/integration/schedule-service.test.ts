@@ -62,7 +62,8 @@ describe('ScheduleService (lib/schedules/schedule-service.ts)', () => {
           }) as typeof queue);
 
   const overrideRaw = (b: Bullpen, name: string) => b.redis.hget(b.keys.tagged('schedules', 'overrides'), name);
-  const auditActions = async (b: Bullpen) => (await b.audit.page({ limit: 100 })).entries.map((e) => `${e.action} ${e.target.id}`);
+  const auditActions = async (b: Bullpen) =>
+    (await b.audit.page({ limit: 100 })).entries.map((e) => `${e.action} ${e.target.kind}:${e.target.id}`);
 
   // 2030-01-01 00:10 UTC: `report` (hourly) fires next at 01:00, `tidy` (every 15 min) at 00:15.
   const T = Date.UTC(2030, 0, 1, 0, 10);
@@ -209,7 +210,7 @@ describe('ScheduleService (lib/schedules/schedule-service.ts)', () => {
     const raw = await overrideRaw(bullpen, 'report');
     await expect(schedules.pause('report', 'bob')).resolves.toMatchObject({ paused: true, editedBy: 'alice' });
     expect(await overrideRaw(bullpen, 'report')).toBe(raw);
-    expect(await auditActions(bullpen)).toEqual(['schedule.pause report']);
+    expect(await auditActions(bullpen)).toEqual(['schedule.pause schedule:report']);
   });
 
   it('holds the schedule lock for the time it is given while it applies', async () => {
