@@ -23,7 +23,13 @@ test.afterEach(async ({ bullpen }) => {
     // A pending entry would keep the health page degraded for the specs after this one.
     if (entry?.status === 'pending') await bullpen.dlq.discard(id, 'e2e-cleanup');
   }
-  for (const id of jobs.splice(0)) await (await bullpen.queues.get(TYPE).getJob(id))?.remove();
+  const queue = bullpen.queues.get(TYPE);
+  for (const id of jobs.splice(0)) {
+    // A copy is not delayed: the e2e worker may be running it, and BullMQ refuses to remove a
+    // job another worker holds the lock of. Its run (an e2e org's deletion) ends in seconds.
+    await expect.poll(() => queue.getJobState(id), { timeout: 60_000 }).not.toBe('active');
+    await (await queue.getJob(id))?.remove();
+  }
 });
 
 /** A data-deletion dead letter for ORG, recorded as the runtime records a final failure (no job runs). */
