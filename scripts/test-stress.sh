@@ -60,6 +60,9 @@ run_suite() { # name, files ("" for all, "none" to skip), command...
 }
 
 export NEXT_TELEMETRY_DISABLED=1
+# Beside the loops the e2e suite takes about twice its quiet 23 minutes: its 30-minute bound
+# (playwright.config.ts) would stop it with specs not run, which says nothing about flakes.
+export E2E_GLOBAL_TIMEOUT_MIN="${E2E_GLOBAL_TIMEOUT_MIN:-90}"
 run_suite integration "${STRESS_INTEGRATION:-}" npx vitest run --project integration
 integration=$?
 run_suite e2e "${STRESS_E2E:-}" npx playwright test
