@@ -128,6 +128,7 @@ export class FailedSetsRedis {
 
   async sadd(key: string, ...members: string[]): Promise<number> {
     this.calls.push(['sadd', key, ...members]);
+    noMembers('sadd', members);
     const set = this.members(key);
     const added = members.filter((m) => !set.has(m)).length;
     for (const m of members) set.add(m);
@@ -136,6 +137,7 @@ export class FailedSetsRedis {
 
   async srem(key: string, ...members: string[]): Promise<number> {
     this.calls.push(['srem', key, ...members]);
+    noMembers('srem', members);
     const set = this.members(key);
     return members.filter((m) => set.delete(m)).length;
   }
@@ -234,4 +236,9 @@ function bound(text: string): [number, boolean] {
   const value = /^[+-]?inf$/.test(body) ? (body.startsWith('-') ? -Infinity : Infinity) : body.trim() === '' ? Number.NaN : Number(body);
   if (Number.isNaN(value)) throw new Error('ERR min or max is not a float');
   return [value, open];
+}
+
+/** Redis refuses SADD and SREM without a member, as the reconciler must never send them. */
+function noMembers(command: string, members: string[]): void {
+  if (members.length === 0) throw new Error(`ERR wrong number of arguments for '${command}' command`);
 }

@@ -436,13 +436,15 @@ describe('DeadLetterReconciler’s sweep of a failed set (held in memory)', () =
     expect([...s.redis.members(UNWRITTEN)]).toEqual(['j1', 'j2']);
     await s.reconciler.reconcileOnce();
     expect([...s.redis.members(UNWRITTEN)]).toEqual(['j1']);
+    expect(s.lines.filter(([, , msg]) => msg === 'recovered dead letters a sweep could not write before')).toEqual([]);
     expect(s.lines.filter(([, , msg]) => msg === 'could not record a failed job').map(([, f]) => (f as { jobId: string }).jobId)).toEqual([
       'j1',
       'j1',
       'j1',
     ]);
     s.refused.clear();
-    await s.reconciler.reconcileOnce();
+    // The head check stops at the recorded head; the list's try writes j1.
+    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 3, recovered: 1 });
     expect(s.recovered()).toEqual(['j1']);
     expect(s.redis.members(UNWRITTEN).size).toBe(0);
     expect(s.lines.at(-1)).toEqual(['warn', { queue: 'mail', recovered: 1 }, 'recovered dead letters a sweep could not write before']);
@@ -587,6 +589,29 @@ describe('DeadLetterReconciler’s progress through a changing failed set', () =
       ['j4d', 2],
       ['j4', 2],
     ]);
+  });
+
+  it('is not past the newest job it saw where that job failed again since, higher up', async () => {
+    const s = sweepOf({ pageSize: 2 });
+    s.redis.fail('mail', ...failures(1, 4));
+    await s.recordedAtFailure(...ids(1, 4));
+    await s.reconciler.reconcileOnce();
+    // j5 failed with its letter lost, j6 with its letter written; then j4, retried from the
+    // failed tab, failed again (its entry re-opened by the runtime): it is at the head now.
+    s.redis.fail('mail', ...failures(5, 6), { id: 'j4', finishedOn: T0 + 10_000 });
+    await s.recordedAtFailure('j6');
+    await s.reconciler.reconcileOnce();
+    expect(s.recovered()).toEqual(['j5']);
+  });
+
+  it('stops at the first recorded page under the newest job it saw, when that job has left the set', async () => {
+    const s = sweepOf({ pageSize: 2 });
+    s.redis.fail('mail', ...failures(1, 6));
+    await s.recordedAtFailure(...ids(1, 6));
+    await s.reconciler.reconcileOnce();
+    s.redis.remove('mail', 'j6');
+    // j5 and j4 failed before j6 did: that page is past it, recorded, and the older pages were swept.
+    expect(await s.reconciler.reconcileOnce()).toEqual({ scanned: 2, recovered: 0 });
   });
 
   it('sweeps a failed set it has no record of sweeping to its end, over as many runs as its budget needs', async () => {
