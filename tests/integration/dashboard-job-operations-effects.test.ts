@@ -1,9 +1,9 @@
-import { type ConnectionOptions, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
-import IORedis from 'ioredis';
+import { type ConnectionOptions, type Job, UnrecoverableError, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { JobOperations } from '@/dashboard/jobs/job-operations';
 import { ATTEMPT_RECORD_FIELD, readAttemptRecord } from '@/lib/runtime/attempt-record';
+import { foreignQueue } from '../helpers/foreign-queue';
 import { useTestRedis } from '../helpers/use-test-redis';
 import { refusal } from '../helpers/refusal';
 
@@ -65,12 +65,7 @@ describe('JobOperations: what a retry and an added job leave', () => {
   it('re-runs a foreign queue’s completed job without writing a field of its own into that hash', async () => {
     const other = 'jobops-effects';
     const b = await server.readyBullpen({ env: { BULLPEN_QUEUE_PREFIXES: other } });
-    const connection = new IORedis({ host: '127.0.0.1', port: server.redis.port, maxRetriesPerRequest: null });
-    const emails = new Queue('emails', { connection, prefix: other });
-    open.push(
-      async () => connection.disconnect(),
-      () => emails.close(),
-    );
+    const { connection, queue: emails } = foreignQueue(server.redis.port, other, 'emails', open);
     const src = await emails.add('welcome', { to: 'a@example.com' });
     const job = await take(connection, 'emails', other, 't-done');
     await job.moveToCompleted('sent', 't-done', false);
@@ -83,12 +78,7 @@ describe('JobOperations: what a retry and an added job leave', () => {
   it('names every refused field of a raw job in one message, in the form’s order', async () => {
     const other = 'jobops-raw';
     const b = await server.readyBullpen({ env: { BULLPEN_QUEUE_PREFIXES: other } });
-    const connection = new IORedis({ host: '127.0.0.1', port: server.redis.port, maxRetriesPerRequest: null });
-    const emails = new Queue('emails', { connection, prefix: other });
-    open.push(
-      async () => connection.disconnect(),
-      () => emails.close(),
-    );
+    const { queue: emails } = foreignQueue(server.redis.port, other, 'emails', open);
     await emails.add('seed', {});
     const refused = await refusal(new JobOperations(b).addRaw({ queue: `${other}~emails`, name: 'has space', data: '{}', attempts: '0' }));
     expect(refused.message).toBe('The job was not added: name: No spaces; attempts: At least 1');

@@ -1,10 +1,10 @@
-import { Job, Queue, UnrecoverableError, Worker } from 'bullmq';
-import IORedis from 'ioredis';
+import { Job, UnrecoverableError, Worker } from 'bullmq';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import { JobOperations } from '@/dashboard/jobs/job-operations';
 import { deadLetterId } from '@/lib/dlq/entry';
 import { PRIORITY } from '@/lib/jobs/priority';
+import { foreignQueue } from '../helpers/foreign-queue';
 import { useTestRedis } from '../helpers/use-test-redis';
 import { refusal } from '../helpers/refusal';
 
@@ -176,12 +176,7 @@ describe('JobOperations', () => {
   it('adds to a foreign queue only: its form, its JSON and an own queue are refused with the reason', async () => {
     const other = 'jobops-other';
     const b = await server.readyBullpen({ env: { BULLPEN_QUEUE_PREFIXES: other } });
-    const connection = new IORedis({ host: '127.0.0.1', port: server.redis.port, maxRetriesPerRequest: null });
-    const emails = new Queue('emails', { connection, prefix: other });
-    open.push(
-      async () => connection.disconnect(),
-      () => emails.close(),
-    );
+    const { queue: emails } = foreignQueue(server.redis.port, other, 'emails', open);
     await emails.add('seed', {});
     const ops = new JobOperations(b);
     const ref = `${other}~emails`;
@@ -210,12 +205,7 @@ describe('JobOperations', () => {
   it('copies a foreign job with its name and data, or the edit, and its retry options, and runs it again as it is', async () => {
     const other = 'jobops-dup';
     const b = await server.readyBullpen({ env: { BULLPEN_QUEUE_PREFIXES: other } });
-    const connection = new IORedis({ host: '127.0.0.1', port: server.redis.port, maxRetriesPerRequest: null });
-    const emails = new Queue('emails', { connection, prefix: other });
-    open.push(
-      async () => connection.disconnect(),
-      () => emails.close(),
-    );
+    const { queue: emails } = foreignQueue(server.redis.port, other, 'emails', open);
     const ops = new JobOperations(b);
     const ref = `${other}~emails`;
     const src = await emails.add('welcome', { to: 'a@example.com' }, { attempts: 4, backoff: { type: 'fixed', delay: 50 }, priority: 7 });
