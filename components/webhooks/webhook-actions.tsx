@@ -8,7 +8,6 @@ import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { ErrorResult } from '@/components/ui/inline-result';
 import { useAction } from '@/components/ui/use-action';
 import type { ActionResult } from '@/dashboard/client/action-result';
-import { jobPageHref } from '@/dashboard/client/schedules-view';
 import type { Reenabled, WebhookReplays } from '@/dashboard/client/read-models';
 import { DeliveryJobLink } from './delivery-job-link';
 import type { WebhookRow } from '@/dashboard/client/read-models';

@@ -3,7 +3,6 @@ import { StatusPill } from '@/components/ui/badge';
 import { Pagination } from '@/components/ui/pagination';
 import { RelativeTime } from '@/components/ui/relative-time';
 import { Table } from '@/components/ui/table';
-import { jobPageHref } from '@/dashboard/client/schedules-view';
 import { DeliveryJobLink } from './delivery-job-link';
 import type { DeliveryRow } from '@/dashboard/client/read-models';
 

@@ -185,7 +185,7 @@ describe('HealthChecker against a real redis-server', () => {
       notify: { waiting: 2, paused: false },
       sync: { waiting: 0, oldestWaitingMs: null },
     });
-    const age = (queues.details.queues as Record<string, { oldestWaitingMs: number }>)['notify'].oldestWaitingMs;
+    const age = (queues.details.queues as Record<string, { oldestWaitingMs: number }>).notify.oldestWaitingMs;
     expect(age).toBeGreaterThanOrEqual(10 * MIN);
     expect(age).toBeLessThan(11 * MIN);
 
@@ -203,7 +203,7 @@ describe('HealthChecker against a real redis-server', () => {
     await slack.pause();
     queues = check(await checker(thresholds).check(), 'queues');
     expect(queues.status).toBe('degraded');
-    expect((queues.details.queues as Record<string, { paused: boolean; waiting: number }>)['sync']).toMatchObject({
+    expect((queues.details.queues as Record<string, { paused: boolean; waiting: number }>).sync).toMatchObject({
       paused: true,
       waiting: 2,
     });
@@ -252,7 +252,7 @@ describe('HealthChecker against a real redis-server', () => {
     const queues = check(await later(), 'queues');
     expect(queues.status).toBe('unhealthy');
     expect(queues.details.oldestWaitingMs as number).toBeGreaterThanOrEqual(59 * MIN);
-    expect((queues.details.queues as Record<string, { waiting: number }>)['notify'].waiting).toBe(2);
+    expect((queues.details.queues as Record<string, { waiting: number }>).notify.waiting).toBe(2);
   });
 
   it('rates pending dead letters against the threshold', async () => {
