@@ -4,6 +4,7 @@ import { shippedApp } from '@/jobs/shipped-app';
 import { type Bullpen, createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
+import { readyClient } from '@/lib/redis/connection';
 import { AppShell } from './pages/app-shell';
 import { SignInPage } from './pages/sign-in-page';
 import { readE2eState, type E2eRole, type E2eState } from './support/e2e-state';
@@ -70,10 +71,13 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { scope: 'worker' },
   ],
   redisProcess: [
-    async ({ e2e }, use) => {
+    async ({ e2e, bullpen }, use) => {
       const control = new RedisControl(e2e.controlUrl);
       await use(control);
       await control.ensureUp();
+      // The worker's later specs share this fail-fast client: it must be back too, not
+      // still waiting out ioredis's reconnect backoff.
+      await readyClient(bullpen.redis, 20_000);
     },
     { scope: 'worker' },
   ],
