@@ -21,6 +21,12 @@ interface StreamReader {
  * the delay), and its stream id the Redis clock when the script ran, just after; so each
  * delay reads at most one round trip low. BullMQ keeps the delay on the job only while it
  * waits (promotion resets it to 0), too briefly to poll for.
+ *
+ * A drawn delay of 0 (floor(random() * 1,000) is 0 once in 1,000 draws) is no `delayed`
+ * event: BullMQ then retries at once (job.js's moveToFailed calls retryJob, not
+ * moveToDelayed), and the stream shows `waiting` with `prev` `active`. That reads as 0
+ * here. The only other script that writes that pair is moveJobFromActiveToWait, a worker's
+ * manual rate limit, which these tests' workers never set.
  */
 export async function retryDelays(redis: StreamReader, eventsKey: string): Promise<Map<string, number[]>> {
   const delays = new Map<string, number[]>();
@@ -28,8 +34,13 @@ export async function retryDelays(redis: StreamReader, eventsKey: string): Promi
     const f = new Map<string, string>();
     for (let i = 0; i < fields.length; i += 2) f.set(fields[i], fields[i + 1]);
     const jobId = f.get('jobId');
-    if (f.get('event') !== 'delayed' || !jobId) continue;
-    delays.set(jobId, [...(delays.get(jobId) ?? []), Number(f.get('delay')) - Number(id.split('-')[0])]);
+    if (!jobId) continue;
+    const event = f.get('event');
+    let delay: number;
+    if (event === 'delayed') delay = Number(f.get('delay')) - Number(id.split('-')[0]);
+    else if (event === 'waiting' && f.get('prev') === 'active') delay = 0;
+    else continue;
+    delays.set(jobId, [...(delays.get(jobId) ?? []), delay]);
   }
   return delays;
 }
