@@ -1,4 +1,4 @@
-import type { Locator, Page } from '@playwright/test';
+import { expect, type Locator, type Page } from '@playwright/test';
 
 export type NavItem = 'overview' | 'queues' | 'dead-letters' | 'webhooks' | 'schedules' | 'health' | 'audit';
 
@@ -16,7 +16,12 @@ export class AppShell {
     return this.page.getByTestId(`nav-${item}`);
   }
 
+  /**
+   * Signs out and waits for the server's redirect to the sign-in page: a navigation the
+   * caller starts before it lands is aborted by it (net::ERR_ABORTED under load).
+   */
   async signOut(): Promise<void> {
     await this.signOutButton.click();
+    await expect(this.page).toHaveURL(/\/sign-in(\?|$)/);
   }
 }
