@@ -4,7 +4,6 @@ import { shippedApp } from '@/jobs/shipped-app';
 import { type Bullpen, createBullpen } from '@/lib/bullpen';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/logging/logger';
-import { readyClient } from '@/lib/redis/connection';
 import { AppShell } from './pages/app-shell';
 import { SignInPage } from './pages/sign-in-page';
 import { readE2eState, type E2eRole, type E2eState } from './support/e2e-state';
@@ -77,7 +76,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       await control.ensureUp();
       // The worker's later specs share this fail-fast client: it must be back too, not
       // still waiting out ioredis's reconnect backoff.
-      await readyClient(bullpen.redis, 20_000);
+      await bullpen.ready(20_000);
     },
     { scope: 'worker' },
   ],

@@ -1,5 +1,4 @@
 import type { Page } from '@playwright/test';
-import { readyClient } from '@/lib/redis/connection';
 import { HealthPage } from './pages/health-page';
 import { OutageBanner } from './pages/outage-banner';
 import { QueuePage } from './pages/queue-page';
@@ -98,7 +97,7 @@ test('a killed Redis shows in every open tab within 5 s; an action pressed meanw
   await Promise.all(tabs.map((tab) => expect(new OutageBanner(tab).banner).toHaveCount(0, { timeout: CLEARS_WITHIN_MS })));
   // This spec's own client fails fast too, and reconnects on ioredis's backoff (up to 2 s
   // a try), not when the dashboard's does; expect.poll fails at once on a thrown read.
-  await readyClient(bullpen.redis, CLEARS_WITHIN_MS);
+  await bullpen.ready(CLEARS_WITHIN_MS);
   // Pressed while Redis was away, and never applied once it came back.
   await expect.poll(() => queue.isPaused(), { timeout: 5_000 }).toBe(false);
   await new Promise((r) => setTimeout(r, 3_000));
