@@ -8,6 +8,7 @@ import { AppShell } from './pages/app-shell';
 import { SignInPage } from './pages/sign-in-page';
 import { readE2eState, type E2eRole, type E2eState } from './support/e2e-state';
 import { RedisControl } from './support/redis-control';
+import { waitForStreamedContentOnLoad } from './support/streamed-reveals';
 import { WorkerControl } from './support/worker-control';
 
 const SCREENSHOT_DIR = path.join(__dirname, 'screenshots');
@@ -44,6 +45,8 @@ interface WorkerFixtures {
   workerProcess: WorkerControl;
   /** Hangs, kills and restarts the run's redis-server (the outage specs); left up for the next spec whatever happens. */
   redisProcess: RedisControl;
+  /** Every page's goto and reload wait for React's streamed content to be in place (support/streamed-reveals.ts). */
+  streamedReveals: undefined;
 }
 
 export const test = base.extend<TestFixtures, WorkerFixtures>({
@@ -79,6 +82,16 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       await bullpen.ready(20_000);
     },
     { scope: 'worker' },
+  ],
+  streamedReveals: [
+    async ({ browser }, use) => {
+      // Pages share one class: a page of a throwaway context reaches it before any spec opens its own.
+      const context = await browser.newContext();
+      waitForStreamedContentOnLoad(await context.newPage());
+      await context.close();
+      await use(undefined);
+    },
+    { scope: 'worker', auto: true },
   ],
   baseURL: async ({ e2e }, use) => use(e2e.baseURL),
   signIn: async ({ page, e2e }, use) => {
