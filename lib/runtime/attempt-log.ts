@@ -21,14 +21,14 @@ const FORGET_AFTER_MS = 60_000;
 /** How soon a flush that Redis refused is tried again. */
 const RETRY_MS = 1_000;
 
-/** An attempt under way in this process, from the processor's hooks. */
+/** A failed attempt of this process, from the processor's hook, until BullMQ reports what it did with the job. */
 interface Running {
   attempt: number;
   start: number;
-  end?: number;
-  durationMs?: number;
-  errorClass?: string;
-  message?: string;
+  end: number;
+  durationMs: number;
+  errorClass: string;
+  message: string;
 }
 
 /** An entry waiting for the next flush: the job's hash, its creation time and the line. */
@@ -91,30 +91,28 @@ export class AttemptLog {
     this.logger = (opts.logger ?? silentLogger).child({ component: 'attempt-record' });
   }
 
-  /** Wraps the runtime's hooks: each attempt's start, end, run time and error. */
+  /**
+   * Wraps the runtime's hooks: a failed attempt's run time and error, which BullMQ's
+   * `failed` event does not carry. A completed attempt needs no hook: the job's own
+   * processedOn and finishedOn say when it ran (`completed`), so the common job, one
+   * attempt that completes, costs the record nothing at all.
+   */
   hooks(next?: RuntimeHooks): RuntimeHooks {
     return {
-      onStart: (ctx) => {
-        this.running.set(runKey(ctx.type, ctx.jobId), { attempt: ctx.attempt, start: Date.now() });
-        next?.onStart?.(ctx);
-      },
+      onStart: next?.onStart?.bind(next),
       onProgress: next?.onProgress?.bind(next),
-      onComplete: (ctx) => {
-        const r = this.running.get(runKey(ctx.type, ctx.jobId));
-        if (r) {
-          r.end = Date.now();
-          r.durationMs = Math.round(ctx.durationMs);
-        }
-        next?.onComplete?.(ctx);
-      },
+      onComplete: next?.onComplete?.bind(next),
       onFailed: (ctx) => {
-        const r = this.running.get(runKey(ctx.type, ctx.jobId));
-        if (r) {
-          r.end = Date.now();
-          r.durationMs = Math.round(ctx.durationMs);
-          r.errorClass = ctx.classification.errorClass;
-          r.message = ctx.error.message;
-        }
+        const end = Date.now();
+        const durationMs = Math.round(ctx.durationMs);
+        this.running.set(runKey(ctx.type, ctx.jobId), {
+          attempt: ctx.attempt,
+          start: end - durationMs,
+          end,
+          durationMs,
+          errorClass: ctx.classification.errorClass,
+          message: ctx.error.message,
+        });
         next?.onFailed?.(ctx);
       },
     };
@@ -130,19 +128,21 @@ export class AttemptLog {
   }
 
   /**
-   * The worker's `completed` event: BullMQ has stored the result. A job's only attempt
-   * (its first, never started before, no failure behind it) is not written: BullMQ's
-   * processedOn, finishedOn and processedBy say what its entry would, and the job page
-   * reads them (unrecordedCompletion), so the common job costs the record nothing.
+   * The worker's `completed` event: BullMQ has stored the result, and counted the attempt
+   * in attemptsMade. A job's only attempt (its first, never started before, no failure
+   * behind it) is not written: BullMQ's processedOn, finishedOn and processedBy say what
+   * its entry would, and the job page reads them (unrecordedCompletion). A later attempt's
+   * entry takes its times from the same fields.
    */
-  completed(type: string, job: Job): void {
-    const r = this.take(type, job);
-    if (!r || onlyAttempt(r, job)) return;
+  completed(_type: string, job: Job): void {
+    if (onlyAttempt(job)) return;
+    const end = job.finishedOn ?? Date.now();
+    const start = job.processedOn ?? undefined;
     this.add(job, {
-      attempt: r.attempt,
-      start: r.start,
-      end: r.end ?? Date.now(),
-      durationMs: r.durationMs,
+      attempt: Math.max(1, job.attemptsMade),
+      start,
+      end,
+      durationMs: start === undefined ? undefined : Math.max(0, end - start),
       worker: this.opts.worker,
       outcome: 'completed',
     });
@@ -165,7 +165,7 @@ export class AttemptLog {
       this.add(job, {
         attempt: r.attempt,
         start: r.start,
-        end: r.end ?? Date.now(),
+        end: r.end,
         durationMs: r.durationMs,
         worker: this.opts.worker,
         outcome,
@@ -313,19 +313,19 @@ export class AttemptLog {
     const now = Date.now();
     if (now - this.lastSweep < FORGET_AFTER_MS) return;
     this.lastSweep = now;
-    for (const [key, r] of this.running) if (r.end !== undefined && now - r.end > FORGET_AFTER_MS) this.running.delete(key);
+    for (const [key, r] of this.running) if (now - r.end > FORGET_AFTER_MS) this.running.delete(key);
   }
 }
 
 const runKey = (type: string, jobId: string) => `${type}\u0000${jobId}`;
 
 /**
- * Whether `job` ran once only: attempt 1, moved to active once (a stalled run counts in
- * attemptsStarted, not in attemptsMade) and no failure's stack kept (an operator's retry
- * of a failed job starts over at attempt 1 but keeps them).
+ * Whether a completed `job` ran once only: one attempt made, moved to active once (a
+ * stalled run counts in attemptsStarted, not in attemptsMade) and no failure's stack kept
+ * (an operator's retry of a failed job starts over at attempt 1 but keeps them).
  */
-function onlyAttempt(r: Running, job: Job): boolean {
-  return r.attempt === 1 && (job.attemptsStarted ?? 0) <= 1 && !job.stacktrace?.length;
+function onlyAttempt(job: Job): boolean {
+  return (job.attemptsMade ?? 0) <= 1 && (job.attemptsStarted ?? 0) <= 1 && !job.stacktrace?.length;
 }
 
 function noop(): void {}

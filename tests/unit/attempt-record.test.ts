@@ -78,22 +78,54 @@ describe('a completed job’s last attempt from BullMQ’s own fields', () => {
 describe('the attempt log writes no entry for a job’s only attempt', () => {
   // Entries wait for a flush that never comes: nothing here touches Redis.
   const log = () => new AttemptLog({ redis: {} as never, worker: 'bullpen:h:1', flushIntervalMs: 60_000 });
+  /** BullMQ's `completed` event for attempt `attempt`: attemptsMade already counts it. */
   const finish = (l: AttemptLog, attempt: number, fields: Partial<Job>) => {
     const hooks = l.hooks();
     const ctx = { jobId: '7', type: 'notify', attempt };
     hooks.onStart?.(ctx);
     hooks.onComplete?.({ ...ctx, durationMs: 3, result: undefined });
-    const job = { id: '7', queueQualifiedName: 'bull:notify', timestamp: 1, attemptsStarted: attempt, stacktrace: [], ...fields };
+    const job = {
+      id: '7',
+      queueQualifiedName: 'bull:notify',
+      timestamp: 1,
+      attemptsMade: attempt,
+      attemptsStarted: attempt,
+      stacktrace: [],
+      processedOn: 5_000,
+      finishedOn: 5_040,
+      ...fields,
+    };
     l.completed('notify', job as unknown as Job);
     return l.waiting;
   };
 
   it('skips a first attempt that completed, and only that', () => {
     expect(finish(log(), 1, {})).toBe(0);
-    expect(finish(log(), 2, { attemptsMade: 1 })).toBe(1);
+    expect(finish(log(), 2, {})).toBe(1);
     // A run the stalled check put back: started twice, still attempt 1.
     expect(finish(log(), 1, { attemptsStarted: 2 })).toBe(1);
     // An operator's retry of a failed job: attempt 1 again, its earlier failure's stack kept.
     expect(finish(log(), 1, { stacktrace: ['Error: upstream unavailable'] })).toBe(1);
+  });
+
+  it('writes a later attempt’s completion with the times BullMQ kept, as the job page reads an only one', async () => {
+    // A connection that takes the record's script and keeps what each call was given.
+    const calls: unknown[][] = [];
+    const redis = {
+      defineCommand(name: string) {
+        (this as Record<string, unknown>)[name] = async (_keys: number, ...rest: unknown[]) => {
+          calls.push(rest);
+          return 1;
+        };
+      },
+    };
+    const l = new AttemptLog({ redis: redis as never, worker: 'bullpen:h:1', flushIntervalMs: 60_000 });
+    finish(l, 3, {});
+    expect(await l.flush()).toBe(1);
+    const [key, , , , created, line] = calls[0] as string[];
+    expect([key, created]).toEqual(['bull:notify:7', '1']);
+    expect(parseAttemptRecord(line, '0').entries).toEqual([
+      { attempt: 3, start: 5_000, end: 5_040, durationMs: 40, worker: 'bullpen:h:1', outcome: 'completed' },
+    ]);
   });
 });
