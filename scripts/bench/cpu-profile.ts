@@ -31,7 +31,12 @@ export interface Attribution {
 }
 
 /** V8's pseudo-frames: not code, but time the profile still accounts for. */
-const PSEUDO: Record<string, string> = { '(idle)': 'idle', '(garbage collector)': 'gc', '(program)': 'program' };
+// A Map, not an object: a frame named `toString` or `constructor` must not find Object.prototype's.
+const PSEUDO = new Map([
+  ['(idle)', 'idle'],
+  ['(garbage collector)', 'gc'],
+  ['(program)', 'program'],
+]);
 
 /**
  * Splits the samples taken between `fromUs` and `toUs` (the profile's clock: process.hrtime
@@ -49,7 +54,7 @@ export function attribute(profile: CpuProfile, rules: CostRule[], fromUs: number
     if (hit) return hit;
     let result = { id: 'other', file: '' };
     const leaf = byId.get(nodeId);
-    const pseudo = leaf && PSEUDO[leaf.callFrame.functionName];
+    const pseudo = leaf && PSEUDO.get(leaf.callFrame.functionName);
     if (pseudo) result = { id: pseudo, file: '' };
     else {
       for (let at: number | undefined = nodeId; at !== undefined; at = parent.get(at)) {

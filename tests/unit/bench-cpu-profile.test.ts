@@ -42,6 +42,22 @@ const rules = [
 ];
 
 describe('the CPU profile split', () => {
+  it('gives a native frame named after an Object.prototype method to the package that called it', () => {
+    // Number.prototype.toString under ioredis: not a cost row named after Object.prototype.toString.
+    const native: CpuProfile = {
+      nodes: [
+        frame(1, '(root)', '', [2]),
+        frame(2, 'write', 'file:///repo/node_modules/ioredis/built/Redis.js', [3]),
+        frame(3, 'toString', ''),
+      ],
+      startTime: 0,
+      endTime: 300,
+      samples: [3, 3, 3],
+      timeDeltas: [100, 100, 100],
+    };
+    expect(Object.fromEntries(attribute(native, rules, 0, 300, '/repo').micros)).toEqual({ ioredis: 300 });
+  });
+
   it('gives each sample in the window to the innermost frame a rule claims', () => {
     const split = attribute(profile, rules, 1_150, 1_950, '/repo');
     expect(Object.fromEntries(split.micros)).toEqual({
