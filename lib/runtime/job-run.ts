@@ -6,6 +6,7 @@ import type { CancelledError } from '../errors/cancelled-error';
 import { TimeoutError } from '../errors/timeout-error';
 import type { JobContext, JobProgressValue } from './handler';
 import type { RuntimeHooks } from './runtime-hooks';
+import type { TimedAttempt } from './attempt-deadlines';
 
 /**
  * One attempt of one job, as its handler sees it. A class rather than an object of
@@ -13,7 +14,7 @@ import type { RuntimeHooks } from './runtime-hooks';
  * logger and an eagerly built AbortSignal (slow on Node 20) cost more than the job's
  * own bookkeeping. The signal and the logger are created only if the handler uses them.
  */
-export class JobRun<P = unknown> implements JobContext<P> {
+export class JobRun<P = unknown> implements JobContext<P>, TimedAttempt {
   readonly jobId: string;
   readonly attempt: number;
   readonly maxAttempts: number;
@@ -22,11 +23,14 @@ export class JobRun<P = unknown> implements JobContext<P> {
   data!: P;
   private controller?: AbortController;
   private childLogger?: Logger;
-  private timer?: NodeJS.Timeout;
   private expire?: (reason: TimeoutError | CancelledError) => void;
   /** Why the attempt was stopped, when it was: a cancel may come before the race starts. */
   private stopped?: TimeoutError | CancelledError;
   timedOut = false;
+  /** Its place in its type's line of time limits (attempt-deadlines.ts). */
+  deadline?: number;
+  prev?: JobRun;
+  next?: JobRun;
 
   constructor(
     private readonly job: Job,
@@ -38,6 +42,11 @@ export class JobRun<P = unknown> implements JobContext<P> {
     this.jobId = String(job.id);
     this.attempt = job.attemptsMade + 1;
     this.maxAttempts = job.opts.attempts ?? 1;
+  }
+
+  /** The job's envelope as the processor read it; undefined when it was refused. */
+  get envelopeData(): JobEnvelope | undefined {
+    return this.envelope;
   }
 
   get tenant(): Tenant | undefined {
@@ -104,25 +113,19 @@ export class JobRun<P = unknown> implements JobContext<P> {
   }
 
   /**
-   * Resolves or rejects with `work`, or rejects with a TimeoutError after `timeoutMs`
-   * (aborting the signal too), whichever comes first: a handler that ignores its signal
-   * cannot hold a worker slot forever.
+   * Resolves or rejects with `work`, or rejects when the attempt is stopped (abortWith:
+   * its time limit, attempt-deadlines.ts, or an operator's cancel), whichever comes first:
+   * a handler that ignores its signal cannot hold a worker slot.
    */
-  race<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  race<T>(work: Promise<T>): Promise<T> {
     // One promise settled by whichever comes first, rather than Promise.race over a second
-    // one: a job's path allocates less. Whatever a timed-out handler does later settles
+    // one: a job's path allocates less. Whatever a stopped handler does later settles
     // nothing, and its rejection is handled here.
     return new Promise<T>((resolve, reject) => {
       this.expire = reject;
       work.then(resolve, reject);
-      this.timer = setTimeout(onTimeout, timeoutMs, this, timeoutMs);
       if (this.stopped) reject(this.stopped);
     });
-  }
-
-  /** Clears the timer; call once the attempt is over. */
-  end(): void {
-    if (this.timer) clearTimeout(this.timer);
   }
 
   /** Stops the attempt: its time ran out, or an operator cancelled it (cancel-relay.ts). */
@@ -135,8 +138,4 @@ export class JobRun<P = unknown> implements JobContext<P> {
     this.controller.abort(reason);
     this.expire?.(reason);
   }
-}
-
-function onTimeout(run: JobRun, timeoutMs: number): void {
-  run.abortWith(new TimeoutError(timeoutMs));
 }

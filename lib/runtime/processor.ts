@@ -16,6 +16,7 @@ import type { JobHandler } from './handler';
 import type { RuntimeHooks } from './runtime-hooks';
 import { oversizedData } from './bounded-worker';
 import { JobRun } from './job-run';
+import { AttemptDeadlines } from './attempt-deadlines';
 import { tagJobSpan } from '../telemetry/tracing';
 
 export interface ProcessorDeps {
@@ -52,99 +53,142 @@ export function buildProcessor(deps: ProcessorDeps) {
   const timeoutMs = deps.timeoutMs ?? def.timeoutMs;
   const debug = deps.logger.isLevelEnabled('debug');
   const m = deps.metrics?.forType(deps.type);
+  const deadlines = new AttemptDeadlines(timeoutMs);
+
+  /**
+   * What the attempt needs before its handler: its envelope, its JobRun (in the running
+   * list, where a cancel finds it) and the start hooks. Synchronous and apart from the
+   * async function below, which then keeps few locals across its await: V8 keeps every
+   * local of a waiting async function in an object allocated at each call.
+   */
+  function begin(job: Job): Attempt {
+    const started = performance.now();
+    const read = readEnvelope(job);
+    const envelope = 'error' in read ? undefined : read.envelope;
+    const run = new JobRun(job, deps.type, envelope, deps.logger, deps.hooks);
+    deps.running?.set(run.jobId, run);
+    if (m) m.active++;
+    // One object for both: the hooks must not keep or change it (runtime-hooks.ts).
+    const startCtx = { jobId: run.jobId, type: deps.type, attempt: run.attempt, tenant: envelope?.tenant };
+    deps.hooks?.onStart?.(startCtx);
+    tagJobSpan(startCtx);
+    return {
+      run,
+      started,
+      waitMs: deps.history && run.attempt === 1 ? firstWait(job) : undefined,
+      envelopeError: 'error' in read ? read.error : undefined,
+    };
+  }
+
+  /** The job's payload, checked: the handler's context with its data, or a throw that fails the attempt. */
+  function checked(job: Job, a: Attempt): JobRun {
+    // One queue, one type: a job named otherwise was meant for another handler.
+    if (job.name !== deps.type) {
+      throw new PermanentError(
+        `Job name "${job.name}" is not this queue's job type "${deps.type}": a Bullpen queue runs one type, and its jobs are named after it (docs/producers.md)`,
+        'VALIDATION',
+      );
+    }
+    // Never parsed: only its size and start are known (bounded-worker.ts).
+    const oversized = oversizedData(job);
+    if (oversized) throw payloadTooLarge(deps.type, oversized.bytes, oversized.limit);
+    if (a.envelopeError !== undefined) throw new PermanentError(a.envelopeError, 'VALIDATION');
+    const payload = def.schema.safeParse(a.run.envelopeData?.payload);
+    if (!payload.success) {
+      // A ZodError classifies as validation: permanent, straight to the DLQ with its message.
+      throw Object.assign(payload.error, { message: `Invalid ${deps.type} payload: ${z.prettifyError(payload.error)}` });
+    }
+    a.run.data = payload.data;
+    return a.run;
+  }
+
+  function completed({ run, started, waitMs }: Attempt, result: unknown): void {
+    const durationMs = performance.now() - started;
+    if (m) {
+      m.completed++;
+      m.observe(durationMs / 1000);
+    }
+    deps.history?.record(deps.type, 'completed', durationMs, waitMs);
+    deps.hooks?.onComplete?.({ jobId: run.jobId, type: deps.type, attempt: run.attempt, durationMs, result, tenant: run.tenant });
+    // Completions are counted by the metrics; a line each is for debugging.
+    if (debug) run.logger.debug({ latencyMs: Math.round(durationMs) }, 'job completed');
+  }
+
+  /** Records why the attempt ended and throws what BullMQ must see: the error, or an UnrecoverableError. */
+  async function failed(job: Job, { run, started, waitMs }: Attempt, thrown: unknown): Promise<never> {
+    const { jobId, attempt } = run;
+    const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+    const classification = classifyError(error);
+    const final = !classification.retryable || attempt >= run.maxAttempts;
+    const durationMs = performance.now() - started;
+    if (m) {
+      if (final) m.failed++;
+      else m.retried++;
+      m.observe(durationMs / 1000);
+    }
+    deps.history?.record(deps.type, final ? 'failed' : 'retried', durationMs, waitMs);
+    deps.hooks?.onFailed?.({ jobId, type: deps.type, attempt, tenant: run.tenant, durationMs, error, classification, final });
+    run.logger[final ? 'error' : 'warn'](
+      {
+        err: error,
+        retryable: classification.retryable,
+        errorClass: classification.errorClass,
+        httpStatus: classification.httpStatus,
+        latencyMs: Math.round(durationMs),
+      },
+      final ? 'job failed for good' : 'job attempt failed, will retry',
+    );
+    // The operator reading the job page sees why each attempt ended; a failed write
+    // here must not change the job's outcome.
+    await run
+      .log(
+        `attempt ${attempt}/${run.maxAttempts} failed (${classification.errorClass}): ${error.message.slice(0, 500)}${final ? '' : '; will retry'}`,
+      )
+      .catch(() => undefined);
+    // A cancelled job gets a dead letter only when its type asks for one (deadLetterOnCancel).
+    if (final && (classification.errorClass !== 'cancelled' || def.deadLetterOnCancel)) {
+      const envelope = run.envelopeData;
+      deps.deadLetters.prepare(job, () => recordDeadLetter(deps, job, envelope, error, classification, attempt, run.logger));
+    }
+    if (!classification.retryable) {
+      // BullMQ only skips the remaining attempts for an UnrecoverableError.
+      const unrecoverable = new UnrecoverableError(error.message);
+      unrecoverable.stack = error.stack;
+      throw unrecoverable;
+    }
+    throw error;
+  }
 
   // One parameter on purpose: BullMQ builds an AbortController per job for processors
   // that declare a third (signal) parameter, and on Node 20 an AbortSignal costs more
-  // than the rest of a job's bookkeeping. The timeout below is ours.
+  // than the rest of a job's bookkeeping. The time limit is ours (attempt-deadlines.ts).
   return async function process(job: Job): Promise<unknown> {
-    const started = performance.now();
-    const read = readEnvelope(job);
-    const envelope = 'error' in read ? { error: read.error } : { data: read.envelope };
-    const run = new JobRun(job, deps.type, envelope.data, deps.logger, deps.hooks);
-    const { jobId, attempt } = run;
-    deps.running?.set(jobId, run);
-    const waitMs = deps.history && attempt === 1 ? firstWait(job) : undefined;
-    if (m) m.active++;
-    // One object for both: the hooks must not keep or change it (runtime-hooks.ts).
-    const startCtx = { jobId, type: deps.type, attempt, tenant: envelope.data?.tenant };
-    deps.hooks?.onStart?.(startCtx);
-    tagJobSpan(startCtx);
-
+    const a = begin(job);
     try {
-      // One queue, one type: a job named otherwise was meant for another handler.
-      if (job.name !== deps.type) {
-        throw new PermanentError(
-          `Job name "${job.name}" is not this queue's job type "${deps.type}": a Bullpen queue runs one type, and its jobs are named after it (docs/producers.md)`,
-          'VALIDATION',
-        );
-      }
-      // Never parsed: only its size and start are known (bounded-worker.ts).
-      const oversized = oversizedData(job);
-      if (oversized) throw payloadTooLarge(deps.type, oversized.bytes, oversized.limit);
-      if (!envelope.data) throw new PermanentError(envelope.error, 'VALIDATION');
-      const payload = def.schema.safeParse(envelope.data.payload);
-      if (!payload.success) {
-        // A ZodError classifies as validation: permanent, straight to the DLQ with its message.
-        throw Object.assign(payload.error, { message: `Invalid ${deps.type} payload: ${z.prettifyError(payload.error)}` });
-      }
-      run.data = payload.data;
-      const result = await run.race(deps.handler(run), timeoutMs);
-      const durationMs = performance.now() - started;
-      if (m) {
-        m.completed++;
-        m.observe(durationMs / 1000);
-      }
-      deps.history?.record(deps.type, 'completed', durationMs, waitMs);
-      deps.hooks?.onComplete?.({ jobId, type: deps.type, attempt, durationMs, result, tenant: envelope.data?.tenant });
-      // Completions are counted by the metrics; a line each is for debugging.
-      if (debug) run.logger.debug({ latencyMs: Math.round(durationMs) }, 'job completed');
+      const work = deps.handler(checked(job, a));
+      deadlines.add(a.run);
+      const result = await a.run.race(work);
+      completed(a, result);
       return result;
     } catch (thrown) {
-      const error = thrown instanceof Error ? thrown : new Error(String(thrown));
-      const classification = classifyError(error);
-      const final = !classification.retryable || attempt >= run.maxAttempts;
-      const durationMs = performance.now() - started;
-      if (m) {
-        if (final) m.failed++;
-        else m.retried++;
-        m.observe(durationMs / 1000);
-      }
-      deps.history?.record(deps.type, final ? 'failed' : 'retried', durationMs, waitMs);
-      deps.hooks?.onFailed?.({ jobId, type: deps.type, attempt, tenant: envelope.data?.tenant, durationMs, error, classification, final });
-      run.logger[final ? 'error' : 'warn'](
-        {
-          err: error,
-          retryable: classification.retryable,
-          errorClass: classification.errorClass,
-          httpStatus: classification.httpStatus,
-          latencyMs: Math.round(durationMs),
-        },
-        final ? 'job failed for good' : 'job attempt failed, will retry',
-      );
-      // The operator reading the job page sees why each attempt ended; a failed write
-      // here must not change the job's outcome.
-      await run
-        .log(
-          `attempt ${attempt}/${run.maxAttempts} failed (${classification.errorClass}): ${error.message.slice(0, 500)}${final ? '' : '; will retry'}`,
-        )
-        .catch(() => undefined);
-      // A cancelled job gets a dead letter only when its type asks for one (deadLetterOnCancel).
-      if (final && (classification.errorClass !== 'cancelled' || def.deadLetterOnCancel)) {
-        deps.deadLetters.prepare(job, () => recordDeadLetter(deps, job, envelope.data, error, classification, attempt, run.logger));
-      }
-      if (!classification.retryable) {
-        // BullMQ only skips the remaining attempts for an UnrecoverableError.
-        const unrecoverable = new UnrecoverableError(error.message);
-        unrecoverable.stack = error.stack;
-        throw unrecoverable;
-      }
-      throw error;
+      return await failed(job, a, thrown);
     } finally {
-      run.end();
-      deps.running?.delete(jobId);
+      deadlines.remove(a.run);
+      deps.running?.delete(a.run.jobId);
       if (m) m.active--;
     }
   };
+}
+
+/** One attempt as the processor tracks it, beside its JobRun. */
+interface Attempt {
+  run: JobRun;
+  /** performance.now() at the attempt's start: its duration's origin. */
+  started: number;
+  /** The first attempt's wait, for the history (firstWait). */
+  waitMs: number | undefined;
+  /** Why the envelope was refused; undefined when it was read. */
+  envelopeError: string | undefined;
 }
 
 /**

@@ -34,10 +34,12 @@ export const COSTS: Array<CostRule & { label: string; group: 'hook' | 'bullmq' }
   },
   {
     id: 'timeout',
-    label: 'The timeout (a timer per attempt, armed and cleared)',
+    label: 'The time limit (each attempt in its type’s line of deadlines, one timer for the line)',
     group: 'hook',
-    // '' is race's promise executor, which arms the timer.
-    claims: (url, fn) => url.endsWith('/lib/runtime/job-run.ts') && ['race', '', 'end', 'abortWith', 'onTimeout'].includes(fn),
+    // '' is race's promise executor, which the time limit settles.
+    claims: (url, fn) =>
+      url.endsWith('/lib/runtime/attempt-deadlines.ts') ||
+      (url.endsWith('/lib/runtime/job-run.ts') && ['race', '', 'abortWith'].includes(fn)),
   },
   {
     id: 'metrics',
@@ -147,15 +149,15 @@ const WHAT_THEY_BUY = [
   'BullMQ event listeners cause in the BullMQ row; the difference between the two columns of those rows is Bullpen’s too.',
   '- *Validation*: a payload that does not match its type’s schema fails for good with its message and a dead letter,',
   '  instead of reaching a handler; jobs from plain BullMQ producers are checked the same way (docs/producers.md).',
-  '- *The timeout*: a handler that ignores its signal cannot hold a worker slot past its type’s time limit.',
+  '- *The time limit*: a handler that ignores its signal cannot hold a worker slot past its type’s time limit.',
   '- *Metrics, the history tally, the usage recorder*: counters in memory, written per interval (the scrape, 5 s',
   '  flushes), for Prometheus, the history charts and the `jobsPerDay` quota; their per-job cost is a few additions.',
   '- *Schedules’ last run*: the schedules page’s last run, a check of each job’s id. *The workers view’s running',
   '  list*: the running jobs the workers page lists, read every 5 s from the pool’s own map of running attempts.',
   '- *The attempt record*: the job page’s timeline of every attempt (docs/architecture.md); a line per attempt that',
   '  failed or followed a failure, sent in one script call per queue every 100 ms. A job that completes at its first',
-  '  attempt (every job here) gets no line: the page reads that attempt from BullMQ’s own fields, so what is left',
-  '  here is noting each attempt’s start and end in memory.',
+  '  attempt (every job here) gets no line: the page reads that attempt from BullMQ’s own fields, and so does a later',
+  '  completion’s entry, so what is left here is one check of the job’s counts at BullMQ’s `completed` event.',
   '- *BullMQ’s per-minute metrics*: the last-hour charts and the per-minute counts that fill the hourly history’s gaps,',
   '  written with each job by BullMQ itself, so a crashed worker loses none of them; paid by the redis-server.',
 ];

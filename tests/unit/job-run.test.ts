@@ -4,15 +4,22 @@ import { CancelledError } from '@/lib/errors/cancelled-error';
 import { TimeoutError } from '@/lib/errors/timeout-error';
 import { silentLogger } from '@/lib/logging/logger';
 import { JobRun } from '@/lib/runtime/job-run';
+import { AttemptDeadlines } from '@/lib/runtime/attempt-deadlines';
 
 const runOf = () => new JobRun({ id: '1', attemptsMade: 0, opts: {} } as unknown as Job, 'notify', undefined, silentLogger, undefined);
+
+/** `work` raced against a time limit of `ms`, as the processor runs an attempt: its line left at the end. */
+function within<T>(run: JobRun, work: Promise<T>, ms: number): Promise<T> {
+  const deadlines = new AttemptDeadlines(ms);
+  deadlines.add(run);
+  return run.race(work).finally(() => deadlines.remove(run));
+}
 
 describe('an attempt’s race against its time limit (lib/runtime/job-run.ts)', () => {
   it('ends with the handler when it is first', async () => {
     const run = runOf();
-    await expect(run.race(Promise.resolve(7), 1_000)).resolves.toBe(7);
-    run.end();
-    await expect(runOf().race(Promise.reject(new Error('boom')), 1_000)).rejects.toThrow('boom');
+    await expect(within(run, Promise.resolve(7), 1_000)).resolves.toBe(7);
+    await expect(within(runOf(), Promise.reject(new Error('boom')), 1_000)).rejects.toThrow('boom');
   });
 
   it('ends with a TimeoutError at the limit, and a handler that rejects later is not left unhandled', async () => {
@@ -25,7 +32,7 @@ describe('an attempt’s race against its time limit (lib/runtime/job-run.ts)', 
       const work = new Promise<never>((_, reject) => {
         rejectLate = reject;
       });
-      await expect(run.race(work, 10)).rejects.toBeInstanceOf(TimeoutError);
+      await expect(within(run, work, 10)).rejects.toBeInstanceOf(TimeoutError);
       expect(run.timedOut).toBe(true);
       expect(run.signal.aborted).toBe(true);
       rejectLate(new Error('too late'));
@@ -39,8 +46,7 @@ describe('an attempt’s race against its time limit (lib/runtime/job-run.ts)', 
   it('ends at once when the attempt was cancelled before its handler started', async () => {
     const run = runOf();
     run.abortWith(new CancelledError('alice'));
-    await expect(run.race(new Promise(() => undefined), 1_000)).rejects.toBeInstanceOf(CancelledError);
-    run.end();
+    await expect(within(run, new Promise(() => undefined), 1_000)).rejects.toBeInstanceOf(CancelledError);
   });
 });
 
@@ -154,14 +160,12 @@ describe('what an attempt tells its handler (lib/runtime/job-run.ts)', () => {
     run.abortWith(new TimeoutError(10));
     expect(run.timedOut).toBe(false);
     expect(run.signal.reason).toBe(cancelled);
-    await expect(run.race(new Promise(() => undefined), 1_000)).rejects.toBe(cancelled);
-    run.end();
+    await expect(within(run, new Promise(() => undefined), 1_000)).rejects.toBe(cancelled);
   });
 
-  it('clears its timer at the end, so a finished attempt never times out', async () => {
+  it('leaves its line at the end, so a finished attempt never times out', async () => {
     const run = runOf();
-    await run.race(Promise.resolve(1), 20);
-    run.end();
+    await within(run, Promise.resolve(1), 20);
     await new Promise((r) => setTimeout(r, 40));
     expect(run.timedOut).toBe(false);
     expect(run.signal.aborted).toBe(false);
@@ -170,7 +174,7 @@ describe('what an attempt tells its handler (lib/runtime/job-run.ts)', () => {
   it('times out after its limit, not before', async () => {
     const run = runOf();
     const started = Date.now();
-    await expect(run.race(new Promise(() => undefined), 50)).rejects.toMatchObject({ name: 'TimeoutError' });
+    await expect(within(run, new Promise(() => undefined), 50)).rejects.toMatchObject({ name: 'TimeoutError' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(45);
     expect(run.signal.reason).toBeInstanceOf(TimeoutError);
   });
