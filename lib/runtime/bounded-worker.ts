@@ -15,6 +15,18 @@ export function oversizedData(job: Job): OversizedData | undefined {
   return oversized.get(job);
 }
 
+/** Where a BoundedWorker keeps the JSON text of a job's data on the job, as BullMQ read it. */
+const ENQUEUED_DATA = Symbol('bullpen.enqueuedData');
+
+/**
+ * The JSON text of `job`'s data as BullMQ read it from Redis, when a BoundedWorker
+ * picked it up: the data as it was enqueued, whatever a handler did since to the objects
+ * it was given (the processor hands a payload zod took unchanged to the handler as it is).
+ */
+export function enqueuedData(job: Job): string | undefined {
+  return (job as Job & { [ENQUEUED_DATA]?: string })[ENQUEUED_DATA];
+}
+
 /**
  * A BullMQ Worker that measures each job's data where it arrives: the JSON text BullMQ
  * read from the job's hash, before it is parsed. Its length settles almost every job
@@ -35,7 +47,12 @@ export class BoundedWorker extends Worker {
   protected override createJob(raw: JobJson, jobId: string): Job {
     const text = raw.data;
     const bytes = typeof text === 'string' ? bytesOverLimit(text, this.maxPayloadBytes) : undefined;
-    if (bytes === undefined) return super.createJob(raw, jobId);
+    if (bytes === undefined) {
+      const job = super.createJob(raw, jobId);
+      // A property rather than a WeakMap entry: kept as long as the job, at no cost to collect.
+      if (typeof text === 'string') (job as Job & { [ENQUEUED_DATA]?: string })[ENQUEUED_DATA] = text;
+      return job;
+    }
     const job = super.createJob({ ...raw, data: 'null' }, jobId);
     oversized.set(job, { bytes, limit: this.maxPayloadBytes, preview: previewOf(text) });
     return job;

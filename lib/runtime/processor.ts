@@ -14,7 +14,8 @@ import type { AttemptRecorder } from '../metrics/history-recorder';
 import type { FinalFailures } from './final-failures';
 import type { JobHandler } from './handler';
 import type { RuntimeHooks } from './runtime-hooks';
-import { oversizedData } from './bounded-worker';
+import { enqueuedData, oversizedData } from './bounded-worker';
+import { compileJsonFastCheck } from '../jobs/json-fast-check';
 import { JobRun } from './job-run';
 import { AttemptDeadlines } from './attempt-deadlines';
 import { tagJobSpan } from '../telemetry/tracing';
@@ -54,6 +55,8 @@ export function buildProcessor(deps: ProcessorDeps) {
   const debug = deps.logger.isLevelEnabled('debug');
   const m = deps.metrics?.forType(deps.type);
   const deadlines = new AttemptDeadlines(timeoutMs);
+  // Most payloads zod would take and give back unchanged: this says so without zod's copy.
+  const fastCheck = compileJsonFastCheck(def.schema);
 
   /**
    * What the attempt needs before its handler: its envelope, its JobRun (in the running
@@ -93,7 +96,12 @@ export function buildProcessor(deps: ProcessorDeps) {
     const oversized = oversizedData(job);
     if (oversized) throw payloadTooLarge(deps.type, oversized.bytes, oversized.limit);
     if (a.envelopeError !== undefined) throw new PermanentError(a.envelopeError, 'VALIDATION');
-    const payload = def.schema.safeParse(a.run.envelopeData?.payload);
+    const data = a.run.envelopeData?.payload;
+    if (fastCheck?.(data)) {
+      a.run.data = data;
+      return a.run;
+    }
+    const payload = def.schema.safeParse(data);
     if (!payload.success) {
       // A ZodError classifies as validation: permanent, straight to the DLQ with its message.
       throw Object.assign(payload.error, { message: `Invalid ${deps.type} payload: ${z.prettifyError(payload.error)}` });
@@ -147,7 +155,7 @@ export function buildProcessor(deps: ProcessorDeps) {
       .catch(() => undefined);
     // A cancelled job gets a dead letter only when its type asks for one (deadLetterOnCancel).
     if (final && (classification.errorClass !== 'cancelled' || def.deadLetterOnCancel)) {
-      const envelope = run.envelopeData;
+      const envelope = asEnqueued(job, run.envelopeData);
       deps.deadLetters.prepare(job, () => recordDeadLetter(deps, job, envelope, error, classification, attempt, run.logger));
     }
     if (!classification.retryable) {
@@ -202,6 +210,22 @@ interface Attempt {
 function firstWait(job: Job): number | undefined {
   if (!job.processedOn || job.stacktrace?.length) return undefined;
   return Math.max(0, job.processedOn - job.timestamp - (job.opts.delay ?? 0));
+}
+
+/**
+ * The envelope as the job was enqueued, read again from the JSON text BullMQ read
+ * (bounded-worker.ts): the handler was given the payload's objects themselves, and what
+ * it changed in them must not reach the dead letter, which a replay runs again.
+ */
+function asEnqueued(job: Job, envelope: JobEnvelope | undefined): JobEnvelope | undefined {
+  const text = envelope && enqueuedData(job);
+  if (!text) return envelope;
+  try {
+    const read = readEnvelope({ id: job.id, name: job.name, data: JSON.parse(text), timestamp: job.timestamp, opts: job.opts });
+    return 'error' in read ? envelope : read.envelope;
+  } catch {
+    return envelope;
+  }
 }
 
 async function recordDeadLetter(

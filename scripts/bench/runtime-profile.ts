@@ -28,9 +28,9 @@ const INTERVAL_US = 100;
 export const COSTS: Array<CostRule & { label: string; group: 'hook' | 'bullmq' }> = [
   {
     id: 'validation',
-    label: 'Envelope and payload validation (readEnvelope, the type’s zod schema)',
+    label: 'Envelope and payload validation (readEnvelope, the type’s compiled check, or its zod schema)',
     group: 'hook',
-    claims: (url) => /\/lib\/jobs\/(envelope|tenant)\.ts$/.test(url) || url.includes('/node_modules/zod/'),
+    claims: (url) => /\/lib\/jobs\/(envelope|tenant|json-fast-check)\.ts$/.test(url) || url.includes('/node_modules/zod/'),
   },
   {
     id: 'timeout',
@@ -148,7 +148,9 @@ const WHAT_THEY_BUY = [
   'commands a hook sends (the attempt record’s script call, the flushes) land in the ioredis row, and the work its',
   'BullMQ event listeners cause in the BullMQ row; the difference between the two columns of those rows is Bullpen’s too.',
   '- *Validation*: a payload that does not match its type’s schema fails for good with its message and a dead letter,',
-  '  instead of reaching a handler; jobs from plain BullMQ producers are checked the same way (docs/producers.md).',
+  '  instead of reaching a handler; jobs from plain BullMQ producers are checked the same way (docs/producers.md). Each',
+  '  schema is compiled once into a plain check (lib/jobs/json-fast-check.ts) that takes what zod would give back',
+  '  unchanged, as the dispatcher’s own jobs are, without zod’s copy; anything else is parsed by zod.',
   '- *The time limit*: a handler that ignores its signal cannot hold a worker slot past its type’s time limit.',
   '- *Metrics, the history tally, the usage recorder*: counters in memory, written per interval (the scrape, 5 s',
   '  flushes), for Prometheus, the history charts and the `jobsPerDay` quota; their per-job cost is a few additions.',

@@ -65,6 +65,28 @@ describe('a final failure and its dead letter', () => {
     expect(letter?.error).toMatchObject({ message: 'the receiver is gone', code: 'GONE' });
   });
 
+  it('keeps the payload as it was enqueued, whatever the handler did to the data it was given', async () => {
+    // The handler gets the payload's own objects when zod would give them back unchanged
+    // (lib/jobs/json-fast-check.ts); the dead letter is read again from BullMQ's JSON.
+    await run(async (ctx: JobContext) => {
+      const given = ctx.data as Partial<typeof data>;
+      given.event = 'rewritten';
+      (given.payload as Record<string, unknown>).id = 2;
+      delete given.webhookId;
+      throw new PermanentError('the receiver is gone', 'GONE');
+    });
+    const { jobId } = await bullpen.dispatcher.dispatch(TYPE, data);
+    const { state, job } = await settle(jobId);
+    expect(state).toBe('failed');
+    let letter = await bullpen.dlq.getByJob(TYPE, jobId, job.data);
+    for (let i = 0; !letter && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      letter = await bullpen.dlq.getByJob(TYPE, jobId, job.data);
+    }
+    expect(letter?.payload).toEqual(data);
+    expect(letter?.jobData).toMatchObject({ payload: data });
+  });
+
   it('is not written for a failure BullMQ refused because the lock was lost; the job runs again and completes', async () => {
     const queue = () => bullpen.queues.get(TYPE);
     let runs = 0;
