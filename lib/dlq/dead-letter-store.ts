@@ -395,7 +395,11 @@ export class DeadLetterStore implements DeadLetterSink {
       [this.keys.base, id, n, item.at, JSON.stringify(item), doc?.doc ?? '', doc?.payload ?? ''],
     );
     this.logger.info({ dlqId: id, jobId: newJobId, by: o.by, edited }, 'dead letter replayed');
-    return this.require(id);
+    // The replay's own job may have removed its record already: a data-deletion replayed
+    // for its tenant purges that tenant's dead letters, this one too, often before this
+    // read. The replay happened all the same, and its caller (the dashboard's action, its
+    // audit entry) must say so rather than "not found".
+    return (await this.get(id)) ?? { ...entry, status: 'replayed', replays: [...entry.replays, item], updatedAt: item.at };
   }
 
   /** pending|replayed → discarded (kept for the record, never replayed in bulk). Discarding twice is a no-op. */

@@ -246,6 +246,25 @@ describe('DeadLetterStore', () => {
     expect(entry.replays[0].newJobId).toBe(`replay-${id}-1`);
   });
 
+  it('reports a replay whose own job removed the record before the replay returned, as a tenant’s deletion does', async () => {
+    const { id } = await bullpen.dlq.record(makeInput({ orgId: 'org-gone' }));
+    const store = bullpen.dlq;
+    const get = store.get.bind(store);
+    let reads = 0;
+    // The replay reads the record before its claim and again once it is finished: between the
+    // two, the replayed job (a data-deletion for this tenant) purges the tenant's dead letters.
+    store.get = (async (entryId: string) => {
+      if (++reads === 2) await store.purgeTenant({ orgId: 'org-gone' }, { by: 'tenant-deletion' });
+      return get(entryId);
+    }) as typeof store.get;
+    const entry = await store.replay(id, { by: 'alice' });
+    store.get = get;
+    expect(reads).toBe(2);
+    expect(entry).toMatchObject({ id, status: 'replayed', replays: [{ by: 'alice', newJobId: `replay-${id}-1`, edited: false }] });
+    expect(await bullpen.queues.get('notify').getJob(`replay-${id}-1`)).toBeDefined();
+    expect(await store.get(id)).toBeUndefined();
+  });
+
   it('discards, refuses to replay a discarded entry, and discarding twice is a no-op', async () => {
     const { id } = await bullpen.dlq.record(makeInput());
     const entry = await bullpen.dlq.discard(id, 'carol');
