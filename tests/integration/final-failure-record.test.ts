@@ -48,6 +48,16 @@ describe('a final failure and its dead letter', () => {
     }
   }
 
+  /** The job's dead letter, written just after BullMQ's failed event: waited for up to 2 s. */
+  async function letterOf(jobId: string, jobData: unknown) {
+    let letter = await bullpen.dlq.getByJob(TYPE, jobId, jobData);
+    for (let i = 0; !letter && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      letter = await bullpen.dlq.getByJob(TYPE, jobId, jobData);
+    }
+    return letter;
+  }
+
   it('is written for a failure BullMQ recorded, at BullMQ’s time of the failure', async () => {
     await run(async () => {
       throw new PermanentError('the receiver is gone', 'GONE');
@@ -55,12 +65,7 @@ describe('a final failure and its dead letter', () => {
     const { jobId } = await bullpen.dispatcher.dispatch(TYPE, data);
     const { state, job } = await settle(jobId);
     expect(state).toBe('failed');
-    // Written just after BullMQ's failed event.
-    let letter = await bullpen.dlq.getByJob(TYPE, jobId, job.data);
-    for (let i = 0; !letter && i < 100; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      letter = await bullpen.dlq.getByJob(TYPE, jobId, job.data);
-    }
+    const letter = await letterOf(jobId, job.data);
     expect(letter).toMatchObject({ status: 'pending', originalJobId: jobId, failedAt: job.finishedOn });
     expect(letter?.error).toMatchObject({ message: 'the receiver is gone', code: 'GONE' });
   });
@@ -78,11 +83,7 @@ describe('a final failure and its dead letter', () => {
     const { jobId } = await bullpen.dispatcher.dispatch(TYPE, data);
     const { state, job } = await settle(jobId);
     expect(state).toBe('failed');
-    let letter = await bullpen.dlq.getByJob(TYPE, jobId, job.data);
-    for (let i = 0; !letter && i < 100; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      letter = await bullpen.dlq.getByJob(TYPE, jobId, job.data);
-    }
+    const letter = await letterOf(jobId, job.data);
     expect(letter?.payload).toEqual(data);
     expect(letter?.jobData).toMatchObject({ payload: data });
   });
