@@ -90,18 +90,14 @@ function checkDefs(checks: z.core.$ZodCheck[]): Array<Record<string, unknown> & 
  * counted as zod counts them.
  */
 function stringCheck(checks: z.core.$ZodCheck[]): Check | undefined {
-  let min = 0;
-  let max = Number.POSITIVE_INFINITY;
+  const bounds = { min: 0, max: Number.POSITIVE_INFINITY };
   const patterns: RegExp[] = [];
   for (const c of checkDefs(checks)) {
-    if (c.check === 'min_length') min = Math.max(min, c.minimum as number);
-    else if (c.check === 'max_length') max = Math.min(max, c.maximum as number);
-    else if (c.check === 'length_equals') {
-      min = Math.max(min, c.length as number);
-      max = Math.min(max, c.length as number);
-    } else if (c.check === 'string_format' && c.format === 'regex' && c.pattern instanceof RegExp) patterns.push(c.pattern);
+    if (narrowLength(bounds, c)) continue;
+    if (c.check === 'string_format' && c.format === 'regex' && c.pattern instanceof RegExp) patterns.push(c.pattern);
     else return undefined;
   }
+  const { min, max } = bounds;
   return (v) => {
     if (typeof v !== 'string' || v.length < min) return false;
     if (v.length > max || v.length < 2 * min) {
@@ -114,6 +110,17 @@ function stringCheck(checks: z.core.$ZodCheck[]): Check | undefined {
     }
     return true;
   };
+}
+
+/** Narrows `bounds` by a min, max or exact length check; false for any other check. */
+function narrowLength(bounds: { min: number; max: number }, c: { check: string } & Record<string, unknown>): boolean {
+  if (c.check === 'min_length') bounds.min = Math.max(bounds.min, c.minimum as number);
+  else if (c.check === 'max_length') bounds.max = Math.min(bounds.max, c.maximum as number);
+  else if (c.check === 'length_equals') {
+    bounds.min = Math.max(bounds.min, c.length as number);
+    bounds.max = Math.min(bounds.max, c.length as number);
+  } else return false;
+  return true;
 }
 
 /** Code points as zod counts them: a high surrogate followed by a low one is one. */
@@ -162,16 +169,9 @@ function numberCheck(def: Record<string, unknown> & { checks?: z.core.$ZodCheck[
 }
 
 function arrayCheck(def: Record<string, unknown> & { checks?: z.core.$ZodCheck[] }): Check | undefined {
-  let min = 0;
-  let max = Number.POSITIVE_INFINITY;
-  for (const c of checkDefs(def.checks ?? [])) {
-    if (c.check === 'min_length') min = Math.max(min, c.minimum as number);
-    else if (c.check === 'max_length') max = Math.min(max, c.maximum as number);
-    else if (c.check === 'length_equals') {
-      min = Math.max(min, c.length as number);
-      max = Math.min(max, c.length as number);
-    } else return undefined;
-  }
+  const bounds = { min: 0, max: Number.POSITIVE_INFINITY };
+  for (const c of checkDefs(def.checks ?? [])) if (!narrowLength(bounds, c)) return undefined;
+  const { min, max } = bounds;
   const element = compile(def.element as Schema);
   if (!element) return undefined;
   return (v) => {
