@@ -457,27 +457,6 @@ export class DeadLetterStore implements DeadLetterSink {
     return readChainStates(this.redis, this.keys, queue, jobs);
   }
 
-  /**
-   * The status of each failed job's record, by job id, as a retry from the queue would
-   * find it: a job that is not its pending record's latest failure (the original after a
-   * replay of it failed) counts as `replayed`. Jobs without a record are left out.
-   */
-  async recordStatuses(queue: string, jobIds: readonly string[]): Promise<Map<string, DeadLetterStatus>> {
-    await this.ready();
-    const pipeline = this.redis.pipeline();
-    for (const jobId of jobIds) pipeline.hmget(this.keys.entry(chainRecordId(queue, jobId)), 'status', 'failedJobId', 'originalJobId');
-    const replies = (await pipeline.exec()) ?? [];
-    const out = new Map<string, DeadLetterStatus>();
-    replies.forEach(([err, reply], i) => {
-      if (err) throw err;
-      const [status, failedJobId, originalJobId] = reply as Array<string | null>;
-      if (typeof status !== 'string') return;
-      const superseded = status === 'pending' && (failedJobId ?? originalJobId) !== jobIds[i];
-      out.set(jobIds[i], superseded ? 'replayed' : (status as DeadLetterStatus));
-    });
-    return out;
-  }
-
   /** Undoes a claim whose retry did not happen (the job was no longer failed, or the retry failed). */
   async unclaimQueueRetry(claim: QueueRetryClaim, jobId: string): Promise<void> {
     if (claim.outcome !== 'claimed') return;

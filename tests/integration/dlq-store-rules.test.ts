@@ -128,19 +128,6 @@ describe('DeadLetterStore rules', () => {
     expect(many.map((e) => e.id)).toEqual([b.id, a.id]);
   });
 
-  it('the status of each failed job’s record, leaving out jobs without one', async () => {
-    const a = input();
-    const b = input();
-    await bullpen.dlq.record(a);
-    const { id } = await bullpen.dlq.record(b);
-    await bullpen.dlq.discard(id, 'ops');
-    const statuses = await bullpen.dlq.recordStatuses('notify', [a.jobId, b.jobId, 'no-record']);
-    expect([...statuses]).toEqual([
-      [a.jobId, 'pending'],
-      [b.jobId, 'discarded'],
-    ]);
-  });
-
   it('a replay records who, when and the job; the job keeps the chain’s first job id and a fresh dispatch time', async () => {
     const i = input();
     const { id } = await bullpen.dlq.record(i);
@@ -306,7 +293,6 @@ describe('DeadLetterStore rules', () => {
     expect((await first((s) => s.list())).total).toBe(3);
     expect(await first((s) => s.pendingCount())).toBe(3);
     expect((await first((s) => s.counts())).total).toBe(3);
-    expect([...(await first((s) => s.recordStatuses('notify', [a.jobId])))]).toEqual([[a.jobId, 'pending']]);
     expect(await first((s) => s.claimQueueRetry('notify', 'no-record', 'ops'))).toEqual({ outcome: 'none' });
     expect((await first((s) => s.replay(id, { by: 'ops' }))).status).toBe('replayed');
     expect((await first((s) => s.discard(id, 'ops'))).status).toBe('discarded');
@@ -404,7 +390,6 @@ describe('DeadLetterStore rules', () => {
     await bullpen.redis.del(bullpen.dlq.keys.entry(id));
     await bullpen.redis.set(bullpen.dlq.keys.entry(id), 'not a hash');
     await expect(bullpen.dlq.getMany([id])).rejects.toThrow(/WRONGTYPE/);
-    await expect(bullpen.dlq.recordStatuses('notify', [i.jobId])).rejects.toThrow(/WRONGTYPE/);
   });
 
   it('a tenant’s purge leaves an entry whose replay is in progress', async () => {
