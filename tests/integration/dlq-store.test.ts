@@ -213,11 +213,30 @@ describe('DeadLetterStore', () => {
     expect(entry.replays[0]).toMatchObject({ by: 'alice', edited: true });
     const job = await bullpen.queues.get('notify').getJob(entry.replays[0].newJobId);
     expect((job?.data as JobEnvelope).payload).toEqual(edited);
+    expect((job?.data as JobEnvelope).editedReplay).toBe(entry.replays[0].newJobId);
     // The edit is what the record holds now: the next replay sends it, never the data it replaced.
     expect((await bullpen.dlq.get(id))?.payload).toEqual(edited);
     const again = await bullpen.dlq.replay(id, { by: 'bob', expectedReplays: 1 });
     const next = await bullpen.queues.get('notify').getJob(again.replays[1].newJobId);
     expect((next?.data as JobEnvelope).payload).toEqual(edited);
+  });
+
+  it('takes an edit that changes nothing as a plain replay: the original’s key, the record as it was', async () => {
+    const input = makeInput();
+    (input.jobData as JobEnvelope).idempotencyKey = 'order-7';
+    const { id } = await bullpen.dlq.record(input);
+    const recorded = await bullpen.dlq.get(id);
+    const entry = await bullpen.dlq.replay(id, { by: 'alice', payload: structuredClone((input.jobData as JobEnvelope).payload) });
+    expect(entry.replays[0]).toMatchObject({ by: 'alice', edited: false });
+    const data = (await bullpen.queues.get('notify').getJob(entry.replays[0].newJobId))?.data as JobEnvelope;
+    // A changed key would let the replay run an effect the original already had.
+    expect(data.idempotencyKey).toBe('order-7');
+    expect(data.editedReplay).toBeUndefined();
+    // Only the status and the history changed: the data and error are the ones recorded.
+    const after = await bullpen.dlq.get(id);
+    expect(after?.payload).toEqual(recorded?.payload);
+    expect(after?.jobData).toEqual(recorded?.jobData);
+    expect(after?.error).toEqual(recorded?.error);
   });
 
   it('rolls a replay back to pending when the enqueue fails', async () => {
@@ -232,7 +251,8 @@ describe('DeadLetterStore', () => {
       throw new Error('redis went away');
     }) as typeof queue.add;
     try {
-      await expectAppError(bullpen.dlq.replay(id, { by: 'alice' }), 'UNAVAILABLE');
+      const err = await expectAppError(bullpen.dlq.replay(id, { by: 'alice' }), 'UNAVAILABLE');
+      expect(err.message).toBe(`Could not enqueue the replay of ${id}: redis went away`);
     } finally {
       queue.add = original;
     }
