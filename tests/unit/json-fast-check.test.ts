@@ -28,16 +28,22 @@ function agrees(schema: z.ZodType, value: unknown): { fast: boolean } {
 /** A value as a job's data arrives: through JSON. */
 const json = <T>(arb: fc.Arbitrary<T>) => arb.map((v) => JSON.parse(JSON.stringify(v)) as unknown);
 
-/** Strings near the bounds, in both kinds of UTF-16: one unit a character, and two (a surrogate pair). */
+/**
+ * Strings near the bounds, in both kinds of UTF-16: one unit a character, and two (a
+ * surrogate pair); and lone surrogates, which JSON carries as escapes.
+ */
 const text = fc.oneof(
   fc.string({ maxLength: 8 }),
   fc.string({ unit: 'grapheme', maxLength: 6 }),
   fc.array(fc.constantFrom('a', '😀', 'é', 'Z', '0'), { maxLength: 8 }).map((a) => a.join('')),
+  fc.array(fc.constantFrom('a', '\ud83d', '\ude00', '😀'), { maxLength: 6 }).map((a) => a.join('')),
 );
+/** The cases' bounds, and one either side: a check that gets a bound's edge wrong meets them. */
+const EDGES = [-1, 0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 999, 1_000, 1_001, 2 ** 31 - 1, 2 ** 31, 2 ** 40];
 const number = fc.oneof(
   fc.integer({ min: -5, max: 1_005 }),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
-  fc.constantFrom(0, -0, 1.5, 2 ** 53, -(2 ** 53)),
+  fc.constantFrom(0, -0, 1.5, 5.5, 9.5, 2 ** 53, -(2 ** 53), ...EDGES),
 );
 const scalar = fc.oneof(text, number, fc.boolean(), fc.constant(null));
 /** Any JSON value, or a value of a field's kind: about half the generated objects are near the shape. */
@@ -78,6 +84,12 @@ const cases: Array<{ name: string; schema: z.ZodType; values: fc.Arbitrary<unkno
   { name: 'z.int() and exclusive bounds', schema: z.int().gt(0).lt(10), values: json(number) },
   { name: 'numbers', schema: z.number().nonnegative(), values: json(number) },
   {
+    name: 'several bounds on one side: the tightest holds, exclusive over inclusive at the same value',
+    schema: z.number().min(1).gte(5).gt(5).max(10).lte(8).lt(8),
+    values: json(number),
+  },
+  { name: 'the same bound inclusive after exclusive', schema: z.number().gt(5).gte(5).lt(8).lte(8), values: json(number) },
+  {
     name: 'booleans, null, literals, enums',
     schema: z.object({ b: z.boolean(), n: z.null(), l: z.literal('x'), e: z.enum(['a', 'b']) }),
     values: objectsNear({
@@ -111,7 +123,7 @@ const cases: Array<{ name: string; schema: z.ZodType; values: fc.Arbitrary<unkno
   {
     name: 'arrays with bounds',
     schema: z.array(z.string().max(3)).min(1).max(3),
-    values: json(fc.array(fc.oneof(text, number), { maxLength: 5 })),
+    values: json(fc.array(fc.oneof({ arbitrary: fc.string({ maxLength: 3 }), weight: 4 }, text, number), { maxLength: 5 })),
   },
   {
     name: 'fields of any kind, present or not',
@@ -172,6 +184,10 @@ describe('the payload fast check (lib/jobs/json-fast-check.ts)', () => {
       z.string().startsWith('a'),
       z.coerce.number(),
       z.number().multipleOf(5),
+      z.int32(),
+      z.number().check(z.int32()),
+      z.boolean().refine((b) => b),
+      z.enum(['a', 'b']).refine((e) => e === 'a'),
       z.union([z.string(), z.number()]),
       z.object({ a: z.string() }).refine(() => true),
       z.object({ a: z.string().transform((s) => s.length) }),
