@@ -239,6 +239,37 @@ describe('DeadLetterStore', () => {
     expect(after?.error).toEqual(recorded?.error);
   });
 
+  it('gives an edited replay of a keyed job a key of its own, derived from the original’s, never chained', async () => {
+    const input = makeInput();
+    (input.jobData as JobEnvelope).idempotencyKey = 'order-7';
+    const { id } = await bullpen.dlq.record(input);
+    const keyOf = async (entry: DeadLetterEntry) =>
+      ((await bullpen.queues.get('notify').getJob(entry.replays.at(-1)?.newJobId as string))?.data as JobEnvelope).idempotencyKey;
+    const edit = (event: string) => ({ webhookId: 'wh-1', event, payload: { fixed: true } });
+    // The original's key holds its outcome: the edit must not be refused by it, nor repeat it.
+    const first = await bullpen.dlq.replay(id, { by: 'alice', payload: edit('order.fixed') });
+    expect(await keyOf(first)).toBe(`order-7:${replayJobId(id, 1)}`);
+    // A second edit replaces the first's suffix rather than adding to it.
+    const second = await bullpen.dlq.replay(id, { by: 'alice', payload: edit('order.fixed-again'), expectedReplays: 1 });
+    expect(await keyOf(second)).toBe(`order-7:${replayJobId(id, 2)}`);
+  });
+
+  it('lists a payload over LIST_PAYLOAD_BYTES by its size and start; one under it whole', async () => {
+    const payloadOf = (n: number) => ({ webhookId: 'wh-1', event: 'order.created', payload: { text: 'x'.repeat(n) } });
+    const small = makeInput();
+    (small.jobData as JobEnvelope).payload = payloadOf(12_000);
+    const big = makeInput();
+    (big.jobData as JobEnvelope).payload = payloadOf(20_000);
+    const [a, b] = [await bullpen.dlq.record(small), await bullpen.dlq.record(big)];
+    const [whole, cut] = await bullpen.dlq.getMany([a.id, b.id]);
+    expect(whole.payload).toEqual(payloadOf(12_000));
+    expect(whole.payloadCut).toBeUndefined();
+    expect(cut.payload).toBeUndefined();
+    expect(cut.payloadCut?.bytes).toBe(JSON.stringify(payloadOf(20_000)).length);
+    expect(cut.payloadCut?.preview).toHaveLength(16 * 1024);
+    expect((await bullpen.dlq.get(b.id))?.payload).toEqual(payloadOf(20_000));
+  });
+
   it('rolls a replay back to pending when the enqueue fails', async () => {
     const { id } = await bullpen.dlq.record(makeInput());
     const queue = bullpen.queues.get('notify');
