@@ -38,6 +38,10 @@ export const MUTATED = [
   'dashboard/auth/session-check.ts',
   'dashboard/auth/sign-in.ts',
   'jobs/integration/webhook-dispatch.ts',
+  // Issue 26's cuts to the runtime's per-job work: the time limit's one timer per job
+  // type, and the payload check that stands in for zod on plain JSON.
+  'lib/runtime/attempt-deadlines.ts',
+  'lib/jobs/json-fast-check.ts',
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

@@ -50,6 +50,9 @@ export const MUTATION_TEST_FILES = [
   'tests/integration/auth-users.test.ts',
   'tests/unit/app/webhook-dispatch.test.ts',
   'tests/integration/app/webhook-dispatch.test.ts',
+  'tests/unit/attempt-deadlines.test.ts',
+  'tests/unit/json-fast-check.test.ts',
+  'tests/unit/app/payload-fast-check.test.ts',
 ];
 
 export default defineConfig({
