@@ -2,10 +2,11 @@
  * Runtime benchmark: the production worker process (worker/main.ts: the
  * runtime with the shipped application's schedules, dead-letter store and reconciler, usage
  * recorder and /metrics server) with a no-op handler, beside a plain BullMQ Worker,
- * in the same run, on the same redis-server, with the same jobs and options. The
+ * in the same run, on the same redis-server, with the same jobs and job options. The
  * difference is what the runtime adds per job: envelope and payload validation, the
- * timeout timer, the run hooks (metrics, usage, schedules' last run) and BullMQ's
- * per-minute metrics.
+ * time limit, the run hooks (metrics, usage, schedules' last run) and the BullMQ worker
+ * options it sets (its name, the per-minute metrics); a third side, plain BullMQ with
+ * those options (SAME_WORKER_OPTIONS), tells the options' cost from the runtime's code.
  */
 import { type Queue, Worker, type WorkerOptions } from 'bullmq';
 import pino from 'pino';
