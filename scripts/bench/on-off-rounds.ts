@@ -1,4 +1,4 @@
-import { fmt, median } from './stats';
+import { fmt, median, pairedRatio } from './stats';
 
 /** Jobs/s of a feature's rounds with it on and off, in the same run, and what they give. */
 export interface OnOffRounds {
@@ -40,6 +40,6 @@ export async function onOffRounds(
     onJobsPerSec,
     offJobsPerSec,
     ratio: median(onJobsPerSec) / median(offJobsPerSec),
-    pairedRatio: median(onJobsPerSec.map((on, i) => on / offJobsPerSec[i])),
+    pairedRatio: pairedRatio(onJobsPerSec, offJobsPerSec),
   };
 }

@@ -18,7 +18,7 @@ import { type EmbeddedRedis, freePort } from '@/lib/redis/embedded-server';
 import type { RunningWorker } from '@/lib/runtime/worker-process';
 import { startAppWorker } from '@/lib/app/start-app-worker';
 import { ownCpuSeconds, redisCpuSeconds } from './cpu-time';
-import { fmt, median, percentile } from './stats';
+import { fmt, median, pairedRatio, percentile } from './stats';
 import { MINUTE_POINTS } from '@/lib/metrics/history-layout';
 
 /** The job type both sides run (its production defaults: priority HIGH, 10 attempts, full jitter). */
@@ -324,10 +324,8 @@ export async function runRuntimeBench(opts: RuntimeBenchOptions): Promise<Runtim
     plainJobsPerSec: jobsPerSec.plain,
     optionsJobsPerSec: jobsPerSec.options,
     bullpenJobsPerSec: jobsPerSec.bullpen,
-    // Each round's sides ran back to back: their ratio cancels what the machine was doing
-    // then, which a ratio of the two sides' medians, taken from different rounds, does not.
-    ratio: median(jobsPerSec.bullpen.map((b, i) => b / jobsPerSec.plain[i])),
-    optionsRatio: median(jobsPerSec.bullpen.map((b, i) => b / jobsPerSec.options[i])),
+    ratio: pairedRatio(jobsPerSec.bullpen, jobsPerSec.plain),
+    optionsRatio: pairedRatio(jobsPerSec.bullpen, jobsPerSec.options),
     plainUnprioritized,
     latency,
     cpu: { plain: cpuMedian('plain'), options: cpuMedian('options'), bullpen: cpuMedian('bullpen') },
@@ -379,7 +377,7 @@ export function runtimeSection(r: RuntimeBenchResult): string {
     `**Median of the rounds’ ratios: ${fmt(r.ratio, 3)}** against plain BullMQ (target ≥ ${fmt(RATIO_TARGET, 2)}: ${r.ratio >= RATIO_TARGET ? 'met' : '**not met**'}; the`,
     `sides’ medians, ${fmt(median(r.bullpenJobsPerSec), 0)} vs ${fmt(median(r.plainJobsPerSec), 0)} jobs/s, give ${fmt(median(r.bullpenJobsPerSec) / median(r.plainJobsPerSec), 3)}, but they come from different rounds).`,
     `Against plain BullMQ with the same worker options: **${fmt(r.optionsRatio, 3)}** (medians ${fmt(median(r.bullpenJobsPerSec), 0)} vs`,
-    `${fmt(median(r.optionsJobsPerSec), 0)} jobs/s); the options alone take plain BullMQ to ${fmt(median(r.optionsJobsPerSec.map((o, i) => o / r.plainJobsPerSec[i])), 3)} of itself (the median of`,
+    `${fmt(median(r.optionsJobsPerSec), 0)} jobs/s); the options alone take plain BullMQ to ${fmt(pairedRatio(r.optionsJobsPerSec, r.plainJobsPerSec), 3)} of itself (the median of`,
     'the rounds’ ratios again).',
     '',
     'CPU per job, medians of the counted rounds (the worker runs in the bench process on both sides; the redis-server is the',

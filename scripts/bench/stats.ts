@@ -12,6 +12,15 @@ export function median(values: number[]): number {
   );
 }
 
+/**
+ * The median of the rounds' own ratios, a[i] / b[i]: each round ran its sides back to back,
+ * so its ratio cancels what the machine was doing then, which a ratio of the two sides'
+ * medians, taken from different rounds, does not.
+ */
+export function pairedRatio(a: number[], b: number[]): number {
+  return median(a.map((x, i) => x / b[i]));
+}
+
 export function fmt(n: number, digits = 1): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
