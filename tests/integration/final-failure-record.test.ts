@@ -1,5 +1,5 @@
 import { useTestRedis } from '../helpers/use-test-redis';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Bullpen } from '@/lib/bullpen';
 import type { DeadLetterInput } from '@/lib/dlq/sink';
 import { PermanentError } from '@/lib/errors/permanent-error';
@@ -49,13 +49,15 @@ describe('a final failure and its dead letter', () => {
   }
 
   /** The job's dead letter, written just after BullMQ's failed event: waited for up to 2 s. */
-  async function letterOf(jobId: string, jobData: unknown) {
-    let letter = await bullpen.dlq.getByJob(TYPE, jobId, jobData);
-    for (let i = 0; !letter && i < 100; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      letter = await bullpen.dlq.getByJob(TYPE, jobId, jobData);
-    }
-    return letter;
+  function letterOf(jobId: string, jobData: unknown) {
+    return vi.waitFor(
+      async () => {
+        const letter = await bullpen.dlq.getByJob(TYPE, jobId, jobData);
+        if (!letter) throw new Error(`no dead letter yet for job ${jobId}`);
+        return letter;
+      },
+      { timeout: 2_000, interval: 20 },
+    );
   }
 
   it('is written for a failure BullMQ recorded, at BullMQ’s time of the failure', async () => {
