@@ -35,6 +35,11 @@ export interface ProfiledRun {
 export interface HeapWindow {
   allocatedBytes: number;
   gcs: number;
+  /**
+   * Bytes the scavenges moved to the old generation: objects still reachable at two young
+   * collections in a row, which V8 then copies once more and leaves to a full collection.
+   */
+  promotedBytes: number;
 }
 
 /**
@@ -53,12 +58,32 @@ function heapWindow(): () => HeapWindow {
     const gcs = profiler.stop()?.statistics ?? [];
     let used = from;
     let allocatedBytes = 0;
+    let promotedBytes = 0;
     for (const gc of gcs) {
       allocatedBytes += Math.max(0, gc.beforeGC.heapStatistics.usedHeapSize - used);
       used = gc.afterGC.heapStatistics.usedHeapSize;
+      if (gc.gcType === 'Scavenge') promotedBytes += Math.max(0, oldSpace(gc.afterGC) - oldSpace(gc.beforeGC));
     }
-    return { allocatedBytes: allocatedBytes + Math.max(0, to - used), gcs: gcs.length };
+    return { allocatedBytes: allocatedBytes + Math.max(0, to - used), gcs: gcs.length, promotedBytes };
   };
+}
+
+/** The old generation's used bytes in one of the GC profiler's heap readings. */
+function oldSpace(at: { heapSpaceStatistics: Array<{ spaceName: string; spaceUsedSize: number }> }): number {
+  return at.heapSpaceStatistics.find((s) => s.spaceName === 'old_space')?.spaceUsedSize ?? 0;
+}
+
+/**
+ * A full collection, as a worker that has run a while under load has had: it moves what
+ * is live into the old generation, BullMQ's maps of running jobs with it, and from then on
+ * each young collection keeps more (docs/benchmarks.md, "Where the runtime's time goes").
+ * Run at the start of the window on both sides, so that neither is measured in the state a
+ * fresh process is in until its first one, which comes at a different moment on each.
+ */
+function fullCollection(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('The profiled worker runs with --expose-gc (runtime-profile.ts)');
+  gc();
 }
 
 const micros = () => Number(process.hrtime.bigint() / 1_000n);
@@ -82,6 +107,7 @@ async function main(): Promise<void> {
   for (const type of config.WORKER_TYPES ?? []) {
     handlers[type] = async () => {
       if (ran === 0) {
+        fullCollection();
         heapEnd = heapWindow();
         firstUs = micros();
         cpuFirstUs = cpuMicros();
