@@ -22,9 +22,16 @@ const ENQUEUED_DATA = Symbol('bullpen.enqueuedData');
  * The JSON text of `job`'s data as BullMQ read it from Redis, when a BoundedWorker
  * picked it up: the data as it was enqueued, whatever a handler did since to the objects
  * it was given (the processor hands a payload zod took unchanged to the handler as it is).
+ * The job lets go of it: the processor keeps it for the attempt (processor.ts). BullMQ's
+ * own maps of running jobs can keep a finished job alive through young collections (see
+ * running-attempts.ts), and the text would be copied with it at every one.
  */
-export function enqueuedData(job: Job): string | undefined {
-  return (job as Job & { [ENQUEUED_DATA]?: string })[ENQUEUED_DATA];
+export function takeEnqueuedData(job: Job): string | undefined {
+  const carrier = job as Job & { [ENQUEUED_DATA]?: string };
+  const text = carrier[ENQUEUED_DATA];
+  // Set to undefined rather than deleted: a deleted property turns the job into a slower dictionary object.
+  if (text !== undefined) carrier[ENQUEUED_DATA] = undefined;
+  return text;
 }
 
 /**

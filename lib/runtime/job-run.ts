@@ -7,6 +7,7 @@ import { TimeoutError } from '../errors/timeout-error';
 import type { JobContext, JobProgressValue } from './handler';
 import type { RuntimeHooks } from './runtime-hooks';
 import type { TimedAttempt } from './attempt-deadlines';
+import type { ListedAttempt } from './running-attempts';
 
 /**
  * One attempt of one job, as its handler sees it. A class rather than an object of
@@ -14,7 +15,7 @@ import type { TimedAttempt } from './attempt-deadlines';
  * logger and an eagerly built AbortSignal (slow on Node 20) cost more than the job's
  * own bookkeeping. The signal and the logger are created only if the handler uses them.
  */
-export class JobRun<P = unknown> implements JobContext<P>, TimedAttempt {
+export class JobRun<P = unknown> implements JobContext<P>, TimedAttempt, ListedAttempt {
   readonly jobId: string;
   readonly attempt: number;
   readonly maxAttempts: number;
@@ -31,6 +32,10 @@ export class JobRun<P = unknown> implements JobContext<P>, TimedAttempt {
   deadline?: number;
   prev?: JobRun;
   next?: JobRun;
+  /** Its place among its type's running attempts (running-attempts.ts). */
+  runningPrev?: JobRun;
+  runningNext?: JobRun;
+  runningListed?: boolean;
 
   constructor(
     private readonly job: Job,

@@ -14,10 +14,11 @@ import type { AttemptRecorder } from '../metrics/history-recorder';
 import type { FinalFailures } from './final-failures';
 import type { JobHandler } from './handler';
 import type { RuntimeHooks } from './runtime-hooks';
-import { enqueuedData, oversizedData } from './bounded-worker';
+import { oversizedData, takeEnqueuedData } from './bounded-worker';
 import { compileJsonFastCheck } from '../jobs/json-fast-check';
 import { JobRun } from './job-run';
 import { AttemptDeadlines } from './attempt-deadlines';
+import type { RunningAttempts } from './running-attempts';
 import { tagJobSpan } from '../telemetry/tracing';
 
 export interface ProcessorDeps {
@@ -39,7 +40,7 @@ export interface ProcessorDeps {
   /** The hourly history's tallies (BULLPEN_HISTORY); absent when it is off. */
   history?: AttemptRecorder;
   /** The attempts of this type running now, by job id: what a cancel (cancel-relay.ts) or a stop that runs out of time finds. */
-  running?: Map<string, JobRun>;
+  running?: RunningAttempts<JobRun>;
 }
 
 /**
@@ -69,7 +70,7 @@ export function buildProcessor(deps: ProcessorDeps) {
     const read = readEnvelope(job);
     const envelope = 'error' in read ? undefined : read.envelope;
     const run = new JobRun(job, deps.type, envelope, deps.logger, deps.hooks);
-    deps.running?.set(run.jobId, run);
+    deps.running?.add(run);
     if (m) m.active++;
     // One object for both: the hooks must not keep or change it (runtime-hooks.ts).
     const startCtx = { jobId: run.jobId, type: deps.type, attempt: run.attempt, tenant: envelope?.tenant };
@@ -80,6 +81,7 @@ export function buildProcessor(deps: ProcessorDeps) {
       started,
       waitMs: deps.history && run.attempt === 1 ? firstWait(job) : undefined,
       envelopeError: 'error' in read ? read.error : undefined,
+      enqueued: takeEnqueuedData(job),
     };
   }
 
@@ -123,7 +125,7 @@ export function buildProcessor(deps: ProcessorDeps) {
   }
 
   /** Records why the attempt ended and throws what BullMQ must see: the error, or an UnrecoverableError. */
-  async function failed(job: Job, { run, started, waitMs }: Attempt, thrown: unknown): Promise<never> {
+  async function failed(job: Job, { run, started, waitMs, enqueued }: Attempt, thrown: unknown): Promise<never> {
     const { jobId, attempt } = run;
     const error = thrown instanceof Error ? thrown : new Error(String(thrown));
     const classification = classifyError(error);
@@ -155,7 +157,7 @@ export function buildProcessor(deps: ProcessorDeps) {
       .catch(() => undefined);
     // A cancelled job gets a dead letter only when its type asks for one (deadLetterOnCancel).
     if (final && (classification.errorClass !== 'cancelled' || def.deadLetterOnCancel)) {
-      const envelope = asEnqueued(job, run.envelopeData);
+      const envelope = asEnqueued(job, run.envelopeData, enqueued);
       deps.deadLetters.prepare(job, () => recordDeadLetter(deps, job, envelope, error, classification, attempt, run.logger));
     }
     if (!classification.retryable) {
@@ -182,7 +184,7 @@ export function buildProcessor(deps: ProcessorDeps) {
       return await failed(job, a, thrown);
     } finally {
       deadlines.remove(a.run);
-      deps.running?.delete(a.run.jobId);
+      deps.running?.remove(a.run);
       if (m) m.active--;
     }
   };
@@ -197,6 +199,8 @@ interface Attempt {
   waitMs: number | undefined;
   /** Why the envelope was refused; undefined when it was read. */
   envelopeError: string | undefined;
+  /** The JSON text of the job's data as BullMQ read it (bounded-worker.ts), for a final failure's dead letter. */
+  enqueued: string | undefined;
 }
 
 /**
@@ -217,9 +221,8 @@ function firstWait(job: Job): number | undefined {
  * (bounded-worker.ts): the handler was given the payload's objects themselves, and what
  * it changed in them must not reach the dead letter, which a replay runs again.
  */
-function asEnqueued(job: Job, envelope: JobEnvelope | undefined): JobEnvelope | undefined {
-  const text = envelope && enqueuedData(job);
-  if (!text) return envelope;
+function asEnqueued(job: Job, envelope: JobEnvelope | undefined, text: string | undefined): JobEnvelope | undefined {
+  if (!envelope || !text) return envelope;
   try {
     const read = readEnvelope({ id: job.id, name: job.name, data: JSON.parse(text), timestamp: job.timestamp, opts: job.opts });
     return 'error' in read ? envelope : read.envelope;

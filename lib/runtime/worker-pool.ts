@@ -21,6 +21,7 @@ import type { CancelRequest } from './cancel-relay';
 import { FinalFailures } from './final-failures';
 import type { JobRun } from './job-run';
 import { buildProcessor } from './processor';
+import { RunningAttempts } from './running-attempts';
 import type { RuntimeHooks } from './runtime-hooks';
 
 export interface WorkerPoolOptions {
@@ -85,8 +86,8 @@ export interface PoolCloseResult {
  */
 export class WorkerPool {
   private readonly workers = new Map<string, Worker>();
-  /** The attempts this process is running now, per type by job id: what a cancel stops and a stop that runs out of time names. */
-  private readonly running = new Map<string, Map<string, JobRun>>();
+  /** The attempts this process is running now, per type: what a cancel stops and a stop that runs out of time names. */
+  private readonly running = new Map<string, RunningAttempts<JobRun>>();
   /** Final failures the processors saw, waiting for BullMQ to record them (final-failures.ts). */
   private readonly finalFailures = new FinalFailures();
   /** Dead-letter writes under way (after BullMQ's failed event): a close waits for them. */
@@ -108,7 +109,7 @@ export class WorkerPool {
 
   /** The attempts this process runs now, every type's: what its heartbeat record lists. */
   *runningJobs(): Iterable<JobRun> {
-    for (const runs of this.running.values()) yield* runs.values();
+    for (const runs of this.running.values()) yield* runs;
   }
 
   /** Creates the workers and starts fetching jobs. */
@@ -121,7 +122,7 @@ export class WorkerPool {
       const handler = this.opts.handlers[type];
       if (!handler) throw new Error(`No handler for job type "${type}" in this worker`);
       const def = this.opts.jobs.get(type);
-      const running = new Map<string, JobRun>();
+      const running = new RunningAttempts<JobRun>();
       this.running.set(type, running);
       const processor = buildProcessor({
         type,
@@ -187,7 +188,7 @@ export class WorkerPool {
    * not running the job (another one is, or it finished).
    */
   cancel(request: CancelRequest): boolean {
-    const run = this.running.get(request.queue)?.get(request.jobId);
+    const run = this.running.get(request.queue)?.find(request.jobId);
     if (!run) return false;
     run.abortWith(new CancelledError(request.by));
     return true;
@@ -219,7 +220,7 @@ export class WorkerPool {
     // Not BullMQ's close(true): called while a close is under way it returns that same
     // close, which waits for these very jobs (up to their time limit).
     graceful.catch((err: unknown) => this.opts.logger.error({ err }, 'worker close failed'));
-    const abandoned = [...this.running].flatMap(([type, runs]) => [...runs.keys()].map((id) => ({ id, type })));
+    const abandoned = [...this.running].flatMap(([type, runs]) => [...runs].map((run) => ({ id: run.jobId, type })));
     this.opts.logger.warn({ graceMs, abandoned }, `grace period over; abandoning ${abandoned.length} running job(s) to the stalled check`);
     return { timedOut, abandoned };
   }

@@ -7,6 +7,7 @@ import { classifyError } from '@/lib/errors/classify';
 import { silentLogger } from '@/lib/logging/logger';
 import type { JobContext } from '@/lib/runtime/handler';
 import type { JobRun } from '@/lib/runtime/job-run';
+import { RunningAttempts } from '@/lib/runtime/running-attempts';
 import { buildProcessor } from '@/lib/runtime/processor';
 import { TEST_CATALOG } from '../helpers/test-jobs';
 
@@ -32,7 +33,7 @@ function fakeJob(): Job {
 }
 
 function harness(handler: (ctx: JobContext) => Promise<unknown>, opts: { deadLetterOnCancel?: boolean; cancelAtStart?: string } = {}) {
-  const running = new Map<string, JobRun>();
+  const running = new RunningAttempts<JobRun>();
   const alerts: Alert[] = [];
   const records: DeadLetterInput[] = [];
   const prepared: Array<() => Promise<void>> = [];
@@ -52,7 +53,7 @@ function harness(handler: (ctx: JobContext) => Promise<unknown>, opts: { deadLet
     logger: silentLogger,
     running,
     // Called after the run is registered and before its handler is raced: a cancel that comes that early.
-    hooks: opts.cancelAtStart ? { onStart: (c) => running.get(c.jobId)?.abortWith(new CancelledError(opts.cancelAtStart!)) } : undefined,
+    hooks: opts.cancelAtStart ? { onStart: (c) => running.find(c.jobId)?.abortWith(new CancelledError(opts.cancelAtStart!)) } : undefined,
   });
   const process = async (job: Job) => {
     try {
@@ -74,7 +75,7 @@ describe('a cancelled attempt', () => {
     });
     const result = h.process(fakeJob()).catch((e: Error) => e);
     await new Promise((r) => setImmediate(r));
-    h.running.get('job-1')!.abortWith(new CancelledError('alice'));
+    h.running.find('job-1')!.abortWith(new CancelledError('alice'));
     const e = await result;
     // BullMQ skips the remaining attempts only for an UnrecoverableError.
     expect(e).toBeInstanceOf(UnrecoverableError);
@@ -105,7 +106,7 @@ describe('a cancelled attempt', () => {
     const h = harness(() => new Promise(() => undefined), { deadLetterOnCancel: true });
     const result = h.process(fakeJob()).catch((e: Error) => e);
     await new Promise((r) => setImmediate(r));
-    h.running.get('job-1')!.abortWith(new CancelledError('carol'));
+    h.running.find('job-1')!.abortWith(new CancelledError('carol'));
     await result;
     expect(h.records).toHaveLength(1);
     expect(h.records[0].error).toMatchObject({ errorClass: 'cancelled', code: 'CANCELLED', message: 'Cancelled by carol' });

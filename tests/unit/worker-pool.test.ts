@@ -13,6 +13,7 @@ import { Keyspace } from '@/lib/redis/keys';
 import type { AttemptLog } from '@/lib/runtime/attempt-log';
 import type { JobRun } from '@/lib/runtime/job-run';
 import type { ProcessorDeps } from '@/lib/runtime/processor';
+import { RunningAttempts } from '@/lib/runtime/running-attempts';
 import { backoffStrategy, WorkerPool, type WorkerPoolOptions } from '@/lib/runtime/worker-pool';
 import type { DeadLetterInput, DeadLetterSink } from '@/lib/dlq/sink';
 import { capturingLogger } from '../helpers/capturing-logger';
@@ -186,7 +187,7 @@ describe('WorkerPool.start (lib/runtime/worker-pool.ts)', () => {
       hooks,
       timeoutMs: 123,
     });
-    expect(deps.running).toBeInstanceOf(Map);
+    expect(deps.running).toBeInstanceOf(RunningAttempts);
     expect(deps.running).not.toBe(processorOf('send').running);
     expect(typeof deps.deadLetters.prepare).toBe('function');
     expect(deps.deadLetters).toBe(processorOf('send').deadLetters);
@@ -275,10 +276,10 @@ describe('WorkerPool.start (lib/runtime/worker-pool.ts)', () => {
   it('lists the attempts running now, every type’s', async () => {
     const { pool } = poolWith();
     await pool.start();
-    const a = { tag: 'a' } as unknown as JobRun;
-    const b = { tag: 'b' } as unknown as JobRun;
-    processorOf('send').running!.set('1', a);
-    processorOf('sync').running!.set('2', b);
+    const a = { jobId: '1' } as unknown as JobRun;
+    const b = { jobId: '2' } as unknown as JobRun;
+    processorOf('send').running!.add(a);
+    processorOf('sync').running!.add(b);
     expect([...pool.runningJobs()]).toEqual([a, b]);
   });
 });
@@ -380,7 +381,7 @@ describe('WorkerPool.cancel', () => {
     const { pool } = poolWith();
     await pool.start();
     const abortWith = vi.fn();
-    processorOf('send').running!.set('7', { abortWith } as unknown as JobRun);
+    processorOf('send').running!.add({ jobId: '7', abortWith } as unknown as JobRun);
     expect(pool.cancel({ queue: 'send', jobId: '8', by: 'alice' })).toBe(false);
     expect(pool.cancel({ queue: 'sync', jobId: '7', by: 'alice' })).toBe(false);
     expect(pool.cancel({ queue: 'nope', jobId: '7', by: 'alice' })).toBe(false);
@@ -456,8 +457,8 @@ describe('WorkerPool.close', () => {
     await pool.start();
     let failClose!: (err: Error) => void;
     workerOf('sync').closing = new Promise<void>((_, reject) => (failClose = reject));
-    processorOf('sync').running!.set('31', {} as JobRun);
-    processorOf('send').running!.set('30', {} as JobRun);
+    processorOf('sync').running!.add({ jobId: '31' } as JobRun);
+    processorOf('send').running!.add({ jobId: '30' } as JobRun);
     const started = performance.now();
     const result = await pool.close(50);
     expect(performance.now() - started).toBeGreaterThanOrEqual(45);
