@@ -360,7 +360,7 @@ export function runtimeProfileSection(r: RuntimeProfileResult): string {
     total('BullMQ’s own together', ['bullmq', 'ioredis']),
     ...REST.map((c) => row(c.label, c.id)),
     '',
-    `**Garbage collection** costs the Bullpen side more than its extra allocation would (${fmt(b.heapBytesPerJob / p.heapBytesPerJob, 2)}× the bytes): a young`,
+    `**Garbage collection** (${fmt(us(b, 'gc'), 1)} µs per job on Bullpen’s side, ${fmt(us(p, 'gc'), 1)} on plain BullMQ’s, for ${fmt(b.heapBytesPerJob / p.heapBytesPerJob, 2)}× the bytes allocated): a young`,
     'collection’s cost is what it copies, not what it frees. An object still reachable at two young collections in a row (one',
     'every 13 MB or so allocated here, a few hundred jobs) is copied into the old generation and freed only by a full one:',
     `${fmt(b.promotedBytesPerJob, 0)} bytes per job on Bullpen’s side, ${fmt(p.promotedBytesPerJob, 0)} on plain BullMQ’s, although a job lives a few milliseconds.`,
