@@ -39,7 +39,7 @@ export interface ProcessorDeps {
   timeoutMs?: number;
   /** The hourly history's tallies (BULLPEN_HISTORY); absent when it is off. */
   history?: AttemptRecorder;
-  /** The attempts of this type running now, by job id: what a cancel (cancel-relay.ts) or a stop that runs out of time finds. */
+  /** The attempts of this type running now: what a cancel (cancel-relay.ts) or a stop that runs out of time finds. */
   running?: RunningAttempts<JobRun>;
 }
 
