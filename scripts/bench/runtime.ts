@@ -293,7 +293,7 @@ export async function runRuntimeBench(opts: RuntimeBenchOptions): Promise<Runtim
   }
   for (let r = 0; r < opts.rounds; r++) {
     // Rotate which goes first so a warming or noisy machine favours none.
-    const order = [...sides.slice(r % 3), ...sides.slice(0, r % 3)];
+    const order = [...sides.slice(r % sides.length), ...sides.slice(0, r % sides.length)];
     for (const kind of order) {
       const rate = await round(kind, String(r), opts.jobs);
       jobsPerSec[kind].push(rate);
